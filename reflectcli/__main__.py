@@ -1,0 +1,3 @@
+from reflectcli.cli import main
+
+main()

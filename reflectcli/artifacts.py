@@ -1,0 +1,144 @@
+"""The Markdown run artifact `<runs_dir>/<thread>.md`, rewritten after every step."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from reflectcli.schemas import DIMENSIONS
+from reflectcli.summary import summarize
+
+
+def artifact_path(runs_dir: str | Path, thread_id: str) -> Path:
+    return Path(runs_dir) / f"{thread_id}.md"
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write atomically (temp file + rename), readable by the owner only."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _demote(text: str, levels: int = 2) -> str:
+    """Push an article's headings down so they nest under the artifact's own."""
+    out = []
+    for line in text.splitlines():
+        if line.startswith("#"):
+            line = "#" * levels + line
+        out.append(line)
+    return "\n".join(out)
+
+
+def _when(timestamp: float | None) -> str:
+    if not timestamp:
+        return "unknown"
+    return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds")
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def final_text(state: dict[str, Any]) -> str | None:
+    """The chosen output version's text (the latest version while the run is unfinished)."""
+    versions = state.get("versions") or []
+    if not versions:
+        return None
+    wanted = state.get("final_version")
+    for version in versions:
+        if version["n"] == wanted:
+            return version["text"]
+    return versions[-1]["text"]
+
+
+def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) -> str:
+    params = state.get("params") or {}
+    s = summarize(state)
+    out: list[str] = [f"# {state.get('task', '')}", ""]
+    cost = f"${s['cost']:.4f}" if s["cost"] is not None else "unknown"
+    out += [
+        f"- thread: `{thread_id}`",
+        f"- status: {state.get('status', 'running')}"
+        + (f" (stop reason: {s['stop_reason']})" if s["stop_reason"] else ""),
+        f"- writer model: {params.get('model')}; critic model: "
+        f"{params.get('critic_model') or params.get('model')}",
+        f"- threshold: {params.get('threshold')}; max rounds: {params.get('max_rounds')}; "
+        f"max sections: {params.get('max_sections')}; language: "
+        f"{params.get('language') or 'as the task'}",
+        f"- started: {_when(run.get('created_at'))}",
+        f"- rounds: {s['rounds']}; model calls: {s['calls']}; tokens: {s['tokens']} "
+        f"({s['prompt_tokens']} in, {s['completion_tokens']} out); cost: {cost}; "
+        f"fallbacks: {s['fallbacks']}; guards: {s['guards']}",
+        "",
+    ]
+    outline = state.get("outline")
+    if outline:
+        out += [f"## Outline (source: {outline['source']})", ""]
+        out += [
+            f"{i}. **{sec['title']}**" + (f" — {sec['goal']}" if sec.get("goal") else "")
+            for i, sec in enumerate(outline["sections"], 1)
+        ]
+        out.append("")
+    for version in state.get("versions") or []:
+        out += [f"## Version {version['n']} ({version['kind']}, round {version['round']})", ""]
+        out += [_demote(version["text"]), ""]
+    for review in state.get("reviews") or []:
+        out += [
+            f"## Review, round {review['round']}: {review['score']:g}/10 "
+            f"(version {review['version']}, source: {review['source']})",
+            "",
+            "| dimension | score |",
+            "|---|---|",
+        ]
+        out += [f"| {d} | {review['dimensions'][d]:g} |" for d in DIMENSIONS]
+        out += ["", f"**Feedback:** {review['feedback'] or '(none)'}", ""]
+        if review["improvements"]:
+            out.append("**Improvements:**")
+            out += [
+                f"- [{i['severity']}] {i['section'] or 'whole article'}: {i['issue']}"
+                for i in review["improvements"]
+            ]
+            out.append("")
+    decisions = state.get("decisions") or []
+    if decisions:
+        out += ["## Decisions", "", "| round | decision | reason | detail |", "|---|---|---|---|"]
+        out += [
+            f"| {d['round']} | {d['decision']} | {d['reason']} | {_cell(d['detail'])} |"
+            for d in decisions
+        ]
+        out.append("")
+    trace = state.get("trace") or []
+    if trace:
+        out += ["## Trace", "", "| # | node | step | time | seconds | tokens | note |"]
+        out.append("|---|---|---|---|---|---|---|")
+        for i, e in enumerate(trace, 1):
+            tokens = e.get("prompt_tokens", 0) + e.get("completion_tokens", 0)
+            note = e.get("note", "")
+            if e.get("retries"):
+                note = f"{e['retries']} retries: " + "; ".join(e.get("retry_log") or [])
+            if e.get("replayed"):
+                note = (note + " replayed from journal").strip()
+            out.append(
+                f"| {i} | {e['node']} | {e.get('step', e.get('kind', ''))} | {e['at'][11:23]} | "
+                f"{e.get('duration', e.get('seconds', '')) or ''} | {tokens or ''} | "
+                f"{_cell(note)} |"
+            )
+        out.append("")
+    text = final_text(state)
+    if state.get("status") == "finished" and text is not None:
+        out += [f"## Final article (version {state.get('final_version')})", "", _demote(text, 1), ""]
+    return "\n".join(out)
+
+
+def write_artifact(path: Path, state: dict[str, Any], thread_id: str, run: dict[str, Any]):
+    write_private(path, render_artifact(state, thread_id, run))

@@ -1,0 +1,151 @@
+"""Settings: one pydantic model fed by config.toml, then REFLECTCLI_* env vars, then flags.
+
+Lookup of the file: `--config FILE`, else `./config.toml`, else `<user config dir>/config.toml`.
+Every error names the key (and the line, for broken TOML) and exits 2.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from reflectcli.errors import ConfigError
+
+ENV_PREFIX = "REFLECTCLI_"
+
+
+class Settings(BaseModel):
+    """Everything a run can be configured with; every field has a default."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = Field(
+        "local/smollm2",
+        description="Writer model: local/smollm2 (embedded), local/<path>.gguf, "
+        "or any litellm model string such as openai/gpt-4o-mini",
+    )
+    critic_model: str | None = Field(None, description="Critic model; defaults to `model`")
+    threshold: float = Field(8.0, ge=0, le=10, description="Overall score that passes (0-10)")
+    max_rounds: int = Field(3, ge=1, le=20, description="Reviews at most (hard cap)")
+    max_sections: int = Field(4, ge=1, le=12, description="Sections in the outline at most")
+    language: str | None = Field(None, description="Language to write in; default: the task's")
+    temperature: float = Field(0.7, ge=0, le=2, description="Sampling temperature")
+    timeout: float = Field(120.0, gt=0, le=3600, description="Seconds one model call may take")
+    api_base: str | None = Field(None, description="Base URL of an OpenAI-compatible server")
+    runs_dir: str = Field("runs", description="Folder for reflect.db and the run artifacts")
+    retries: int = Field(
+        3, ge=0, le=10, description="Retries of a model call on 429, 5xx, timeouts, lost connections"
+    )
+    backoff: float = Field(1.0, ge=0, le=60, description="First retry delay in seconds (doubles)")
+
+    @property
+    def critic(self) -> str:
+        return self.critic_model or self.model
+
+    def run_params(self) -> dict[str, Any]:
+        """The settings a run keeps in its checkpoint (resume reuses them)."""
+        return self.model_dump()
+
+
+KEYS = tuple(Settings.model_fields)
+
+
+def user_config_dir() -> Path:
+    """Where the user-level config.toml lives (env REFLECTCLI_CONFIG_DIR overrides)."""
+    if env := os.environ.get("REFLECTCLI_CONFIG_DIR"):
+        return Path(env)
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "reflectcli"
+
+
+def find_config_file(explicit: str | Path | None) -> Path | None:
+    """The config file in force, or None when there is none."""
+    if explicit is not None:
+        path = Path(explicit)
+        if not path.is_file():
+            raise ConfigError(f"config file not found: {path}", hint="check the --config path")
+        return path
+    for candidate in (Path("config.toml"), user_config_dir() / "config.toml"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read config file ({exc})") from exc
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}", hint="fix that line") from exc
+
+
+def env_values(environ: dict[str, str] | None = None) -> dict[str, str]:
+    environ = os.environ if environ is None else environ
+    out = {}
+    for key in KEYS:
+        value = environ.get(ENV_PREFIX + key.upper())
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def load_settings(
+    config_file: str | Path | None = None,
+    flags: dict[str, Any] | None = None,
+    environ: dict[str, str] | None = None,
+) -> Settings:
+    """Merge config file < env < flags and validate once."""
+    merged: dict[str, Any] = {}
+    source: dict[str, str] = {}
+    path = find_config_file(config_file)
+    if path is not None:
+        _layer(merged, source, read_toml(path), lambda k: str(path))
+    _layer(merged, source, env_values(environ), lambda k: ENV_PREFIX + k.upper())
+    _layer(merged, source, flags or {}, _flag_name)
+    return _validate(merged, source)
+
+
+def resume_settings(saved: dict[str, Any], flags: dict[str, Any] | None = None) -> Settings:
+    """A run's own saved settings, with the few flags `resume` accepts laid over them."""
+    merged: dict[str, Any] = {}
+    source: dict[str, str] = {}
+    _layer(merged, source, saved, lambda k: "saved run settings")
+    _layer(merged, source, flags or {}, _flag_name)
+    return _validate(merged, source)
+
+
+def _flag_name(key: str) -> str:
+    return "--" + key.replace("_", "-")
+
+
+def _layer(merged: dict, source: dict, values: dict[str, Any], where) -> None:
+    for key, value in values.items():
+        if value is not None:
+            merged[key] = value
+            source[key] = where(key)
+
+
+def _validate(merged: dict[str, Any], source: dict[str, str]) -> Settings:
+    try:
+        return Settings.model_validate(merged)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, source)) from exc
+
+
+def _describe(exc: ValidationError, source: dict[str, str]) -> str:
+    err = exc.errors()[0]
+    key = ".".join(str(p) for p in err["loc"]) or "?"
+    where = source.get(str(err["loc"][0]) if err["loc"] else "", "config")
+    if err["type"] == "extra_forbidden":
+        known = ", ".join(KEYS)
+        return f"{where}: unknown config key '{key}' (known keys: {known})"
+    value = err.get("input")
+    shown = f" (got {value!r})" if not isinstance(value, dict) else ""
+    return f"{where}: config key '{key}': {err['msg']}{shown}"

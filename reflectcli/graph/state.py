@@ -1,0 +1,47 @@
+"""The run state. JSON types only (str, int, float, bool, None, list, dict): checkpoints stay
+portable and LangGraph's strict serializer never needs pickle. Lists that grow use an append
+reducer so nodes return only what they add.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, TypedDict
+
+
+def append(left: list | None, right: list | None) -> list:
+    return [*(left or []), *(right or [])]
+
+
+class RunState(TypedDict, total=False):
+    task: str
+    params: dict[str, Any]  # threshold, max_rounds, max_sections, language, models
+    outline: dict[str, Any] | None  # {"sections": [{"title", "goal"}], "source", "errors"}
+    sections: Annotated[list[str], append]  # drafted section bodies, in outline order
+    versions: Annotated[list[dict[str, Any]], append]  # {"n", "round", "kind", "text"}
+    reviews: Annotated[list[dict[str, Any]], append]  # Review + round, version, source
+    decisions: Annotated[list[dict[str, Any]], append]  # {round, decision, reason, ...}
+    trace: Annotated[list[dict[str, Any]], append]  # one event per model call or guard
+    status: str  # running | finished
+    stop_reason: str | None
+    final_version: int | None
+
+
+APPENDED = ("sections", "versions", "reviews", "decisions", "trace")
+
+
+def apply_update(state: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
+    """Fold a node's update into a local copy of the state, the way the graph's reducers do."""
+    for key, value in update.items():
+        state[key] = append(state.get(key), value) if key in APPENDED else value
+    return state
+
+
+def initial_state(task: str, params: dict[str, Any]) -> RunState:
+    return RunState(
+        task=task,
+        params=params,
+        outline=None,
+        status="running",
+        stop_reason=None,
+        final_version=None,
+    )

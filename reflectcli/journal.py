@@ -1,0 +1,58 @@
+"""A client wrapper that journals every answered call and replays it instead of paying twice.
+
+A run killed after an answer arrived but before LangGraph's checkpoint landed would otherwise send
+the same request again on resume. Answers are keyed by thread, step label and request content.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+from reflectcli.llm import Completion, ModelClient
+
+CallListener = Callable[[str, dict[str, Any]], None]
+
+
+def request_key(thread_id: str, step: str, model: str, payload: dict[str, Any]) -> str:
+    blob = json.dumps(
+        {"thread": thread_id, "step": step, "model": model, **payload},
+        sort_keys=True,
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class JournaledClient:
+    """Wraps a ModelClient: replay from the journal, else call, journal, and tell listeners."""
+
+    def __init__(self, inner: ModelClient, store, thread_id: str, listener: CallListener):
+        self.inner = inner
+        self.model = inner.model
+        self.store = store
+        self.thread_id = thread_id
+        self.listener = listener
+
+    def complete(self, messages, *, step, json_schema=None, max_tokens=None) -> Completion:
+        payload = {"messages": messages, "schema": json_schema, "max_tokens": max_tokens}
+        key = request_key(self.thread_id, step, self.model, payload)
+        saved = self.store.journal_get(key)
+        if saved is not None:
+            completion = Completion.from_dict(saved)
+            completion.replayed = True
+            self.listener("call_replayed", {"step": step, "completion": completion})
+            return completion
+        self.listener("call_started", {"step": step, "model": self.model})
+        try:
+            completion = self.inner.complete(
+                messages, step=step, json_schema=json_schema, max_tokens=max_tokens
+            )
+        except BaseException as exc:
+            self.listener("call_failed", {"step": step, "model": self.model, "error": exc})
+            raise
+        completion.step = step
+        self.store.journal_put(key, self.thread_id, step, completion.to_dict())
+        self.listener("call_finished", {"step": step, "completion": completion})
+        return completion

@@ -1,0 +1,140 @@
+"""Prompt builders, one per step. Each returns a list of chat messages."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+Messages = list[dict[str, str]]
+
+
+def language_rule(language: str | None) -> str:
+    if language:
+        return f"Write in {language}."
+    return "Write in the same language as the task."
+
+
+def _outline_lines(outline: list[dict[str, Any]], current: int | None = None) -> str:
+    lines = []
+    for i, section in enumerate(outline):
+        mark = "  <- this section" if i == current else ""
+        goal = f": {section['goal']}" if section.get("goal") else ""
+        lines.append(f"{i + 1}. {section['title']}{goal}{mark}")
+    return "\n".join(lines)
+
+
+def plan_messages(task: str, max_sections: int, language: str | None) -> Messages:
+    count = "exactly 1 section" if max_sections == 1 else f"2 to {max_sections} sections"
+    example = {"sections": [{"title": "Section title", "goal": "what this section must achieve"}]}
+    return [
+        {
+            "role": "system",
+            "content": "You are an experienced writer who plans articles. Answer with JSON only.",
+        },
+        {
+            "role": "user",
+            "content": (
+                f"Task: {task}\n\n"
+                f"Plan an article for this task with {count}. Each section has a short title "
+                "and a one-line goal. The sections must follow a logical order and together "
+                f"cover the task. {language_rule(language)}\n\n"
+                f"Reply with only a JSON object of this form:\n{json.dumps(example)}"
+            ),
+        },
+    ]
+
+
+def section_messages(
+    task: str,
+    outline: list[dict[str, Any]],
+    written: list[str],
+    index: int,
+    language: str | None,
+) -> Messages:
+    section = outline[index]
+    earlier = "\n\n".join(
+        f"## {outline[i]['title']}\n\n{body}" for i, body in enumerate(written[:index])
+    )
+    context = f"Sections already written:\n\n{earlier}\n\n" if earlier else ""
+    goal = f" Its goal: {section['goal']}." if section.get("goal") else ""
+    return [
+        {
+            "role": "system",
+            "content": "You are a careful writer. You write one section of an article at a time, "
+            "in clear, concrete prose.",
+        },
+        {
+            "role": "user",
+            "content": (
+                f"Task: {task}\n\nOutline:\n{_outline_lines(outline, index)}\n\n{context}"
+                f"Write section {index + 1} of {len(outline)}: \"{section['title']}\".{goal} "
+                "Write only the body of this section: two or three paragraphs, no heading, no "
+                f"title, no preamble, no closing remarks. Do not repeat earlier sections. "
+                f"{language_rule(language)}"
+            ),
+        },
+    ]
+
+
+REVIEW_EXAMPLE = {
+    "score": 6,
+    "dimensions": {"accuracy": 7, "completeness": 5, "readability": 7, "structure": 6},
+    "feedback": "What is wrong, in two or three sentences.",
+    "improvements": [
+        {"section": "Section title", "issue": "A concrete, actionable change.", "severity": "major"}
+    ],
+}
+
+
+def review_messages(task: str, draft: str, round_no: int, language: str | None) -> Messages:
+    return [
+        {
+            "role": "system",
+            "content": "You are a strict, fair editor. You review articles and answer with JSON "
+            "only.",
+        },
+        {
+            "role": "user",
+            "content": (
+                f"Task: {task}\n\nReview round {round_no}. The article:\n\n<article>\n{draft}\n"
+                "</article>\n\n"
+                "Score the article from 0 to 10 overall and on four dimensions: accuracy, "
+                "completeness, readability, structure. Calibration: 5 = weak, 7 = acceptable, "
+                "9 or more = excellent and rare. Be strict; do not inflate scores.\n"
+                "feedback: what is wrong, in two or three sentences.\n"
+                "improvements: up to five concrete, actionable changes, each naming the section "
+                "title it concerns and a severity (major or minor). Leave the list empty only if "
+                f"the article is excellent. Write the feedback in the article's language.\n\n"
+                f"Reply with only a JSON object of this form:\n{json.dumps(REVIEW_EXAMPLE)}"
+            ),
+        },
+    ]
+
+
+def revise_messages(
+    task: str, draft: str, review: dict[str, Any], round_no: int, language: str | None
+) -> Messages:
+    items = "\n".join(
+        f"- [{imp['severity']}] {imp['section'] or 'whole article'}: {imp['issue']}"
+        for imp in review.get("improvements", [])
+    ) or "- (no specific items; address the feedback)"
+    return [
+        {
+            "role": "system",
+            "content": "You are a writer revising your own article after an editor's review.",
+        },
+        {
+            "role": "user",
+            "content": (
+                f"Task: {task}\n\nRevision for round {round_no}. The current article:\n\n"
+                f"<article>\n{draft}\n</article>\n\n"
+                f"The editor scored it {review['score']}/10. Feedback: {review['feedback']}\n"
+                f"Improvements to make:\n{items}\n\n"
+                "Rewrite the whole article so that every improvement is addressed and what was "
+                "good is kept. Keep the same sections in the same order, each starting with a "
+                "'## ' heading line. Keep the length similar unless an improvement asks for more. "
+                f"{language_rule(language)} Return only the article in Markdown, nothing before "
+                "or after it."
+            ),
+        },
+    ]

@@ -1,0 +1,214 @@
+"""Everything the user sees: the only module that prints (through Rich).
+
+On a terminal: a spinner per model call with elapsed time, then a line per finished call.
+In a pipe or with NO_COLOR: plain lines, no spinners, no colour.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from reflectcli.schemas import DIMENSIONS
+
+_STEP = re.compile(r"^(?P<kind>[a-z]+)(?::[sr](?P<num>\d+))?(?::retry(?P<retry>\d+))?$")
+
+
+def step_label(step: str, state: dict[str, Any]) -> str:
+    """A human name for a call's step label, e.g. `draft:s2` → `section 2/4 · Title`."""
+    match = _STEP.match(step)
+    if not match:
+        return step
+    kind, num, retry = match["kind"], match["num"], match["retry"]
+    if kind == "plan":
+        label = "planning the outline"
+    elif kind == "draft":
+        sections = (state.get("outline") or {}).get("sections") or []
+        i = int(num)
+        title = f" · {sections[i - 1]['title']}" if i <= len(sections) else ""
+        label = f"drafting section {i}/{len(sections) or '?'}{title}"
+    elif kind == "review":
+        label = f"reviewing, round {num}"
+    elif kind == "revise":
+        label = f"revising for round {num}"
+    else:
+        label = step
+    if retry:
+        label += f" (retry {retry}: answer was not valid JSON)"
+    return label
+
+
+def bar(score: float, width: int = 10) -> str:
+    filled = round(max(0.0, min(10.0, score)) / 10 * width)
+    return "█" * filled + "·" * (width - filled)
+
+
+class Renderer:
+    """Turns run events into terminal output."""
+
+    def __init__(self, console: Console | None = None, quiet: bool = False):
+        self.console = console or Console(highlight=False)
+        self.err = Console(stderr=True, highlight=False)
+        self.quiet = quiet
+        self.live = self.console.is_terminal and not quiet
+        self._progress: Progress | None = None
+        self._tasks: dict[str, Any] = {}
+
+    def _print(self, *args: Any, **kwargs: Any) -> None:
+        if not self.quiet:
+            self.console.print(*args, **kwargs)
+
+    # --- run lifecycle ------------------------------------------------------------------
+
+    def started(self, thread_id, task, settings, path, resumed: bool) -> None:
+        verb = "resuming" if resumed else "thread"
+        self._print(f"[bold]{verb}[/] [cyan]{thread_id}[/]")
+        critic = settings.critic
+        models = settings.model if critic == settings.model else f"{settings.model} → critic {critic}"
+        self._print(
+            f"[dim]{escape(models)} · threshold {settings.threshold:g} · max rounds "
+            f"{settings.max_rounds} · sections ≤ {settings.max_sections}[/]"
+        )
+
+    def notice(self, message: str) -> None:
+        self._print(f"[dim]{escape(message)}[/]")
+
+    def warn(self, message: str) -> None:
+        self._print(f"[yellow]! {escape(message)}[/]")
+
+    # --- model calls -------------------------------------------------------------------
+
+    def call_event(self, kind: str, data: dict[str, Any], state: dict[str, Any]) -> None:
+        step = data["step"]
+        label = step_label(step, state)
+        if kind == "call_started":
+            if self.live:
+                if self._progress is None:
+                    self._progress = Progress(
+                        SpinnerColumn(),
+                        TextColumn("{task.description}"),
+                        TimeElapsedColumn(),
+                        console=self.console,
+                        transient=True,
+                    )
+                    self._progress.start()
+                self._tasks[step] = self._progress.add_task(
+                    f"{escape(label)} [dim]({escape(data['model'])})[/]", total=None
+                )
+            return
+        self._drop_task(step)
+        if kind == "call_finished":
+            c = data["completion"]
+            retries = f" · {c.retries} retries" if c.retries else ""
+            self._print(
+                f"  [green]✓[/] {escape(label)} [dim]{c.duration:.1f}s · "
+                f"{c.prompt_tokens}+{c.completion_tokens} tok{retries}[/]"
+            )
+        elif kind == "call_replayed":
+            self._print(f"  [blue]↺[/] {escape(label)} [dim](answer replayed from the journal, "
+                        "not paid again)[/]")  # fmt: skip
+
+    def _drop_task(self, step: str) -> None:
+        task = self._tasks.pop(step, None)
+        if self._progress is not None and task is not None:
+            self._progress.remove_task(task)
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+            self._tasks.clear()
+
+    # --- node results -------------------------------------------------------------------
+
+    def node_done(self, node: str, update: dict[str, Any], state: dict[str, Any]) -> None:
+        for event in update.get("trace") or []:
+            if event.get("kind") in ("guard", "fallback"):
+                self.warn(f"{event['kind']}: {event['note']}")
+        if node == "plan":
+            self._outline(state["outline"])
+        elif node == "review":
+            self._review(state["reviews"][-1], state["params"]["threshold"])
+        elif node == "decide":
+            d = state["decisions"][-1]
+            colour = "green" if d["reason"] == "passed" else "yellow"
+            if d["decision"] == "revise":
+                colour = "cyan"
+            self._print(f"[{colour}]→ {d['decision']}[/] ({d['reason']}): {escape(d['detail'])}")
+
+    def _outline(self, outline: dict[str, Any]) -> None:
+        flag = " [yellow](fallback)[/]" if outline["source"] == "fallback" else ""
+        self._print(f"[bold]outline[/]{flag}")
+        for i, section in enumerate(outline["sections"], 1):
+            self._print(f"  {i}. {escape(section['title'])}")
+
+    def _review(self, review: dict[str, Any], threshold: float) -> None:
+        if self.quiet:
+            return
+        passed = review["score"] >= threshold
+        mark = "[green]✓ pass[/]" if passed else "[red]✗ below[/]"
+        source = "" if review["source"] == "llm" else f" · source {review['source']}"
+        table = Table(
+            title=f"Round {review['round']}: {review['score']:g}/10 vs threshold "
+            f"{threshold:g} {mark}{source}",
+            title_justify="left",
+            show_header=True,
+            box=None,
+            padding=(0, 2),
+        )
+        table.add_column("dimension")
+        table.add_column("score", justify="right")
+        table.add_column("")
+        table.add_row("[bold]overall[/]", f"{review['score']:g}", bar(review["score"]))
+        for name in DIMENSIONS:
+            value = review["dimensions"][name]
+            table.add_row(name, f"{value:g}", bar(value))
+        self.console.print(table)
+        if review["feedback"]:
+            self._print(f"  [dim]feedback:[/] {escape(review['feedback'])}")
+        for imp in review["improvements"]:
+            where = imp["section"] or "whole article"
+            colour = "red" if imp["severity"] == "major" else "yellow"
+            self._print(f"  [{colour}]{imp['severity']}[/] {escape(where)}: {escape(imp['issue'])}")
+
+    # --- endings --------------------------------------------------------------------------
+
+    def finished(self, result) -> None:
+        self.close()
+        s = result.summary
+        if self.quiet:
+            self.console.print(str(result.artifact), soft_wrap=True)
+            return
+        cost = f" · ${s['cost']:.4f}" if s.get("cost") else ""
+        final = f"{s['final_score']:g}" if s["final_score"] is not None else "?"
+        self._print(
+            f"[bold green]done[/] {s['stop_reason']} · final score {final} · "
+            f"{s['rounds']} round{'s' if s['rounds'] != 1 else ''} · {s['calls']} calls · "
+            f"{s['tokens']} tokens{cost} · {result.elapsed:.1f}s"
+        )
+        self.console.print(f"article: {result.artifact}", soft_wrap=True, markup=False)
+
+    def already_finished(self, result) -> None:
+        s = result.summary
+        self.console.print(
+            f"thread {result.thread_id} already finished ({s['stop_reason']}, final score "
+            f"{s['final_score']}); nothing to resume", markup=False,
+        )  # fmt: skip
+        self.console.print(f"article: {result.artifact}", soft_wrap=True, markup=False)
+
+    def interrupted(self, thread_id: str) -> None:
+        self.close()
+        self.err.print(
+            f"interrupted; the checkpoint is kept. Continue with: reflectcli resume {thread_id}",
+            markup=False,
+        )
+
+    def error(self, message: str, hint: str | None = None) -> None:
+        self.close()
+        text = f"error: {message}" + (f" ({hint})" if hint else "")
+        self.err.print(text, markup=False, soft_wrap=True)

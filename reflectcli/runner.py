@@ -1,0 +1,206 @@
+"""Runs and resumes threads: builds clients and the graph, streams its updates into the run
+index, the artifact and the renderer, and turns Ctrl-C / SIGTERM into a kept checkpoint."""
+
+from __future__ import annotations
+
+import logging
+import re
+import secrets
+import signal
+import string
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from reflectcli.artifacts import artifact_path, write_artifact
+from reflectcli.config import Settings, resume_settings
+from reflectcli.errors import RunInterrupted, UserError
+from reflectcli.graph.state import apply_update, initial_state
+from reflectcli.journal import JournaledClient
+from reflectcli.llm import make_client
+from reflectcli.store import Store, validate_thread_id
+from reflectcli.summary import next_step, progress, summarize
+
+log = logging.getLogger(__name__)
+
+MAX_TASK_CHARS = 4000
+RESUME_FLAGS = ("model", "critic_model", "timeout", "api_base", "retries", "backoff")
+
+
+@dataclass
+class RunResult:
+    thread_id: str
+    state: dict[str, Any]
+    artifact: Path
+    summary: dict[str, Any]
+    elapsed: float
+    already_finished: bool = False
+
+
+def new_thread_id(task: str) -> str:
+    """Short, readable, unique: a slug of the task's first words plus six random characters."""
+    words = re.findall(r"[a-z0-9]+", task.lower())[:4]
+    slug = "-".join(words)[:28].strip("-") or "run"
+    alphabet = string.ascii_lowercase + string.digits
+    return f"{slug}-{''.join(secrets.choice(alphabet) for _ in range(6))}"
+
+
+def check_task(task: str) -> str:
+    task = (task or "").strip()
+    if not task:
+        raise UserError("the task is empty: say what to write, e.g. "
+                        "reflectcli write \"Why do writers revise?\"", exit_code=2)  # fmt: skip
+    if len(task) > MAX_TASK_CHARS:
+        raise UserError(f"the task is {len(task)} characters; the limit is {MAX_TASK_CHARS}",
+                        hint="shorten it to a brief", exit_code=2)  # fmt: skip
+    return task
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Treat SIGTERM like Ctrl-C while a run is going, so it stops the same clean way."""
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class Runner:
+    """Drives one thread at a time; all output goes through `ui` (the renderer)."""
+
+    def __init__(self, ui):
+        self.ui = ui
+        self.state: dict[str, Any] = {}
+
+    # --- public ---------------------------------------------------------------------------
+
+    def write(self, task: str, settings: Settings, thread_id: str | None = None) -> RunResult:
+        task = check_task(task)
+        thread_id = validate_thread_id(thread_id) if thread_id else new_thread_id(task)
+        store = Store(settings.runs_dir)
+        if store.get_run(thread_id) is not None:
+            raise UserError(f"thread {thread_id} already exists",
+                            hint=f"resume it with `reflectcli resume {thread_id}`")  # fmt: skip
+        path = artifact_path(settings.runs_dir, thread_id)
+        params = settings.run_params()
+        store.create_run(thread_id, task, params, str(path))
+        self.ui.started(thread_id, task, settings, path, resumed=False)
+        graph, config = self._graph(store, thread_id, settings)
+        return self._drive(store, thread_id, settings, graph, config, initial_state(task, params))
+
+    def resume(self, thread_id: str, runs_dir: str, flags: dict[str, Any]) -> RunResult:
+        validate_thread_id(thread_id)
+        store = Store(runs_dir)
+        run = store.get_run(thread_id)
+        if run is None:
+            raise UserError(f"unknown thread id {thread_id!r} in {store.path}",
+                            hint="`reflectcli history` lists the runs")  # fmt: skip
+        settings = resume_settings(run["settings"], {k: flags.get(k) for k in RESUME_FLAGS})
+        settings = settings.model_copy(update={"runs_dir": runs_dir})
+        path = artifact_path(runs_dir, thread_id)
+        graph, config = self._graph(store, thread_id, settings)
+        snapshot = graph.get_state(config)
+        state = dict(snapshot.values or {})
+        if state.get("status") == "finished" and not snapshot.next:
+            return RunResult(thread_id, state, path, summarize(state), 0.0, already_finished=True)
+        self.ui.started(thread_id, run["task"], settings, path, resumed=True)
+        if state:
+            self.ui.notice(f"{progress(state)} → {next_step(state, snapshot.next)}")
+            start = None
+        else:  # killed before the first checkpoint landed: start from the beginning
+            start = initial_state(run["task"], settings.run_params())
+        if state.get("params") and flags_changed(state["params"], settings):
+            self.ui.notice("overriding for this resume: " + flags_changed(state["params"], settings))
+        return self._drive(store, thread_id, settings, graph, config, start, state)
+
+    # --- internals --------------------------------------------------------------------------
+
+    def _clients(self, store: Store, thread_id: str, settings: Settings):
+        def listener(kind: str, data: dict[str, Any]) -> None:
+            self.ui.call_event(kind, data, self.state)
+
+        writer = make_client(settings.model, settings)
+        critic = writer if settings.critic == settings.model else make_client(
+            settings.critic, settings
+        )
+        for client in {id(writer): writer, id(critic): critic}.values():
+            if hasattr(client, "notify"):
+                client.notify = self.ui.notice
+        return (JournaledClient(writer, store, thread_id, listener),
+                JournaledClient(critic, store, thread_id, listener))  # fmt: skip
+
+    def _graph(self, store: Store, thread_id: str, settings: Settings):
+        from reflectcli.graph.build import build_graph, recursion_limit
+
+        writer, critic = self._clients(store, thread_id, settings)
+        graph = build_graph(writer, critic, store.checkpointer())
+        config = {
+            "configurable": {"thread_id": thread_id},
+            "recursion_limit": recursion_limit(settings.max_sections, settings.max_rounds),
+        }
+        return graph, config
+
+    def _drive(self, store, thread_id, settings, graph, config, start, state=None) -> RunResult:
+        """Stream the graph from `start` (None = resume from the checkpoint) to its end."""
+        store.acquire(thread_id)
+        path = artifact_path(settings.runs_dir, thread_id)
+        run = store.get_run(thread_id) or {}
+        started = time.monotonic()
+        self.state = dict(state or start or {})
+        try:
+            store.update_run(thread_id, status="running", error=None,
+                             model=settings.model, critic_model=settings.critic)  # fmt: skip
+            with sigterm_as_interrupt():
+                for chunk in graph.stream(
+                    start, config, stream_mode="updates", durability="sync"
+                ):
+                    for node, update in chunk.items():
+                        if not update:
+                            continue
+                        apply_update(self.state, update)
+                        self._record(store, thread_id, path, run)
+                        self.ui.node_done(node, update, self.state)
+        except KeyboardInterrupt:
+            store.update_run(thread_id, status="interrupted")
+            raise RunInterrupted(thread_id) from None
+        except UserError as exc:
+            store.update_run(thread_id, status="failed", error=exc.message)
+            raise
+        except Exception as exc:
+            store.update_run(thread_id, status="failed", error=f"{type(exc).__name__}: {exc}")
+            raise
+        finally:
+            store.release(thread_id)
+            if self.state:
+                self._record(store, thread_id, path, run)
+        summary = summarize(self.state)
+        return RunResult(thread_id, self.state, path, summary, time.monotonic() - started)
+
+    def _record(self, store: Store, thread_id: str, path: Path, run: dict[str, Any]) -> None:
+        """After every step: the index row and the artifact catch up with the state."""
+        s = summarize(self.state)
+        fields = {k: s[k] for k in ("rounds", "first_score", "best_score", "final_score",
+                                    "stop_reason", "calls", "tokens", "cost", "fallbacks")}
+        if self.state.get("status") == "finished":
+            fields["status"] = "finished"
+        store.update_run(thread_id, **fields)
+        write_artifact(path, self.state, thread_id, run)
+
+
+def flags_changed(saved: dict[str, Any], settings: Settings) -> str:
+    now = settings.run_params()
+    changed = [f"{k}={now[k]}" for k in RESUME_FLAGS if saved.get(k) != now.get(k)]
+    return ", ".join(changed)

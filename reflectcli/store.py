@@ -1,0 +1,251 @@
+"""SQLite storage: our own tables (run index, call journal) beside LangGraph's checkpoints.
+
+One file, `<runs_dir>/reflect.db`, in WAL mode. Our tables are created by ordered, numbered
+migrations recorded in `_migrations`. LangGraph's checkpointer gets its own connection to the
+same file, with a strict (no pickle, allow-listed msgpack) serializer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from reflectcli.errors import UserError
+
+DB_NAME = "reflect.db"
+THREAD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+
+MIGRATIONS: list[tuple[str, str]] = [
+    (
+        "001_runs",
+        """
+        CREATE TABLE runs (
+            thread_id    TEXT PRIMARY KEY,
+            task         TEXT NOT NULL,
+            model        TEXT NOT NULL,
+            critic_model TEXT NOT NULL,
+            status       TEXT NOT NULL,
+            created_at   REAL NOT NULL,
+            updated_at   REAL NOT NULL,
+            rounds       INTEGER NOT NULL DEFAULT 0,
+            first_score  REAL,
+            best_score   REAL,
+            final_score  REAL,
+            stop_reason  TEXT,
+            calls        INTEGER NOT NULL DEFAULT 0,
+            tokens       INTEGER NOT NULL DEFAULT 0,
+            cost         REAL,
+            fallbacks    INTEGER NOT NULL DEFAULT 0,
+            artifact     TEXT,
+            settings     TEXT NOT NULL,
+            error        TEXT,
+            owner_pid    INTEGER,
+            owner_host   TEXT
+        );
+        CREATE INDEX runs_created ON runs (created_at);
+        """,
+    ),
+    (
+        "002_call_journal",
+        """
+        CREATE TABLE call_journal (
+            key        TEXT PRIMARY KEY,
+            thread_id  TEXT NOT NULL,
+            step       TEXT NOT NULL,
+            model      TEXT NOT NULL,
+            answer     TEXT NOT NULL,
+            created_at REAL NOT NULL
+        );
+        CREATE INDEX call_journal_thread ON call_journal (thread_id);
+        """,
+    ),
+]
+
+RUN_FIELDS = (
+    "status", "rounds", "first_score", "best_score", "final_score", "stop_reason", "calls",
+    "tokens", "cost", "fallbacks", "artifact", "error", "model", "critic_model", "settings",
+)  # fmt: skip
+
+
+def validate_thread_id(thread_id: str) -> str:
+    """Thread ids become file names: letters, digits, '-' and '_' only."""
+    if not THREAD_ID.match(thread_id or ""):
+        raise UserError(
+            f"invalid thread id {thread_id!r}: use 1-64 letters, digits, '-' or '_'",
+            hint="`reflectcli history` lists the runs",
+        )
+    return thread_id
+
+
+def _connect(path: Path, **kwargs: Any) -> sqlite3.Connection:
+    conn = sqlite3.connect(str(path), timeout=30, check_same_thread=False, **kwargs)
+    conn.execute("PRAGMA busy_timeout = 30000")
+    return conn
+
+
+class Store:
+    """The run index and call journal in `<runs_dir>/reflect.db`."""
+
+    def __init__(self, runs_dir: str | Path):
+        self.runs_dir = Path(runs_dir)
+        self.path = self.runs_dir / DB_NAME
+        try:
+            self.runs_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        except OSError as exc:
+            raise UserError(f"cannot create runs directory {self.runs_dir}: {exc.strerror}",
+                            hint="pass a writable --runs-dir") from exc  # fmt: skip
+        if not os.access(self.runs_dir, os.W_OK | os.X_OK):
+            raise UserError(f"runs directory {self.runs_dir} is not writable",
+                            hint="pass a writable --runs-dir")  # fmt: skip
+        fresh = not self.path.exists()
+        try:
+            if fresh:  # create it private before anything is written into it
+                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
+            self.conn = _connect(self.path, isolation_level=None)
+            self.conn.row_factory = sqlite3.Row
+            self.conn.execute("PRAGMA journal_mode = WAL")
+            self.migrate()
+        except sqlite3.DatabaseError as exc:
+            raise UserError(
+                f"{self.path} is not a usable SQLite database ({exc})",
+                hint="move it aside to start a fresh one; runs inside it cannot be read",
+            ) from exc
+
+    # --- schema ---------------------------------------------------------------------------
+
+    def migrate(self) -> None:
+        """Apply the numbered migrations not yet recorded, in order, each in a transaction."""
+        self.conn.execute(
+            "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at REAL)"
+        )
+        done = {row[0] for row in self.conn.execute("SELECT name FROM _migrations")}
+        for name, sql in MIGRATIONS:
+            if name in done:
+                continue
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                if self.conn.execute(
+                    "SELECT 1 FROM _migrations WHERE name = ?", (name,)
+                ).fetchone():
+                    self.conn.execute("ROLLBACK")  # another process got there first
+                    continue
+                for statement in filter(str.strip, sql.split(";")):
+                    self.conn.execute(statement)
+                self.conn.execute("INSERT INTO _migrations VALUES (?, ?)", (name, time.time()))
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+
+    def checkpointer(self):
+        """LangGraph's SqliteSaver on this file, strict: JSON-like types only, never pickle."""
+        from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        serde = JsonPlusSerializer(pickle_fallback=False, allowed_msgpack_modules=None)
+        saver = SqliteSaver(_connect(self.path), serde=serde)
+        saver.setup()
+        return saver
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # --- run index --------------------------------------------------------------------------
+
+    def create_run(self, thread_id: str, task: str, settings: dict[str, Any], artifact: str):
+        now = time.time()
+        self.conn.execute(
+            "INSERT INTO runs (thread_id, task, model, critic_model, status, created_at,"
+            " updated_at, settings, artifact) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)",
+            (
+                thread_id, task, settings["model"],
+                settings.get("critic_model") or settings["model"],
+                now, now, json.dumps(settings), artifact,
+            ),
+        )  # fmt: skip
+
+    def update_run(self, thread_id: str, **fields: Any) -> None:
+        unknown = set(fields) - set(RUN_FIELDS)
+        if unknown:
+            raise ValueError(f"unknown run fields: {sorted(unknown)}")
+        if "settings" in fields and not isinstance(fields["settings"], str):
+            fields["settings"] = json.dumps(fields["settings"])
+        assignments = ", ".join(f"{name} = ?" for name in fields)
+        self.conn.execute(
+            f"UPDATE runs SET {assignments}, updated_at = ? WHERE thread_id = ?",
+            (*fields.values(), time.time(), thread_id),
+        )
+
+    def get_run(self, thread_id: str) -> dict[str, Any] | None:
+        row = self.conn.execute("SELECT * FROM runs WHERE thread_id = ?", (thread_id,)).fetchone()
+        if row is None:
+            return None
+        run = dict(row)
+        run["settings"] = json.loads(run["settings"])
+        if run["status"] == "running" and not self._owner_alive(run):
+            run["status"] = "interrupted"
+        return run
+
+    # --- ownership: one process per thread ------------------------------------------------
+
+    @staticmethod
+    def _owner_alive(run: dict[str, Any]) -> bool:
+        pid, host = run.get("owner_pid"), run.get("owner_host")
+        if not pid:
+            return False
+        if host != socket.gethostname():
+            return True  # cannot check another host's process: assume it is alive
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+    def acquire(self, thread_id: str) -> None:
+        """Claim the thread for this process; refuse when a live process holds it."""
+        me = os.getpid()
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            row = self.conn.execute(
+                "SELECT owner_pid, owner_host FROM runs WHERE thread_id = ?", (thread_id,)
+            ).fetchone()
+            if row and row[0] and row[0] != me and self._owner_alive(dict(row)):
+                raise UserError(
+                    f"thread {thread_id} is being run by another process (pid {row[0]})",
+                    hint="wait for it to finish, or stop it first",
+                )
+            self.conn.execute(
+                "UPDATE runs SET owner_pid = ?, owner_host = ? WHERE thread_id = ?",
+                (me, socket.gethostname(), thread_id),
+            )
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+
+    def release(self, thread_id: str) -> None:
+        self.conn.execute(
+            "UPDATE runs SET owner_pid = NULL, owner_host = NULL "
+            "WHERE thread_id = ? AND owner_pid = ?",
+            (thread_id, os.getpid()),
+        )
+
+    # --- call journal -----------------------------------------------------------------------
+
+    def journal_get(self, key: str) -> dict[str, Any] | None:
+        row = self.conn.execute("SELECT answer FROM call_journal WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def journal_put(self, key: str, thread_id: str, step: str, answer: dict[str, Any]) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO call_journal VALUES (?, ?, ?, ?, ?, ?)",
+            (key, thread_id, step, answer.get("model", ""), json.dumps(answer), time.time()),
+        )

@@ -1,0 +1,119 @@
+"""Test doubles shipped with the package: a fake model client with `enqueue()` and `history`,
+and a scripted responder that plays plausible outlines, sections, reviews and revisions.
+Used by the test suite and by the benchmarks (zero-latency model)."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from reflectcli.llm import Completion, register_client, unregister_client
+
+Answer = str | BaseException | Callable[[str, list[dict[str, str]]], str]
+
+
+class FakeClient:
+    """Answers from a queue (or a responder when the queue is empty) and records every call."""
+
+    def __init__(self, model: str = "fake/writer", responder=None, delay: float = 0.0):
+        self.model = model
+        self.queue: deque[Answer] = deque()
+        self.history: list[dict[str, Any]] = []
+        self.responder = responder
+        self.delay = delay
+
+    def enqueue(self, *answers: Answer) -> FakeClient:
+        self.queue.extend(answers)
+        return self
+
+    def steps(self) -> list[str]:
+        return [call["step"] for call in self.history]
+
+    def complete(self, messages, *, step, json_schema=None, max_tokens=None) -> Completion:
+        self.history.append({"step": step, "messages": messages, "json_schema": json_schema})
+        if self.queue:
+            answer = self.queue.popleft()
+        elif self.responder is not None:
+            answer = self.responder
+        else:
+            raise AssertionError(f"fake model: no answer queued for step {step!r}")
+        if isinstance(answer, BaseException):
+            raise answer
+        if callable(answer):
+            answer = answer(step, messages)
+        if self.delay:
+            time.sleep(self.delay)
+        prompt = sum(len(m["content"]) for m in messages) // 4
+        return Completion(
+            text=answer,
+            model=self.model,
+            step=step,
+            prompt_tokens=prompt,
+            completion_tokens=max(1, len(answer) // 4),
+            cost=0.0,
+        )
+
+
+def review_json(score: float, improvements: Sequence[dict[str, str]] | None = None, **dims) -> str:
+    improvements = (
+        list(improvements)
+        if improvements is not None
+        else [{"section": "Section 1", "issue": f"Add a concrete example (score {score}).",
+               "severity": "major"}]  # fmt: skip
+    )
+    return json.dumps(
+        {
+            "score": score,
+            "dimensions": {d: dims.get(d, score) for d in
+                           ("accuracy", "completeness", "readability", "structure")},
+            "feedback": f"Scored {score}: the argument needs more support.",
+            "improvements": improvements if score < 9 else [],
+        }
+    )  # fmt: skip
+
+
+def outline_json(n: int) -> str:
+    return json.dumps(
+        {"sections": [{"title": f"Section {i}", "goal": f"Goal {i}"} for i in range(1, n + 1)]}
+    )
+
+
+PARAGRAPH = (
+    "Writers revise because a first draft records thinking rather than communicating it. "
+    "Revision turns notes to self into an argument for a reader, cutting what wanders and "
+    "adding the example that makes a claim land."
+)
+
+
+class ScriptedResponder:
+    """Plays a whole run: an outline of `sections`, bodies, reviews scoring `scores` in turn
+    (the last score repeats), and revisions that keep every section and grow a little."""
+
+    def __init__(self, scores: Sequence[float] = (8.0,), sections: int = 3):
+        self.scores = list(scores)
+        self.sections = sections
+
+    def __call__(self, step: str, messages: list[dict[str, str]]) -> str:
+        kind = step.split(":")[0]
+        if kind == "plan":
+            return outline_json(self.sections)
+        if kind == "draft":
+            return f"{PARAGRAPH} ({step})"
+        if kind == "review":
+            round_no = int(re.search(r"r(\d+)", step).group(1))
+            return review_json(self.scores[min(round_no, len(self.scores)) - 1])
+        if kind == "revise":
+            article = re.search(r"<article>\n(.*)\n</article>", messages[-1]["content"], re.S)
+            text = article.group(1) if article else ""
+            return text.replace(PARAGRAPH, PARAGRAPH + " A concrete example now supports it.", 1)
+        raise AssertionError(f"unscripted step {step!r}")
+
+
+def install_fake(prefix: str, client_for: Callable[[str], FakeClient]) -> Callable[[], None]:
+    """Route `prefix/...` model strings to fakes; returns the undo function."""
+    register_client(prefix, lambda model, settings: client_for(model))
+    return lambda: unregister_client(prefix)

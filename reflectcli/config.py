@@ -121,8 +121,11 @@ def resume_settings(saved: dict[str, Any], flags: dict[str, Any] | None = None) 
     return _validate(merged, source)
 
 
+FLAG_NAMES = {"max_sections": "--sections", "language": "--lang"}
+
+
 def _flag_name(key: str) -> str:
-    return "--" + key.replace("_", "-")
+    return FLAG_NAMES.get(key, "--" + key.replace("_", "-"))
 
 
 def _layer(merged: dict, source: dict, values: dict[str, Any], where) -> None:

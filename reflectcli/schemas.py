@@ -18,6 +18,7 @@ _WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
     "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
 }  # fmt: skip
+_PLACEHOLDERS = {"title", "section title", "section", "goal", "heading", "short title"}
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
@@ -62,6 +63,14 @@ class Section(BaseModel):
     def _strip(cls, value: Any) -> Any:
         if isinstance(value, str):
             return value.strip().lstrip("#").strip()
+        return value
+
+    @field_validator("title")
+    @classmethod
+    def _not_placeholder(cls, value: str) -> str:
+        if value.lower().strip(" .:") in _PLACEHOLDERS or re.fullmatch(r"<.*>", value):
+            raise ValueError(f"{value!r} is a placeholder copied from the example; "
+                             "write a real title for this task")  # fmt: skip
         return value
 
 

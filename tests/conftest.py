@@ -1,0 +1,43 @@
+"""Fixtures: every path in a temp folder, and fake models registered per test."""
+
+from __future__ import annotations
+
+import pytest
+
+from reflectcli.testing import FakeClient, ScriptedResponder, install_fake
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path, monkeypatch):
+    """No test reads the user's config or writes outside its temp folder.
+
+    The embedded model cache is left alone (it is 98 MB and fetched once), unless a test
+    points REFLECTCLI_CACHE_DIR somewhere else itself.
+    """
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("REFLECTCLI_CONFIG_DIR", str(tmp_path / "user-config"))
+    for key in ("MODEL", "CRITIC_MODEL", "THRESHOLD", "MAX_ROUNDS", "MAX_SECTIONS", "LANGUAGE",
+                "TEMPERATURE", "TIMEOUT", "API_BASE", "RUNS_DIR", "RETRIES", "BACKOFF"):
+        monkeypatch.delenv(f"REFLECTCLI_{key}", raising=False)
+    return tmp_path
+
+
+@pytest.fixture
+def runs_dir(tmp_path):
+    return tmp_path / "runs"
+
+
+@pytest.fixture
+def fake():
+    """A fake writer (and critic) behind model strings `fake/...`."""
+    client = FakeClient()
+    undo = install_fake("fake", lambda model: client)
+    yield client
+    undo()
+
+
+@pytest.fixture
+def scripted(fake):
+    """The fake, answering a whole run by script; set `.responder.scores` per test."""
+    fake.responder = ScriptedResponder(scores=[8.0], sections=3)
+    return fake

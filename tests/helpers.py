@@ -1,0 +1,31 @@
+"""Small helpers shared by tests."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from reflectcli.config import load_settings
+from reflectcli.render import Renderer
+
+
+def quiet_ui() -> Renderer:
+    return Renderer(console=Console(file=io.StringIO(), width=100), quiet=False)
+
+
+def settings(runs_dir, **flags):
+    return load_settings(flags={"model": "fake/w", "runs_dir": str(runs_dir), **flags})
+
+
+class FailOnce:
+    """Wrap a responder so that `step` raises `exc` the first time it is asked."""
+
+    def __init__(self, responder, step: str, exc: BaseException):
+        self.responder, self.step, self.exc, self.fired = responder, step, exc, False
+
+    def __call__(self, step, messages):
+        if step == self.step and not self.fired:
+            self.fired = True
+            raise self.exc
+        return self.responder(step, messages)

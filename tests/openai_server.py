@@ -1,0 +1,327 @@
+"""A small OpenAI-compatible chat-completions server for tests (stdlib only, 127.0.0.1).
+
+    with OpenAIServer(reply) as server:
+        make_client("openai/test-model", Settings(api_base=server.base_url, ...))
+
+`reply(request_json) -> Action` picks each answer; it runs in the handler thread, so it may
+block (tests use that to hold a request while they kill the client). The server counts and
+records every request (body, headers, sha256 of its canonical `messages`) and marks the ones
+whose 200 answer was fully written as completed. Hooks: `on_request(record)` when a request
+arrives, `on_complete(record)` after its answer was written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import select
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+PATHS = ("/v1/chat/completions", "/chat/completions")
+
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "invalid_request_error",
+    404: "invalid_request_error",
+    429: "rate_limit_error",
+    500: "server_error",
+    503: "server_error",
+}
+_ERROR_MESSAGES = {
+    400: "Invalid request.",
+    401: "Incorrect API key provided: sk-test. You can find your API key at "
+    "https://platform.openai.com/account/api-keys.",
+    404: "The model `test-model` does not exist or you do not have access to it.",
+    429: "Rate limit reached for test-model. Please try again in 20ms.",
+    500: "The server had an error while processing your request. Sorry about that!",
+    503: "The engine is currently overloaded, please try again later.",
+}
+
+
+@dataclass(frozen=True)
+class Action:
+    """What the server does with one request."""
+
+    kind: str = "text"  # text | error | drop
+    text: str = ""
+    status: int = 200
+    code: str | None = None
+    message: str | None = None
+    delay: float = 0.0  # seconds to wait before acting (to provoke client timeouts)
+
+
+def answer(text: str, delay: float = 0.0) -> Action:
+    """A 200 chat.completion whose message content is `text`."""
+    return Action("text", text=text, delay=delay)
+
+
+def error(status: int, message: str | None = None, code: str | None = None,
+          delay: float = 0.0) -> Action:  # fmt: skip
+    """An HTTP error with an OpenAI-style error body."""
+    return Action("error", status=status, message=message, code=code, delay=delay)
+
+
+def context_window_error() -> Action:
+    return error(
+        400,
+        "This model's maximum context length is 8192 tokens. However, your messages resulted "
+        "in 9000 tokens. Please reduce the length of the messages.",
+        code="context_length_exceeded",
+    )
+
+
+def drop(delay: float = 0.0) -> Action:
+    """Close the connection without answering."""
+    return Action("drop", delay=delay)
+
+
+def delay(seconds: float, then: Action | None = None) -> Action:
+    """Wait `seconds`, then do `then` (a short text answer by default)."""
+    then = then or answer("late answer")
+    return Action(then.kind, then.text, then.status, then.code, then.message, seconds)
+
+
+def messages_hash(messages: Any) -> str:
+    blob = json.dumps(messages, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+_KINDS = (
+    ("plan", re.compile(r"Plan an article")),
+    ("draft", re.compile(r"Write section (\d+) of \d+")),
+    ("review", re.compile(r"Review round (\d+)")),
+    ("revise", re.compile(r"Revision for round (\d+)")),
+)
+
+
+def step_of(body: dict[str, Any]) -> str:
+    """The reflectcli step a request belongs to, from its first user prompt: `plan`,
+    `draft:s2`, `review:r1`, `revise:r2`; `:retryN` when it is a structured-output retry."""
+    messages = body.get("messages") or []
+    users = [m for m in messages if m.get("role") == "user"]
+    if not users:
+        return "unknown"
+    content = str(users[0].get("content", ""))
+    for kind, pattern in _KINDS:
+        match = pattern.search(content)
+        if match:
+            step = kind
+            if match.groups():
+                step += f":{'s' if kind == 'draft' else 'r'}{match.group(1)}"
+            retries = len(users) - 1
+            return step + (f":retry{retries}" if retries else "")
+    return "unknown"
+
+
+@dataclass
+class Record:
+    """One request as the server saw it."""
+
+    index: int  # 1-based arrival order
+    path: str
+    body: dict[str, Any]
+    headers: dict[str, str]
+    hash: str  # sha256 of the canonical JSON `messages`
+    step: str
+    arrived: float
+    completed: bool = False
+    status: int | None = None
+    action: str | None = None
+
+
+@dataclass
+class OpenAIServer:
+    """Start with `start()` or `with`; `base_url` is `http://127.0.0.1:PORT/v1`."""
+
+    reply: Callable[[dict[str, Any]], Action] = field(default=lambda body: answer("ok"))
+    on_request: Callable[[Record], None] | None = None
+    on_complete: Callable[[Record], None] | None = None
+    model_name: str = "test-model"
+
+    def __post_init__(self) -> None:
+        self.records: list[Record] = []
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> OpenAIServer:
+        server = self
+
+        class Handler(_Handler):
+            owner = server
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()  # wakes handlers sleeping in a delay
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> OpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._httpd is not None, "server not started"
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # --- what was seen ----------------------------------------------------------------------
+
+    @property
+    def count(self) -> int:
+        with self.lock:
+            return len(self.records)
+
+    @property
+    def completed(self) -> list[Record]:
+        with self.lock:
+            return [r for r in self.records if r.completed]
+
+    def steps(self, completed_only: bool = False) -> list[str]:
+        with self.lock:
+            return [r.step for r in self.records if r.completed or not completed_only]
+
+    def _record(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> Record:
+        with self.lock:
+            record = Record(
+                index=len(self.records) + 1,
+                path=path,
+                body=body,
+                headers=headers,
+                hash=messages_hash(body.get("messages")),
+                step=step_of(body),
+                arrived=time.time(),
+            )
+            self.records.append(record)
+            return record
+
+    def _completion(self, body: dict[str, Any], text: str, record: Record) -> dict[str, Any]:
+        prompt = sum(len(str(m.get("content", ""))) for m in body.get("messages") or []) // 4
+        completion = max(1, len(text) // 4)
+        return {
+            "id": f"chatcmpl-test{record.index:06d}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model") or self.model_name,
+            "system_fingerprint": "fp_test",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "logprobs": None,
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            },
+        }
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: OpenAIServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+    def _send_json(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        if status == 429:
+            self.send_header("Retry-After", "0")
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def _peer_gone(self) -> bool:
+        """True when the client has closed its end (EOF or reset pending on the socket)."""
+        sock = self.connection
+        try:
+            readable, _, _ = select.select([sock], [], [], 0)
+            if not readable:
+                return False
+            return sock.recv(1, socket.MSG_PEEK) == b""
+        except (OSError, ValueError):
+            return True
+
+    def do_GET(self) -> None:  # noqa: N802
+        if self.path.rstrip("/") in ("/v1/models", "/models"):
+            model = {"id": self.owner.model_name, "object": "model", "owned_by": "test"}
+            self._send_json(200, {"object": "list", "data": [model]})
+        else:
+            self._send_json(404, {"error": {"message": "not found", "type": "not_found"}})
+
+    def do_POST(self) -> None:  # noqa: N802
+        server = self.owner
+        path = self.path.split("?", 1)[0]
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        if path not in PATHS:
+            self._send_json(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
+            return
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            self._send_json(400, {"error": {"message": "invalid JSON body",
+                                            "type": "invalid_request_error"}})  # fmt: skip
+            return
+        record = server._record(path, body, {k.lower(): v for k, v in self.headers.items()})
+        if server.on_request is not None:
+            server.on_request(record)
+        action = server.reply(body)
+        record.action = action.kind
+        if action.delay and server.stopping.wait(action.delay):
+            action = drop()
+        if action.kind != "drop" and self._peer_gone():
+            action = drop()  # the client gave up (timed out, was killed): nobody to answer
+        try:
+            if action.kind == "drop":
+                self.close_connection = True
+                return
+            if action.kind == "error":
+                record.status = action.status
+                err_type = _ERROR_TYPES.get(action.status, "api_error")
+                message = action.message or _ERROR_MESSAGES.get(action.status, "error")
+                payload = {"error": {"message": message, "type": err_type,
+                                     "param": None, "code": action.code}}  # fmt: skip
+                self._send_json(action.status, payload)
+                return
+            self._send_json(200, server._completion(body, action.text, record))
+        except OSError:  # the client went away (timed out, killed): not completed
+            self.close_connection = True
+            return
+        record.status = 200
+        with server.lock:
+            record.completed = True
+        if server.on_complete is not None:
+            server.on_complete(record)

@@ -1,0 +1,75 @@
+import pytest
+
+from reflectcli.config import load_settings, resume_settings
+from reflectcli.errors import ConfigError
+
+
+def test_defaults():
+    s = load_settings()
+    assert (s.model, s.threshold, s.max_rounds, s.max_sections) == ("local/smollm2", 8, 3, 4)
+    assert s.critic == "local/smollm2" and s.language is None and s.runs_dir == "runs"
+
+
+def test_precedence_file_env_flag(tmp_path, monkeypatch):
+    (tmp_path / "config.toml").write_text('threshold = 6\nmax_rounds = 5\nmodel = "a/b"\n')
+    monkeypatch.setenv("REFLECTCLI_MAX_ROUNDS", "7")
+    s = load_settings(flags={"model": "c/d", "threshold": None})
+    assert (s.threshold, s.max_rounds, s.model) == (6, 7, "c/d")
+
+
+def test_user_config_dir_used_when_no_local_file(tmp_path, monkeypatch):
+    user = tmp_path / "user-config"
+    user.mkdir()
+    (user / "config.toml").write_text("max_sections = 2\n")
+    assert load_settings().max_sections == 2
+
+
+def test_explicit_config_file(tmp_path):
+    path = tmp_path / "other.toml"
+    path.write_text('critic_model = "x/y"\n')
+    assert load_settings(path).critic == "x/y"
+
+
+@pytest.mark.parametrize(
+    ("toml", "expected"),
+    [
+        ("thresold = 7\n", "unknown config key 'thresold'"),
+        ("threshold = 12\n", "config key 'threshold': Input should be less than or equal to 10"),
+        ("max_rounds = 'many'\n", "config key 'max_rounds'"),
+        ("max_sections = 0\n", "config key 'max_sections'"),
+        ("threshold = \n", "invalid TOML"),
+        ("[policy]\nx = 1\n", "unknown config key 'policy'"),
+    ],
+)
+def test_config_errors_name_the_key(tmp_path, toml, expected):
+    (tmp_path / "config.toml").write_text(toml)
+    with pytest.raises(ConfigError) as err:
+        load_settings()
+    assert expected in err.value.message
+    assert err.value.exit_code == 2
+    assert "\n" not in err.value.message
+
+
+def test_toml_error_names_the_line(tmp_path):
+    (tmp_path / "config.toml").write_text("model = 'a'\n\nthreshold = = 3\n")
+    with pytest.raises(ConfigError) as err:
+        load_settings()
+    assert "line 3" in err.value.message
+
+
+def test_env_error_names_the_variable(monkeypatch):
+    monkeypatch.setenv("REFLECTCLI_THRESHOLD", "high")
+    with pytest.raises(ConfigError, match="REFLECTCLI_THRESHOLD: config key 'threshold'"):
+        load_settings()
+
+
+def test_missing_config_file(tmp_path):
+    with pytest.raises(ConfigError, match="config file not found"):
+        load_settings(tmp_path / "nope.toml")
+
+
+def test_resume_settings_keep_saved_values_and_take_flags(tmp_path):
+    (tmp_path / "config.toml").write_text("threshold = 2\n")  # ignored on resume
+    saved = load_settings(flags={"threshold": 9}).run_params()
+    s = resume_settings(saved, {"model": "openai/x", "timeout": None})
+    assert (s.threshold, s.model) == (9, "openai/x")

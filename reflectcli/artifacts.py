@@ -8,8 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from reflectcli.schemas import DIMENSIONS
-from reflectcli.summary import summarize
+from reflectcli.summary import DIMENSIONS, summarize
 
 
 def artifact_path(runs_dir: str | Path, thread_id: str) -> Path:

@@ -171,3 +171,6 @@ def _root(
 
 def main() -> None:
     app()
+
+
+from reflectcli import cli_inspect  # noqa: E402,F401  (registers the read commands)

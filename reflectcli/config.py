@@ -7,15 +7,13 @@ Every error names the key (and the line, for broken TOML) and exits 2.
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from reflectcli.configfile import ENV_PREFIX, find_config_file, read_toml
 from reflectcli.errors import ConfigError
-
-ENV_PREFIX = "REFLECTCLI_"
 
 
 class Settings(BaseModel):
@@ -52,38 +50,6 @@ class Settings(BaseModel):
 
 
 KEYS = tuple(Settings.model_fields)
-
-
-def user_config_dir() -> Path:
-    """Where the user-level config.toml lives (env REFLECTCLI_CONFIG_DIR overrides)."""
-    if env := os.environ.get("REFLECTCLI_CONFIG_DIR"):
-        return Path(env)
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "reflectcli"
-
-
-def find_config_file(explicit: str | Path | None) -> Path | None:
-    """The config file in force, or None when there is none."""
-    if explicit is not None:
-        path = Path(explicit)
-        if not path.is_file():
-            raise ConfigError(f"config file not found: {path}", hint="check the --config path")
-        return path
-    for candidate in (Path("config.toml"), user_config_dir() / "config.toml"):
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def read_toml(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read config file ({exc})") from exc
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}", hint="fix that line") from exc
 
 
 def env_values(environ: dict[str, str] | None = None) -> dict[str, str]:

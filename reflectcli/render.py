@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from reflectcli.schemas import DIMENSIONS
+from reflectcli.summary import DIMENSIONS
 
 _STEP = re.compile(r"^(?P<kind>[a-z]+)(?::[sr](?P<num>\d+))?(?::retry(?P<retry>\d+))?$")
 
@@ -206,6 +206,7 @@ class Renderer:
         self.err.print(
             f"interrupted; the checkpoint is kept. Continue with: reflectcli resume {thread_id}",
             markup=False,
+            soft_wrap=True,
         )
 
     def error(self, message: str, hint: str | None = None) -> None:

@@ -22,7 +22,7 @@ from reflectcli.graph.state import apply_update, initial_state
 from reflectcli.journal import JournaledClient
 from reflectcli.llm import make_client
 from reflectcli.store import Store, validate_thread_id
-from reflectcli.summary import next_step, progress, summarize
+from reflectcli.summary import pending_step, progress, summarize, usage_by_model
 
 log = logging.getLogger(__name__)
 
@@ -110,14 +110,15 @@ class Runner:
         settings = resume_settings(run["settings"], {k: flags.get(k) for k in RESUME_FLAGS})
         settings = settings.model_copy(update={"runs_dir": runs_dir})
         path = artifact_path(runs_dir, thread_id)
+        if run["status"] == "finished":
+            state = store.load_state(thread_id) or {}
+            return RunResult(thread_id, state, path, summarize(state), 0.0, already_finished=True)
         graph, config = self._graph(store, thread_id, settings)
         snapshot = graph.get_state(config)
         state = dict(snapshot.values or {})
-        if state.get("status") == "finished" and not snapshot.next:
-            return RunResult(thread_id, state, path, summarize(state), 0.0, already_finished=True)
         self.ui.started(thread_id, run["task"], settings, path, resumed=True)
         if state:
-            self.ui.notice(f"{progress(state)} → {next_step(state, snapshot.next)}")
+            self.ui.notice(f"{progress(state)} → {pending_step(state)}")
             start = None
         else:  # killed before the first checkpoint landed: start from the beginning
             start = initial_state(run["task"], settings.run_params())
@@ -172,6 +173,8 @@ class Runner:
                         apply_update(self.state, update)
                         self._record(store, thread_id, path, run)
                         self.ui.node_done(node, update, self.state)
+            if self.state.get("status") == "finished":
+                store.compact(thread_id)
         except KeyboardInterrupt:
             store.update_run(thread_id, status="interrupted")
             raise RunInterrupted(thread_id) from None
@@ -196,6 +199,8 @@ class Runner:
         if self.state.get("status") == "finished":
             fields["status"] = "finished"
         store.update_run(thread_id, **fields)
+        store.save_state(thread_id, self.state)
+        store.save_usage(thread_id, usage_by_model(self.state))
         write_artifact(path, self.state, thread_id, run)
 
 

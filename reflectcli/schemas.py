@@ -11,7 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-DIMENSIONS = ("accuracy", "completeness", "readability", "structure")
+from reflectcli.summary import DIMENSIONS
+
 SOURCES = ("llm", "llm-retry", "fallback")
 
 _WORDS = {

@@ -17,55 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from reflectcli.errors import UserError
+from reflectcli.migrations import MIGRATIONS
 
 DB_NAME = "reflect.db"
 THREAD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
-
-MIGRATIONS: list[tuple[str, str]] = [
-    (
-        "001_runs",
-        """
-        CREATE TABLE runs (
-            thread_id    TEXT PRIMARY KEY,
-            task         TEXT NOT NULL,
-            model        TEXT NOT NULL,
-            critic_model TEXT NOT NULL,
-            status       TEXT NOT NULL,
-            created_at   REAL NOT NULL,
-            updated_at   REAL NOT NULL,
-            rounds       INTEGER NOT NULL DEFAULT 0,
-            first_score  REAL,
-            best_score   REAL,
-            final_score  REAL,
-            stop_reason  TEXT,
-            calls        INTEGER NOT NULL DEFAULT 0,
-            tokens       INTEGER NOT NULL DEFAULT 0,
-            cost         REAL,
-            fallbacks    INTEGER NOT NULL DEFAULT 0,
-            artifact     TEXT,
-            settings     TEXT NOT NULL,
-            error        TEXT,
-            owner_pid    INTEGER,
-            owner_host   TEXT
-        );
-        CREATE INDEX runs_created ON runs (created_at);
-        """,
-    ),
-    (
-        "002_call_journal",
-        """
-        CREATE TABLE call_journal (
-            key        TEXT PRIMARY KEY,
-            thread_id  TEXT NOT NULL,
-            step       TEXT NOT NULL,
-            model      TEXT NOT NULL,
-            answer     TEXT NOT NULL,
-            created_at REAL NOT NULL
-        );
-        CREATE INDEX call_journal_thread ON call_journal (thread_id);
-        """,
-    ),
-]
 
 RUN_FIELDS = (
     "status", "rounds", "first_score", "best_score", "final_score", "stop_reason", "calls",
@@ -81,6 +36,29 @@ def validate_thread_id(thread_id: str) -> str:
             hint="`reflectcli history` lists the runs",
         )
     return thread_id
+
+
+def owner_alive(run: dict[str, Any]) -> bool:
+    """Is the process that claimed this run still alive? (A killed one leaves no stuck lock.)"""
+    pid, host = run.get("owner_pid"), run.get("owner_host")
+    if not pid:
+        return False
+    if host != socket.gethostname():
+        return True  # cannot check another host's process: assume it is alive
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def effective_status(run: dict[str, Any]) -> str:
+    """`running` whose owner died (kill -9) reads as `interrupted`."""
+    if run["status"] == "running" and not owner_alive(run):
+        return "interrupted"
+    return run["status"]
 
 
 def _connect(path: Path, **kwargs: Any) -> sqlite3.Connection:
@@ -116,6 +94,13 @@ class Store:
                 f"{self.path} is not a usable SQLite database ({exc})",
                 hint="move it aside to start a fresh one; runs inside it cannot be read",
             ) from exc
+
+    @classmethod
+    def existing(cls, runs_dir: str | Path) -> Store | None:
+        """Open the store only if its database exists (read-only commands create nothing)."""
+        if not (Path(runs_dir) / DB_NAME).is_file():
+            return None
+        return cls(runs_dir)
 
     # --- schema ---------------------------------------------------------------------------
 
@@ -188,26 +173,10 @@ class Store:
             return None
         run = dict(row)
         run["settings"] = json.loads(run["settings"])
-        if run["status"] == "running" and not self._owner_alive(run):
-            run["status"] = "interrupted"
+        run["status"] = effective_status(run)
         return run
 
     # --- ownership: one process per thread ------------------------------------------------
-
-    @staticmethod
-    def _owner_alive(run: dict[str, Any]) -> bool:
-        pid, host = run.get("owner_pid"), run.get("owner_host")
-        if not pid:
-            return False
-        if host != socket.gethostname():
-            return True  # cannot check another host's process: assume it is alive
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
 
     def acquire(self, thread_id: str) -> None:
         """Claim the thread for this process; refuse when a live process holds it."""
@@ -217,7 +186,7 @@ class Store:
             row = self.conn.execute(
                 "SELECT owner_pid, owner_host FROM runs WHERE thread_id = ?", (thread_id,)
             ).fetchone()
-            if row and row[0] and row[0] != me and self._owner_alive(dict(row)):
+            if row and row[0] and row[0] != me and owner_alive(dict(row)):
                 raise UserError(
                     f"thread {thread_id} is being run by another process (pid {row[0]})",
                     hint="wait for it to finish, or stop it first",
@@ -249,3 +218,59 @@ class Store:
             "INSERT OR REPLACE INTO call_journal VALUES (?, ?, ?, ?, ?, ?)",
             (key, thread_id, step, answer.get("model", ""), json.dumps(answer), time.time()),
         )
+
+    # --- state snapshots and housekeeping ---------------------------------------------------
+
+    def save_state(self, thread_id: str, state: dict[str, Any]) -> None:
+        """The run's latest state as JSON: what show/export/diff read, without LangGraph."""
+        self.conn.execute(
+            "INSERT INTO run_state VALUES (?, ?) ON CONFLICT(thread_id) DO UPDATE SET "
+            "state = excluded.state",
+            (thread_id, json.dumps(state, ensure_ascii=False, separators=(",", ":"))),
+        )
+
+    def save_usage(self, thread_id: str, usage: dict[str, dict[str, Any]]) -> None:
+        self.conn.execute("DELETE FROM run_usage WHERE thread_id = ?", (thread_id,))
+        self.conn.executemany(
+            "INSERT INTO run_usage VALUES (?, ?, ?, ?, ?, ?)",
+            [(thread_id, model, u["calls"], u["prompt_tokens"], u["completion_tokens"], u["cost"])
+             for model, u in usage.items()],
+        )  # fmt: skip
+
+    def load_state(self, thread_id: str) -> dict[str, Any] | None:
+        row = self.conn.execute(
+            "SELECT state FROM run_state WHERE thread_id = ?", (thread_id,)
+        ).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def _langgraph_tables(self) -> list[str]:
+        names = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        return [t for t in ("checkpoints", "writes") if t in names]
+
+    def compact(self, thread_id: str) -> None:
+        """A finished run needs no checkpoints and no journal: its state snapshot holds every
+        version, review, decision and trace event that show/export/diff read."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            for table in self._langgraph_tables():
+                self.conn.execute(f"DELETE FROM {table} WHERE thread_id = ?", (thread_id,))
+            self.conn.execute("DELETE FROM call_journal WHERE thread_id = ?", (thread_id,))
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+
+    def delete_run(self, thread_id: str) -> bool:
+        """Remove every row of a thread; True if it existed."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            for table in self._langgraph_tables():
+                self.conn.execute(f"DELETE FROM {table} WHERE thread_id = ?", (thread_id,))
+            for table in ("call_journal", "run_state", "run_usage"):
+                self.conn.execute(f"DELETE FROM {table} WHERE thread_id = ?", (thread_id,))
+            gone = self.conn.execute("DELETE FROM runs WHERE thread_id = ?", (thread_id,)).rowcount
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        return gone > 0

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+DIMENSIONS = ("accuracy", "completeness", "readability", "structure")
+
 
 def call_events(state: dict[str, Any]) -> list[dict[str, Any]]:
     return [e for e in state.get("trace") or [] if "step" in e]
@@ -60,15 +62,40 @@ def progress(state: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def next_step(state: dict[str, Any], next_nodes: tuple[str, ...]) -> str:
-    """A human name for the node a resume will run next."""
-    if not next_nodes:
-        return "nothing (finished)"
-    node = next_nodes[0]
-    if node == "draft":
-        return f"section {len(state.get('sections') or []) + 1}"
-    if node == "review":
-        return f"review round {len(state.get('reviews') or []) + 1}"
-    if node == "revise":
-        return f"revision for round {len(state.get('reviews') or []) + 1}"
-    return {"plan": "outline", "decide": "decision", "finalize": "finalize"}.get(node, node)
+def pending_step(state: dict[str, Any]) -> str | None:
+    """What a resume would run next, read from the state alone (None when finished)."""
+    if state.get("status") == "finished":
+        return None
+    outline = state.get("outline")
+    if not outline:
+        return "outline"
+    written, planned = len(state.get("sections") or []), len(outline["sections"])
+    if written < planned:
+        return f"section {written + 1}"
+    reviews = state.get("reviews") or []
+    decisions = state.get("decisions") or []
+    if not reviews:
+        return "review round 1"
+    if len(decisions) < len(reviews):
+        return "decision"
+    if decisions[-1]["decision"] == "stop":
+        return "finalize"
+    next_round = len(reviews) + 1
+    revised = any(v["round"] == len(reviews) for v in state.get("versions") or []) or any(
+        e.get("kind") == "guard" and e.get("round") == next_round for e in state.get("trace") or []
+    )
+    return f"review round {next_round}" if revised else f"revision for round {next_round}"
+
+
+def usage_by_model(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Calls, tokens and cost per model (writer and critic apart)."""
+    usage: dict[str, dict[str, Any]] = {}
+    for e in call_events(state):
+        row = usage.setdefault(e["model"], {"calls": 0, "prompt_tokens": 0,
+                                            "completion_tokens": 0, "cost": None})  # fmt: skip
+        row["calls"] += 1
+        row["prompt_tokens"] += e["prompt_tokens"]
+        row["completion_tokens"] += e["completion_tokens"]
+        if e.get("cost") is not None:
+            row["cost"] = (row["cost"] or 0.0) + e["cost"]
+    return usage

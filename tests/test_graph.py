@@ -15,8 +15,8 @@ from tests.helpers import FailOnce, quiet_ui, settings
 TASK = "Why do writers revise their drafts?"
 
 
-def run(runs_dir, **flags):
-    return Runner(quiet_ui()).write(TASK, settings(runs_dir, **flags))
+def run(runs_dir, thread_id=None, **flags):
+    return Runner(quiet_ui()).write(TASK, settings(runs_dir, **flags), thread_id)
 
 
 def test_basic_passes_in_round_one_without_revision(scripted, runs_dir):
@@ -125,15 +125,25 @@ def test_best_version_wins(scripted, runs_dir):
     assert result.summary["final_score"] == 7
 
 
-def test_state_and_checkpoints_are_json_only(scripted, runs_dir):
-    scripted.responder.scores = [6, 9]
-    state = run(runs_dir, threshold=8).state
+def test_state_and_checkpoints_are_json_only_and_compacted_when_finished(scripted, runs_dir):
+    scripted.responder = FailOnce(
+        ScriptedResponder(scores=[6, 9], sections=3), "review:r2", ModelError("down")
+    )
+    with pytest.raises(ModelError):
+        run(runs_dir, threshold=8, thread_id="j1")
+    db = sqlite3.connect(runs_dir / "reflect.db")
+    types = {row[0] for row in db.execute("SELECT DISTINCT type FROM checkpoints")}
+    types |= {row[0] for row in db.execute("SELECT DISTINCT type FROM writes")}
+    assert "msgpack" in types and "pickle" not in types
+    assert types <= {"msgpack", "json", "null", None}
+    assert db.execute("SELECT COUNT(*) FROM call_journal").fetchone()[0] == 6
+    state = Runner(quiet_ui()).resume("j1", str(runs_dir), {}).state
     assert json.loads(json.dumps(state)) == state
-    with sqlite3.connect(runs_dir / "reflect.db") as db:
-        types = {row[0] for row in db.execute("SELECT DISTINCT type FROM checkpoints")}
-        types |= {row[0] for row in db.execute("SELECT DISTINCT type FROM writes")}
-        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    assert "pickle" not in types and types <= {"msgpack", "json", "null", None}
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    for table in ("checkpoints", "writes", "call_journal"):  # compacted away when finished
+        assert db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == 0
+    saved = json.loads(db.execute("SELECT state FROM run_state").fetchone()[0])
+    assert saved == state
 
 
 def test_run_index_and_artifact_are_written(scripted, runs_dir):

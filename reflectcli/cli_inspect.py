@@ -1,0 +1,220 @@
+"""Commands that read past runs: history, show, export, diff, stats, delete, prune.
+
+They read our own tables only, so they never import LangGraph or litellm."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from reflectcli.cli import ConfigOpt, DebugOpt, RunsDirOpt, _fail, _setup_logging, app
+from reflectcli.errors import UserError
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (stable keys) instead.")]
+ThreadArg = Annotated[str, typer.Argument(help="Thread id (see `reflectcli history`).")]
+
+
+def _views():
+    from reflectcli.views import Views
+
+    return Views()
+
+
+def _runs_dir(runs_dir: Path | None, config: Path | None) -> Path:
+    from reflectcli.configfile import resolve_runs_dir
+
+    return resolve_runs_dir(runs_dir, config)
+
+
+def _run(debug: bool, fn) -> None:
+    """Run a read command body: errors become one line and an exit code."""
+    _setup_logging(debug)
+    views = _views()
+    try:
+        fn(views)
+    except (UserError, Exception) as exc:
+        from reflectcli.render import Renderer
+
+        raise _fail(Renderer(), exc, debug) from None
+
+
+@app.command()
+def history(
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Show at most N runs.")] = 20,
+    status: Annotated[str | None, typer.Option(help="Only runs with this status: running, "
+                      "finished, failed, interrupted, waiting.")] = None,  # fmt: skip
+    search: Annotated[str | None, typer.Option("--search", "-s", help="Only runs whose task "
+                      "contains TEXT (case-insensitive).")] = None,  # fmt: skip
+    as_json: JsonOpt = False,
+    runs_dir: RunsDirOpt = None,
+    config: ConfigOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """List past runs, newest first."""
+    from reflectcli.queries import STATUSES
+
+    if status and status not in STATUSES:
+        raise typer.BadParameter(f"choose one of {', '.join(STATUSES)}", param_hint="--status")
+
+    def body(views) -> None:
+        from reflectcli.catalog import history as list_history
+
+        where = _runs_dir(runs_dir, config)
+        runs = list_history(where, limit=limit, status=status, search=search)
+        views.json(runs) if as_json else views.history(runs, where)
+
+    _run(debug, body)
+
+
+@app.command()
+def show(
+    thread: ThreadArg,
+    as_json: JsonOpt = False,
+    runs_dir: RunsDirOpt = None,
+    config: ConfigOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Show one run: outline, scores per round, feedback, decisions, guards, trace."""
+
+    def body(views) -> None:
+        from reflectcli.catalog import load_run
+
+        run, state = load_run(_runs_dir(runs_dir, config), thread)
+        if as_json:
+            from reflectcli.exporters import export_json
+
+            views.raw(export_json(run, state) + "\n")
+        else:
+            views.show(run, state)
+
+    _run(debug, body)
+
+
+@app.command()
+def export(
+    thread: ThreadArg,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="md (the article), report (the "
+                   "full record), json (everything), html (one self-contained page).")] = "md",
+    version: Annotated[str, typer.Option("--version", "-v", help="best, final or a version "
+                       "number.")] = "final",  # fmt: skip
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE "
+                      "instead of stdout.")] = None,  # fmt: skip
+    runs_dir: RunsDirOpt = None,
+    config: ConfigOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Export a run's article or record as Markdown, JSON or HTML."""
+
+    def body(views) -> None:
+        from reflectcli.artifacts import write_private
+        from reflectcli.catalog import load_run
+        from reflectcli.exporters import FORMATS
+        from reflectcli.exporters import export as render_export
+
+        if fmt not in FORMATS:
+            raise UserError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}",
+                            exit_code=2)  # fmt: skip
+        run, state = load_run(_runs_dir(runs_dir, config), thread)
+        text = render_export(run, state, fmt, version)
+        if output is None:
+            views.raw(text)
+            return
+        try:
+            write_private(output, text)
+        except OSError as exc:
+            raise UserError(f"cannot write {output}: {exc.strerror}") from exc
+        views.message(f"wrote {output}")
+
+    _run(debug, body)
+
+
+@app.command()
+def diff(
+    thread: ThreadArg,
+    a: Annotated[str, typer.Argument(help="From version: a number, first, best or final.")] = "first",
+    b: Annotated[str, typer.Argument(help="To version (default final).")] = "final",
+    word: Annotated[bool, typer.Option("--word", "-w", help="Word diff instead of unified.")] = False,
+    runs_dir: RunsDirOpt = None,
+    config: ConfigOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Show what changed between two versions of a run (default: first and final)."""
+
+    def body(views) -> None:
+        from reflectcli.catalog import load_run
+        from reflectcli.diffs import unified, word_ops
+        from reflectcli.exporters import choose_version
+
+        _, state = load_run(_runs_dir(runs_dir, config), thread)
+        pick = {"first": "1"}
+        va = choose_version(state, pick.get(a, a))
+        vb = choose_version(state, pick.get(b, b))
+        if word:
+            views.word_diff(word_ops(va["text"], vb["text"]))
+        else:
+            views.unified_diff(unified(va["text"], vb["text"], f"version {va['n']}",
+                                       f"version {vb['n']}"))  # fmt: skip
+
+    _run(debug, body)
+
+
+@app.command()
+def stats(
+    since: Annotated[float | None, typer.Option(min=0, help="Only runs created in the last "
+                     "DAYS days.")] = None,  # fmt: skip
+    as_json: JsonOpt = False,
+    runs_dir: RunsDirOpt = None,
+    config: ConfigOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Totals over runs: statuses, rounds, stop reasons, score gain, fallbacks, usage per model."""
+
+    def body(views) -> None:
+        from reflectcli.catalog import stats as run_stats
+
+        data = run_stats(_runs_dir(runs_dir, config), since)
+        views.json(data) if as_json else views.stats(data)
+
+    _run(debug, body)
+
+
+@app.command()
+def delete(
+    thread: ThreadArg,
+    runs_dir: RunsDirOpt = None,
+    config: ConfigOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Delete a run: its checkpoints, index row, journal and artifact."""
+
+    def body(views) -> None:
+        from reflectcli.catalog import delete as delete_run
+
+        delete_run(_runs_dir(runs_dir, config), thread)
+        views.message(f"deleted {thread}")
+
+    _run(debug, body)
+
+
+@app.command()
+def prune(
+    older_than: Annotated[float, typer.Option("--older-than", min=0, help="Delete runs last "
+                          "updated more than DAYS days ago.")],  # fmt: skip
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would go.")] = False,
+    runs_dir: RunsDirOpt = None,
+    config: ConfigOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Delete old runs (never one that is running)."""
+
+    def body(views) -> None:
+        from reflectcli.catalog import prune as prune_runs
+
+        gone = prune_runs(_runs_dir(runs_dir, config), older_than, dry_run)
+        verb = "would delete" if dry_run else "deleted"
+        views.message(f"{verb} {len(gone)} run{'s' if len(gone) != 1 else ''}"
+                      + "".join(f"\n  {r['thread_id']}" for r in gone))  # fmt: skip
+
+    _run(debug, body)

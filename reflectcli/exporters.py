@@ -1,0 +1,169 @@
+"""Exports of a run: the article (md), the full record (report), everything (json), one
+self-contained page (html, every piece of text escaped). Pure functions of the run's state."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from typing import Any
+
+from reflectcli.artifacts import render_artifact
+from reflectcli.errors import UserError
+from reflectcli.summary import DIMENSIONS, pending_step, summarize
+
+FORMATS = ("md", "report", "json", "html")
+
+
+def choose_version(state: dict[str, Any], which: str) -> dict[str, Any]:
+    """`final` (the chosen output; the latest while unfinished), `best`, or a number."""
+    versions = state.get("versions") or []
+    if not versions:
+        raise UserError("this run has no draft yet", hint="resume it first")
+    by_n = {v["n"]: v for v in versions}
+    if which == "final":
+        return by_n.get(state.get("final_version"), versions[-1])
+    if which == "best":
+        best_n, best = versions[-1]["n"], -1.0
+        for review in state.get("reviews") or []:
+            if review["score"] >= best:
+                best_n, best = review["version"], review["score"]
+        return by_n[best_n]
+    if which.isdigit() and int(which) in by_n:
+        return by_n[int(which)]
+    raise UserError(f"no version {which!r}: choose best, final or one of "
+                    f"{', '.join(str(n) for n in by_n)}", exit_code=2)  # fmt: skip
+
+
+def scores_by_version(state: dict[str, Any]) -> dict[int, float]:
+    return {r["version"]: r["score"] for r in state.get("reviews") or []}
+
+
+def export_json(run: dict[str, Any], state: dict[str, Any]) -> str:
+    payload = {
+        "run": {k: v for k, v in run.items() if k not in ("owner_pid", "owner_host")},
+        "summary": summarize(state),
+        "resume_from": pending_step(state),
+        "state": state,
+    }
+    return json.dumps(payload, ensure_ascii=False, indent=2)
+
+
+def export(run: dict[str, Any], state: dict[str, Any], fmt: str, version: str) -> str:
+    if fmt == "md":
+        return choose_version(state, version)["text"].rstrip() + "\n"
+    if fmt == "report":
+        return render_artifact(state, run["thread_id"], run)
+    if fmt == "json":
+        return export_json(run, state)
+    if fmt == "html":
+        return export_html(run, state, choose_version(state, version))
+    raise UserError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}", exit_code=2)
+
+
+# --- html --------------------------------------------------------------------------------
+
+_CSS = """
+body{font:16px/1.6 Georgia,serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#222}
+h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2rem}h3{font-size:1.05rem}
+table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.2rem .6rem}
+.meta{color:#555;font:14px/1.5 system-ui,sans-serif}.bar{display:inline-block;height:.7rem;
+background:#4a7;vertical-align:middle}.major{color:#b33}.minor{color:#a70}
+article{border-top:1px solid #ddd;border-bottom:1px solid #ddd;padding:1rem 0}
+code,pre{font-family:ui-monospace,monospace;font-size:13px}
+""".strip()
+
+
+def markdown_to_html(text: str) -> str:
+    """A deliberately small Markdown subset; every line is escaped before any tag is added."""
+    out: list[str] = []
+    paragraph: list[str] = []
+    in_list = False
+
+    def flush() -> None:
+        nonlocal in_list
+        if paragraph:
+            out.append("<p>" + " ".join(paragraph) + "</p>")
+            paragraph.clear()
+        if in_list:
+            out.append("</ul>")
+            in_list = False
+
+    for raw in text.splitlines():
+        line = html.escape(raw.strip())
+        line = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", line)
+        heading = re.match(r"^(#{1,6})\s+(.*)$", line)
+        if not line:
+            flush()
+        elif heading:
+            flush()
+            level = min(6, len(heading.group(1)) + 1)
+            out.append(f"<h{level}>{heading.group(2)}</h{level}>")
+        elif re.match(r"^[-*] ", line):
+            if paragraph:
+                out.append("<p>" + " ".join(paragraph) + "</p>")
+                paragraph.clear()
+            if not in_list:
+                out.append("<ul>")
+                in_list = True
+            out.append(f"<li>{line[2:]}</li>")
+        else:
+            paragraph.append(line)
+    flush()
+    return "\n".join(out)
+
+
+def export_html(run: dict[str, Any], state: dict[str, Any], version: dict[str, Any]) -> str:
+    e = html.escape
+    s = summarize(state)
+    scores = scores_by_version(state)
+    score = scores.get(version["n"])
+    rows = [
+        ("thread", run["thread_id"]), ("status", run.get("status", "")),
+        ("models", f"{run.get('model')} / critic {run.get('critic_model')}"),
+        ("version", f"{version['n']} ({version['kind']})"
+                    + (f", score {score:g}/10" if score is not None else "")),
+        ("rounds", s["rounds"]), ("stop reason", s["stop_reason"] or "—"),
+        ("calls / tokens", f"{s['calls']} / {s['tokens']}"),
+    ]  # fmt: skip
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{e(state.get('task', ''))}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{e(state.get('task', ''))}</h1>",
+        '<table class="meta">'
+        + "".join(f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in rows)
+        + "</table>",
+        f"<article>{markdown_to_html(version['text'])}</article>",
+    ]
+    for review in state.get("reviews") or []:
+        parts.append(
+            f"<h2>Review, round {review['round']}: {review['score']:g}/10 "
+            f"(version {review['version']}, source {e(review['source'])})</h2><table>"
+        )
+        for name in ("score", *DIMENSIONS):
+            value = review["score"] if name == "score" else review["dimensions"][name]
+            parts.append(
+                f"<tr><td>{'overall' if name == 'score' else name}</td><td>{value:g}</td>"
+                f'<td><span class="bar" style="width:{value * 12:.0f}px"></span></td></tr>'
+            )
+        parts.append(f"</table><p>{e(review['feedback'])}</p><ul>")
+        for imp in review["improvements"]:
+            parts.append(
+                f'<li><span class="{imp["severity"]}">{e(imp["severity"])}</span> '
+                f"{e(imp['section'] or 'whole article')}: {e(imp['issue'])}</li>"
+            )
+        parts.append("</ul>")
+    decisions = state.get("decisions") or []
+    if decisions:
+        parts.append("<h2>Decisions</h2><table><tr><th>round</th><th>decision</th>"
+                     "<th>reason</th><th>detail</th></tr>")  # fmt: skip
+        parts += [
+            f"<tr><td>{d['round']}</td><td>{e(d['decision'])}</td><td>{e(d['reason'])}</td>"
+            f"<td>{e(d['detail'])}</td></tr>"
+            for d in decisions
+        ]
+        parts.append("</table>")
+    parts.append("</body></html>\n")
+    return "\n".join(parts)

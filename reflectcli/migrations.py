@@ -1,0 +1,72 @@
+"""Ordered, numbered schema migrations for our own tables in reflect.db.
+
+Each is applied once, in order, inside a transaction, and recorded in `_migrations`.
+Never edit a released migration: add the next number.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: list[tuple[str, str]] = [
+    (
+        "001_runs",
+        """
+        CREATE TABLE runs (
+            thread_id    TEXT PRIMARY KEY,
+            task         TEXT NOT NULL,
+            model        TEXT NOT NULL,
+            critic_model TEXT NOT NULL,
+            status       TEXT NOT NULL,
+            created_at   REAL NOT NULL,
+            updated_at   REAL NOT NULL,
+            rounds       INTEGER NOT NULL DEFAULT 0,
+            first_score  REAL,
+            best_score   REAL,
+            final_score  REAL,
+            stop_reason  TEXT,
+            calls        INTEGER NOT NULL DEFAULT 0,
+            tokens       INTEGER NOT NULL DEFAULT 0,
+            cost         REAL,
+            fallbacks    INTEGER NOT NULL DEFAULT 0,
+            artifact     TEXT,
+            settings     TEXT NOT NULL,
+            error        TEXT,
+            owner_pid    INTEGER,
+            owner_host   TEXT
+        );
+        CREATE INDEX runs_created ON runs (created_at);
+        """,
+    ),
+    (
+        "002_call_journal",
+        """
+        CREATE TABLE call_journal (
+            key        TEXT PRIMARY KEY,
+            thread_id  TEXT NOT NULL,
+            step       TEXT NOT NULL,
+            model      TEXT NOT NULL,
+            answer     TEXT NOT NULL,
+            created_at REAL NOT NULL
+        );
+        CREATE INDEX call_journal_thread ON call_journal (thread_id);
+        """,
+    ),
+    (
+        "003_run_state",
+        """
+        CREATE TABLE run_state (
+            thread_id TEXT PRIMARY KEY,
+            state     TEXT NOT NULL
+        );
+        CREATE INDEX runs_status ON runs (status);
+        CREATE TABLE run_usage (
+            thread_id         TEXT NOT NULL,
+            model             TEXT NOT NULL,
+            calls             INTEGER NOT NULL,
+            prompt_tokens     INTEGER NOT NULL,
+            completion_tokens INTEGER NOT NULL,
+            cost              REAL,
+            PRIMARY KEY (thread_id, model)
+        );
+        """,
+    ),
+]

@@ -1,0 +1,109 @@
+"""Read-side queries over our own tables (run index, usage): history and stats.
+
+Only sqlite3 and json: `history` must not pay for LangGraph or litellm imports.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections import Counter
+from typing import Any
+
+from reflectcli.store import effective_status
+
+HISTORY_KEYS = (
+    "thread_id", "created_at", "updated_at", "status", "task", "model", "critic_model",
+    "rounds", "first_score", "best_score", "final_score", "stop_reason", "calls", "tokens",
+    "cost", "fallbacks", "artifact", "error",
+)  # fmt: skip
+STATUSES = ("running", "finished", "failed", "interrupted", "waiting")
+_LIVE = ("running", "interrupted")  # a dead `running` reads as `interrupted`
+
+
+def list_runs(
+    conn: sqlite3.Connection,
+    *,
+    limit: int | None = 20,
+    status: str | None = None,
+    search: str | None = None,
+    since: float | None = None,
+) -> list[dict[str, Any]]:
+    """Runs newest first, with their effective status, filtered in SQL where possible."""
+    where, args = [], []
+    if status in _LIVE:
+        where.append("status IN ('running', 'interrupted')")
+    elif status:
+        where.append("status = ?")
+        args.append(status)
+    if search:
+        where.append("instr(lower(task), lower(?)) > 0")
+        args.append(search)
+    if since is not None:
+        where.append("created_at >= ?")
+        args.append(since)
+    sql = f"SELECT {', '.join(HISTORY_KEYS)}, owner_pid, owner_host FROM runs"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    sql += " ORDER BY created_at DESC, rowid DESC"
+    sql_limit = limit if limit and status not in _LIVE else None
+    if sql_limit:
+        sql += f" LIMIT {int(sql_limit)}"
+    cursor = conn.execute(sql, args)
+    names = [d[0] for d in cursor.description]
+    out = []
+    for values in cursor:
+        run = dict(zip(names, values, strict=True))
+        run["status"] = effective_status(run)
+        if status and run["status"] != status:
+            continue
+        del run["owner_pid"], run["owner_host"]
+        out.append(run)
+        if limit and len(out) >= limit:
+            break
+    return out
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 3) if values else None
+
+
+def run_stats(conn: sqlite3.Connection, since: float | None = None) -> dict[str, Any]:
+    """Aggregates over runs: statuses, rounds, stop reasons, score gain, fallbacks, usage."""
+    runs = list_runs(conn, limit=None, since=since)
+    finished = [r for r in runs if r["status"] == "finished"]
+    scored = [r for r in runs if r["first_score"] is not None and r["final_score"] is not None]
+    structured = sum(r["rounds"] + 1 for r in runs if r["rounds"])
+    first = _mean([r["first_score"] for r in scored])
+    final = _mean([r["final_score"] for r in scored])
+    usage_sql = (
+        "SELECT u.model, SUM(u.calls), SUM(u.prompt_tokens), SUM(u.completion_tokens), "
+        "SUM(u.cost), COUNT(u.cost) FROM run_usage u JOIN runs r USING (thread_id)"
+    )
+    args: list[Any] = []
+    if since is not None:
+        usage_sql += " WHERE r.created_at >= ?"
+        args.append(since)
+    usage_sql += " GROUP BY u.model ORDER BY SUM(u.prompt_tokens + u.completion_tokens) DESC"
+    per_model = [
+        {
+            "model": model, "calls": calls, "prompt_tokens": p, "completion_tokens": c,
+            "tokens": p + c, "cost": round(cost, 6) if priced else None,
+        }
+        for model, calls, p, c, cost, priced in conn.execute(usage_sql, args)
+    ]  # fmt: skip
+    return {
+        "since": since,
+        "runs": len(runs),
+        "by_status": dict(Counter(r["status"] for r in runs).most_common()),
+        "mean_rounds": _mean([r["rounds"] for r in finished]),
+        "stop_reasons": dict(Counter(r["stop_reason"] for r in finished).most_common()),
+        "mean_first_score": first,
+        "mean_final_score": final,
+        "mean_gain": round(final - first, 3) if first is not None and final is not None else None,
+        "fallback_rate": round(sum(r["fallbacks"] for r in runs) / structured, 4)
+        if structured
+        else None,
+        "per_model": per_model,
+        "generated_at": time.time(),
+    }

@@ -1,0 +1,211 @@
+"""history, show, export, diff, stats, delete, prune: reading past runs from our own tables."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+from typer.testing import CliRunner
+
+from reflectcli.cli import app
+from reflectcli.errors import ModelError
+from reflectcli.runner import Runner
+from reflectcli.testing import ScriptedResponder
+from tests.helpers import FailOnce, quiet_ui, settings
+
+cli = CliRunner()
+
+
+def invoke(*args):
+    return cli.invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.fixture
+def runs(scripted, runs_dir):
+    """Three runs: `alpha` passes in round 2, `beta` hits max_rounds, `gamma` failed mid-run."""
+    scripted.responder = ScriptedResponder(scores=[6, 8.5], sections=2)
+    Runner(quiet_ui()).write("Alpha: why writers revise", settings(runs_dir, threshold=8), "alpha")
+    scripted.responder = ScriptedResponder(scores=[5, 6], sections=2)
+    Runner(quiet_ui()).write("Beta: the <script>alert(1)</script> essay",
+                             settings(runs_dir, threshold=9, max_rounds=2), "beta")  # fmt: skip
+    scripted.responder = FailOnce(ScriptedResponder(scores=[7], sections=2), "review:r1",
+                                  ModelError("provider down"))  # fmt: skip
+    with pytest.raises(ModelError):
+        Runner(quiet_ui()).write("Gamma: unfinished", settings(runs_dir), "gamma")
+    return runs_dir
+
+
+def test_history_lists_newest_first_with_columns(runs):
+    result = invoke("history", "--runs-dir", runs)
+    assert result.exit_code == 0
+    lines = result.output.splitlines()
+    assert lines[0].split() == ["id", "when", "status", "rounds", "score", "tokens", "task"]
+    assert [line.split()[0] for line in lines[1:]] == ["gamma", "beta", "alpha"]
+    assert "6→8.5" in lines[3] and "finished" in lines[3]
+    assert "failed" in lines[1]
+
+
+def test_history_filters_and_json(runs):
+    data = json.loads(invoke("history", "--runs-dir", runs, "--json").output)
+    assert [r["thread_id"] for r in data] == ["gamma", "beta", "alpha"]
+    assert set(data[0]) == {
+        "thread_id", "created_at", "updated_at", "status", "task", "model", "critic_model",
+        "rounds", "first_score", "best_score", "final_score", "stop_reason", "calls", "tokens",
+        "cost", "fallbacks", "artifact", "error",
+    }  # fmt: skip
+    assert data[2]["stop_reason"] == "passed" and data[1]["stop_reason"] == "max_rounds"
+    one = json.loads(invoke("history", "--runs-dir", runs, "--json", "--limit", "1").output)
+    assert [r["thread_id"] for r in one] == ["gamma"]
+    found = json.loads(invoke("history", "--runs-dir", runs, "--json", "-s", "SCRIPT").output)
+    assert [r["thread_id"] for r in found] == ["beta"]
+    failed = json.loads(invoke("history", "--runs-dir", runs, "--json", "--status", "failed").output)
+    assert [r["thread_id"] for r in failed] == ["gamma"]
+    bad = cli.invoke(app, ["history", "--runs-dir", str(runs), "--status", "nope"])
+    assert bad.exit_code == 2
+
+
+def test_killed_run_shows_interrupted_not_running(runs):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    with sqlite3.connect(runs / "reflect.db") as db:
+        db.execute("UPDATE runs SET status='running', owner_pid=?, owner_host=(SELECT owner_host "
+                   "FROM runs WHERE 0) WHERE thread_id='gamma'", (dead.pid,))  # fmt: skip
+        import socket
+
+        db.execute("UPDATE runs SET owner_host=? WHERE thread_id='gamma'", (socket.gethostname(),))
+    data = json.loads(invoke("history", "--runs-dir", runs, "--json").output)
+    assert data[0]["status"] == "interrupted"
+    only = json.loads(invoke("history", "--runs-dir", runs, "--json", "--status",
+                             "interrupted").output)  # fmt: skip
+    assert [r["thread_id"] for r in only] == ["gamma"]
+
+
+def test_history_on_empty_dir(runs_dir):
+    result = invoke("history", "--runs-dir", runs_dir)
+    assert result.exit_code == 0 and "no runs" in result.output
+    assert not runs_dir.exists()  # reading creates nothing
+
+
+def test_show_has_outline_scores_feedback_decisions_trace(runs):
+    out = invoke("show", "alpha", "--runs-dir", runs).output
+    for text in ("Outline", "Section 1", "Scores", "Round 1 feedback", "Decisions",
+                 "round 1: revise (below_threshold)", "round 2: stop (passed)", "Trace",
+                 "review:r2", "artifact:"):  # fmt: skip
+        assert text in out, text
+
+
+def test_show_unfinished_says_where_resume_starts(runs):
+    out = invoke("show", "gamma", "--runs-dir", runs).output
+    assert "Resume would start at: review round 1" in out
+    assert "provider down" in out
+
+
+def test_show_json(runs):
+    data = json.loads(invoke("show", "beta", "--runs-dir", runs, "--json").output)
+    assert data["run"]["thread_id"] == "beta"
+    assert data["summary"]["rounds"] == 2 and data["resume_from"] is None
+    assert [r["score"] for r in data["state"]["reviews"]] == [5, 6]
+
+
+def test_export_md_is_the_article_alone(runs):
+    md = invoke("export", "alpha", "--runs-dir", runs).output
+    assert md.startswith("## Section 1") and "Review" not in md
+    first = invoke("export", "alpha", "--runs-dir", runs, "--version", "1").output
+    assert first != md and "A concrete example now supports it." not in first
+    assert invoke("export", "alpha", "--runs-dir", runs, "--version", "best").output == md
+
+
+def test_export_bad_version_and_format(runs):
+    bad = cli.invoke(app, ["export", "alpha", "--runs-dir", str(runs), "--version", "9"])
+    assert bad.exit_code == 2 and "no version '9'" in bad.output
+    fmt = cli.invoke(app, ["export", "alpha", "--runs-dir", str(runs), "-f", "pdf"])
+    assert fmt.exit_code == 2 and "unknown format" in fmt.output
+
+
+def test_export_report_json_and_file(runs, tmp_path):
+    report = invoke("export", "beta", "--runs-dir", runs, "-f", "report").output
+    assert "## Decisions" in report and "## Trace" in report
+    out = tmp_path / "beta.json"
+    result = invoke("export", "beta", "--runs-dir", runs, "-f", "json", "-o", out)
+    assert result.exit_code == 0 and f"wrote {out}" in result.output
+    assert json.loads(out.read_text())["summary"]["stop_reason"] == "max_rounds"
+
+
+def test_export_html_escapes_everything(runs, scripted, runs_dir):
+    scripted.responder = ScriptedResponder(scores=[9], sections=1)
+    scripted.enqueue('{"sections": [{"title": "Intro <img src=x onerror=alert(1)>", "goal": "g"}]}',
+                     "Body with <script>steal()</script> & more.")  # fmt: skip
+    Runner(quiet_ui()).write("Task <script>alert(2)</script>", settings(runs_dir, max_sections=1),
+                             "evil")  # fmt: skip
+    page = invoke("export", "evil", "--runs-dir", runs_dir, "-f", "html").output
+    assert page.startswith("<!DOCTYPE html>") and "<style>" in page
+    assert "<script" not in page.lower() and "<img" not in page.lower()
+    assert "&lt;script&gt;steal()&lt;/script&gt; &amp; more." in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_diff_unified_and_word_plain_in_a_pipe(runs):
+    out = invoke("diff", "alpha", "--runs-dir", runs).output
+    assert out.startswith("--- version 1\n+++ version 2\n")
+    assert any(line.startswith("+") and "concrete example" in line for line in out.splitlines())
+    assert "\x1b[" not in out
+    word = invoke("diff", "alpha", "1", "2", "--word", "--runs-dir", runs).output
+    assert "[+A concrete example now supports it.+]" in word
+    same = invoke("diff", "alpha", "2", "2", "--runs-dir", runs).output
+    assert "no differences" in same
+
+
+def test_stats(runs):
+    data = json.loads(invoke("stats", "--runs-dir", runs, "--json").output)
+    assert data["runs"] == 3
+    assert data["by_status"] == {"finished": 2, "failed": 1}
+    assert data["stop_reasons"] == {"passed": 1, "max_rounds": 1}
+    assert data["mean_rounds"] == 2
+    assert (data["mean_first_score"], data["mean_final_score"]) == (5.5, 7.25)
+    assert data["mean_gain"] == 1.75
+    assert data["fallback_rate"] == 0
+    assert data["per_model"][0]["model"] == "fake/writer" and data["per_model"][0]["calls"] == 15
+    text = invoke("stats", "--runs-dir", runs).output
+    assert "3 runs" in text and "gain +1.75" in text
+    recent = json.loads(invoke("stats", "--runs-dir", runs, "--json", "--since", "1").output)
+    assert recent["runs"] == 3
+
+
+def test_finished_runs_are_compacted_and_still_exportable(runs):
+    with sqlite3.connect(runs / "reflect.db") as db:
+        left = dict(db.execute("SELECT thread_id, COUNT(*) FROM checkpoints GROUP BY thread_id"))
+    assert set(left) == {"gamma"}  # only the unfinished run keeps checkpoints
+    assert invoke("diff", "beta", "--runs-dir", runs).exit_code == 0
+    assert invoke("export", "beta", "--runs-dir", runs).output.startswith("## Section 1")
+
+
+def test_delete_and_prune(runs):
+    result = invoke("delete", "beta", "--runs-dir", runs)
+    assert result.exit_code == 0 and not (runs / "beta.md").exists()
+    missing = cli.invoke(app, ["show", "beta", "--runs-dir", str(runs)])
+    assert missing.exit_code == 1 and "unknown thread id 'beta'" in missing.output
+    assert "would delete 0 runs" in invoke("prune", "--older-than", "1", "--dry-run",
+                                           "--runs-dir", runs).output  # fmt: skip
+    with sqlite3.connect(runs / "reflect.db") as db:
+        db.execute("UPDATE runs SET updated_at = ?", (time.time() - 10 * 86400,))
+    out = invoke("prune", "--older-than", "5", "--runs-dir", runs).output
+    assert "deleted 2 runs" in out
+    assert json.loads(invoke("history", "--json", "--runs-dir", runs).output) == []
+    with sqlite3.connect(runs / "reflect.db") as db:
+        for table in ("runs", "run_state", "run_usage", "checkpoints", "writes", "call_journal"):
+            assert db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == 0, table
+
+
+def test_read_commands_import_neither_litellm_nor_langgraph(runs):
+    for args in (["history"], ["show", "alpha"], ["export", "alpha", "-f", "html"],
+                 ["diff", "alpha"], ["stats"]):  # fmt: skip
+        proc = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "reflectcli", *args, "--runs-dir",
+             str(runs)], capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines()}
+        assert not {m for m in imported if m.startswith(("litellm", "langgraph"))}, args

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -246,5 +247,5 @@ class LiteLLMClient:
 def _short(exc: Exception) -> str:
     """The first line of an exception, without litellm's long preambles."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    text = text.replace("litellm.", "")
+    text = re.sub(r"\b(\w+): (\1: )+", r"\1: ", text.replace("litellm.", ""))
     return f"{type(exc).__name__}: {text[:300]}" if type(exc).__name__ not in text else text[:300]

@@ -202,6 +202,14 @@ class OpenAIServer:
         with self.lock:
             return [r for r in self.records if r.completed]
 
+    def wait_completed(self, n: int, timeout: float = 5.0) -> list[Record]:
+        """The completed records once there are at least `n` (the flag is set just after the
+        answer is written, so a client may already have moved on when it lands)."""
+        deadline = time.monotonic() + timeout
+        while len(done := self.completed) < n and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return done
+
     def steps(self, completed_only: bool = False) -> list[str]:
         with self.lock:
             return [r.step for r in self.records if r.completed or not completed_only]

@@ -108,6 +108,15 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) 
                 for i in review["improvements"]
             ]
             out.append("")
+    critiques = list((state.get("critiques") or {}).values())
+    if critiques:
+        out += ["## Critiques", "", "| id | round | section | severity | status | improvement |",
+                "|---|---|---|---|---|---|"]  # fmt: skip
+        for c in critiques:
+            status = c["status"] + (f" (round {c['closed_in']})" if c.get("closed_in") else "")
+            out.append(f"| {c['id']} | {c['round']} | {_cell(c['section'] or 'whole article')} "
+                       f"| {c['severity']} | {status} | {_cell(c['issue'])} |")  # fmt: skip
+        out.append("")
     decisions = state.get("decisions") or []
     if decisions:
         out += ["## Decisions", "", "| round | decision | reason | detail |", "|---|---|---|---|"]
@@ -132,6 +141,12 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) 
                 f"{e.get('duration', e.get('seconds', '')) or ''} | {tokens or ''} | "
                 f"{_cell(note)} |"
             )
+        out.append("")
+    known = state.get("known_issues") or []
+    if state.get("status") == "finished" and state.get("stop_reason") != "passed":
+        out += ["## Known issues", ""]
+        out += [f"- [{k['severity']}] {k['section'] or 'whole article'}: {k['issue']} ({k['id']})"
+                for k in known] or ["- (the critic listed none)"]  # fmt: skip
         out.append("")
     text = final_text(state)
     if state.get("status") == "finished" and text is not None:

@@ -40,6 +40,10 @@ ApiBaseOpt = Annotated[str | None, typer.Option("--api-base", help="Base URL of 
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the article path "
                      "(and errors).")]  # fmt: skip
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Log details and show tracebacks.")]
+InteractiveOpt = Annotated[bool | None, typer.Option("--interactive/--no-interactive",
+                           help="Ask before drafting (approve, edit or regenerate the outline) "
+                           "and when the loop stops without passing. Needs a terminal; "
+                           "elsewhere the run waits.")]  # fmt: skip
 
 
 def _setup_logging(debug: bool) -> None:
@@ -88,6 +92,11 @@ def write(
     config: ConfigOpt = None,
     timeout: TimeoutOpt = None,
     api_base: ApiBaseOpt = None,
+    revision: Annotated[str | None, typer.Option(help="section: rewrite only the sections the "
+                        "critique names; full: rewrite the whole article.")] = None,  # fmt: skip
+    max_tokens: Annotated[int | None, typer.Option(help="Token budget for the run.")] = None,
+    max_cost: Annotated[float | None, typer.Option(help="Cost budget in USD for the run.")] = None,
+    interactive: InteractiveOpt = None,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
@@ -102,12 +111,22 @@ def write(
             "model": model, "critic_model": critic_model, "threshold": threshold,
             "max_rounds": max_rounds, "max_sections": sections, "language": lang,
             "runs_dir": str(runs_dir) if runs_dir else None, "timeout": timeout,
-            "api_base": api_base,
+            "api_base": api_base, "interactive": interactive,
+            "policy": {"revision": revision, "max_tokens": max_tokens, "max_cost": max_cost},
         })  # fmt: skip
         result = Runner(ui).write(task, settings, thread_id)
     except (UserError, RunInterrupted, Exception) as exc:
         raise _fail(ui, exc, debug) from None
-    ui.finished(result)
+    _ending(ui, result)
+
+
+def _ending(ui, result) -> None:
+    if result.already_finished:
+        ui.already_finished(result)
+    elif result.waiting is not None:
+        ui.waiting(result)
+    else:
+        ui.finished(result)
 
 
 @app.command()
@@ -117,6 +136,7 @@ def resume(
     critic_model: CriticOpt = None,
     timeout: TimeoutOpt = None,
     api_base: ApiBaseOpt = None,
+    interactive: InteractiveOpt = None,
     runs_dir: RunsDirOpt = None,
     config: ConfigOpt = None,
     quiet: QuietOpt = False,
@@ -131,14 +151,11 @@ def resume(
 
         where = load_settings(config, flags={"runs_dir": str(runs_dir) if runs_dir else None})
         flags = {"model": model, "critic_model": critic_model, "timeout": timeout,
-                 "api_base": api_base}  # fmt: skip
+                 "api_base": api_base, "interactive": interactive}  # fmt: skip
         result = Runner(ui).resume(thread, where.runs_dir, flags)
     except (UserError, RunInterrupted, Exception) as exc:
         raise _fail(ui, exc, debug) from None
-    if result.already_finished:
-        ui.already_finished(result)
-    else:
-        ui.finished(result)
+    _ending(ui, result)
 
 
 @app.command("fetch-model")

@@ -8,12 +8,50 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from reflectcli.configfile import ENV_PREFIX, find_config_file, read_toml
 from reflectcli.errors import ConfigError
+from reflectcli.summary import DIMENSIONS
+
+
+class Policy(BaseModel):
+    """How the revision controller spends rounds and tokens (`[policy]` in config.toml)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    weights: dict[str, float] | None = Field(
+        None, description="Dimension weights; when set, overall = the weighted mean of dimensions"
+    )
+    minimums: dict[str, float] = Field(
+        default_factory=dict, description="Per-dimension minimum scores a pass also needs"
+    )
+    min_gain: float = Field(0.5, ge=0, le=10, description="A round gaining less is a stall")
+    patience: int = Field(2, ge=1, le=20, description="Stalled rounds in a row that saturate")
+    max_tokens: int | None = Field(None, gt=0, description="Token budget for the whole run")
+    max_cost: float | None = Field(None, gt=0, description="Cost budget in USD for the whole run")
+    revision: Literal["section", "full"] = Field(
+        "section", description="Rewrite only the sections the critique names, or the whole article"
+    )
+
+    @field_validator("weights", "minimums")
+    @classmethod
+    def _known_dimensions(cls, value: dict[str, float] | None) -> dict[str, float] | None:
+        for name, number in (value or {}).items():
+            if name not in DIMENSIONS:
+                raise ValueError(f"unknown dimension {name!r} (known: {', '.join(DIMENSIONS)})")
+            if not 0 <= number <= 10:
+                raise ValueError(f"{name} must be between 0 and 10, got {number}")
+        return value
+
+    @field_validator("weights")
+    @classmethod
+    def _some_weight(cls, value: dict[str, float] | None) -> dict[str, float] | None:
+        if value is not None and sum(value.values()) <= 0:
+            raise ValueError("at least one weight must be above 0")
+        return value
 
 
 class Settings(BaseModel):
@@ -39,6 +77,9 @@ class Settings(BaseModel):
         3, ge=0, le=10, description="Retries of a model call on 429, 5xx, timeouts, lost connections"
     )
     backoff: float = Field(1.0, ge=0, le=60, description="First retry delay in seconds (doubles)")
+    interactive: bool = Field(False, description="Ask before going on after the outline and "
+                              "when the loop stops without passing")  # fmt: skip
+    policy: Policy = Field(default_factory=Policy, description="The revision policy")
 
     @property
     def critic(self) -> str:
@@ -49,7 +90,25 @@ class Settings(BaseModel):
         return self.model_dump()
 
 
-KEYS = tuple(Settings.model_fields)
+KEYS = tuple(k for k in Settings.model_fields if k != "policy")
+POLICY_KEYS = tuple(Policy.model_fields)
+HOISTED = ("threshold", "max_rounds")  # accepted in [policy] too; they live at the top level
+
+
+def hoist_policy(values: dict[str, Any], where: str) -> dict[str, Any]:
+    """`[policy] threshold = 9` means `threshold = 9`; both at once is an error."""
+    policy = values.get("policy")
+    if not isinstance(policy, dict):
+        return values
+    values, policy = dict(values), dict(policy)
+    for key in HOISTED:
+        if key in policy:
+            if key in values:
+                raise ConfigError(f"{where}: '{key}' is set both at the top level and in "
+                                  "[policy]; keep one")  # fmt: skip
+            values[key] = policy.pop(key)
+    values["policy"] = policy
+    return values
 
 
 def env_values(environ: dict[str, str] | None = None) -> dict[str, str]:
@@ -72,7 +131,7 @@ def load_settings(
     source: dict[str, str] = {}
     path = find_config_file(config_file)
     if path is not None:
-        _layer(merged, source, read_toml(path), lambda k: str(path))
+        _layer(merged, source, hoist_policy(read_toml(path), str(path)), lambda k: str(path))
     _layer(merged, source, env_values(environ), lambda k: ENV_PREFIX + k.upper())
     _layer(merged, source, flags or {}, _flag_name)
     return _validate(merged, source)
@@ -96,9 +155,19 @@ def _flag_name(key: str) -> str:
 
 def _layer(merged: dict, source: dict, values: dict[str, Any], where) -> None:
     for key, value in values.items():
-        if value is not None:
-            merged[key] = value
-            source[key] = where(key)
+        if value is None:
+            continue
+        if key == "policy" and isinstance(value, dict):
+            inner = {k: v for k, v in value.items() if v is not None}
+            if not inner:
+                continue
+            base = merged.get("policy")
+            merged["policy"] = {**(base if isinstance(base, dict) else {}), **inner}
+            for name in inner:
+                source[f"policy.{name}"] = where(name)
+            continue
+        merged[key] = value
+        source[key] = where(key)
 
 
 def _validate(merged: dict[str, Any], source: dict[str, str]) -> Settings:
@@ -110,10 +179,12 @@ def _validate(merged: dict[str, Any], source: dict[str, str]) -> Settings:
 
 def _describe(exc: ValidationError, source: dict[str, str]) -> str:
     err = exc.errors()[0]
-    key = ".".join(str(p) for p in err["loc"]) or "?"
-    where = source.get(str(err["loc"][0]) if err["loc"] else "", "config")
+    loc = [str(p) for p in err["loc"]]
+    key = ".".join(loc) or "?"
+    in_policy = loc[:1] == ["policy"] and len(loc) > 1
+    where = source.get(f"policy.{loc[1]}" if in_policy else (loc[0] if loc else ""), "config")
     if err["type"] == "extra_forbidden":
-        known = ", ".join(KEYS)
+        known = ", ".join(POLICY_KEYS if in_policy else (*KEYS, "policy"))
         return f"{where}: unknown config key '{key}' (known keys: {known})"
     value = err.get("input")
     shown = f" (got {value!r})" if not isinstance(value, dict) else ""

@@ -15,8 +15,8 @@ def unified(a: str, b: str, label_a: str, label_b: str, context: int = 3) -> lis
 
 
 def word_ops(a: str, b: str) -> list[tuple[str, str]]:
-    """(`=`, `-`, `+`) chunks of a word-level diff; whitespace is kept with its word."""
-    wa, wb = re.findall(r"\S+\s*", a), re.findall(r"\S+\s*", b)
+    """(`=`, `-`, `+`) chunks of a word-level diff; words and whitespace are separate tokens."""
+    wa, wb = re.findall(r"\s+|\S+", a), re.findall(r"\s+|\S+", b)
     ops: list[tuple[str, str]] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes():
         if tag == "equal":

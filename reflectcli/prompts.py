@@ -86,7 +86,25 @@ REVIEW_EXAMPLE = {
 }
 
 
-def review_messages(task: str, draft: str, round_no: int, language: str | None) -> Messages:
+def review_messages(
+    task: str,
+    draft: str,
+    round_no: int,
+    language: str | None,
+    open_items: list[dict[str, Any]] | None = None,
+) -> Messages:
+    tracked = ""
+    if open_items:
+        listed = "\n".join(
+            f"- [{item['id']}] {item['section'] or 'whole article'}: {item['issue']}"
+            for item in open_items
+        )
+        tracked = (
+            f"\nImprovements asked for in earlier rounds:\n{listed}\n"
+            "In `addressed`, list the ids of those the article now fully addresses. Do not "
+            "repeat an addressed one among the new improvements.\n"
+        )
+    example = dict(REVIEW_EXAMPLE, addressed=[open_items[0]["id"]] if open_items else [])
     return [
         {
             "role": "system",
@@ -104,8 +122,9 @@ def review_messages(task: str, draft: str, round_no: int, language: str | None) 
                 "feedback: what is wrong, in two or three sentences.\n"
                 "improvements: up to five concrete, actionable changes, each naming the section "
                 "title it concerns and a severity (major or minor). Leave the list empty only if "
-                f"the article is excellent. Write the feedback in the article's language.\n\n"
-                f"Reply with only a JSON object of this form:\n{json.dumps(REVIEW_EXAMPLE)}"
+                f"the article is excellent. Write the feedback in the article's language.\n"
+                f"{tracked}\n"
+                f"Reply with only a JSON object of this form:\n{json.dumps(example)}"
             ),
         },
     ]
@@ -114,10 +133,7 @@ def review_messages(task: str, draft: str, round_no: int, language: str | None) 
 def revise_messages(
     task: str, draft: str, review: dict[str, Any], round_no: int, language: str | None
 ) -> Messages:
-    items = "\n".join(
-        f"- [{imp['severity']}] {imp['section'] or 'whole article'}: {imp['issue']}"
-        for imp in review.get("improvements", [])
-    ) or "- (no specific items; address the feedback)"
+    items = _items(review.get("improvements", []))
     return [
         {
             "role": "system",
@@ -135,6 +151,43 @@ def revise_messages(
                 "'## ' heading line. Keep the length similar unless an improvement asks for more. "
                 f"{language_rule(language)} Return only the article in Markdown, nothing before "
                 "or after it."
+            ),
+        },
+    ]
+
+
+def _items(improvements: list[dict[str, Any]]) -> str:
+    return "\n".join(
+        f"- [{imp['severity']}] {imp.get('section') or 'whole article'}: {imp['issue']}"
+        for imp in improvements
+    ) or "- (no specific items; address the feedback)"
+
+
+def section_revise_messages(
+    task: str,
+    article: str,
+    title: str,
+    body: str,
+    improvements: list[dict[str, Any]],
+    round_no: int,
+    language: str | None,
+) -> Messages:
+    return [
+        {
+            "role": "system",
+            "content": "You are a writer revising one section of your article after an "
+            "editor's review.",
+        },
+        {
+            "role": "user",
+            "content": (
+                f"Task: {task}\n\nRevision for round {round_no}. The whole article, for "
+                f"context:\n\n<article>\n{article}\n</article>\n\n"
+                f"Rewrite only the section \"{title}\". Its current text:\n\n<section>\n{body}\n"
+                f"</section>\n\nImprovements to make in it:\n{_items(improvements)}\n\n"
+                "Address every improvement and keep what was good. Keep the length similar "
+                "unless an improvement asks for more. Return only the new body of this "
+                f"section: no heading, no preamble, no notes. {language_rule(language)}"
             ),
         },
     ]

@@ -16,7 +16,9 @@ from rich.table import Table
 
 from reflectcli.summary import DIMENSIONS
 
-_STEP = re.compile(r"^(?P<kind>[a-z]+)(?::[sr](?P<num>\d+))?(?::retry(?P<retry>\d+))?$")
+_STEP = re.compile(
+    r"^(?P<kind>[a-z]+)(?::[srg](?P<num>\d+))?(?::s(?P<sec>\d+))?(?::retry(?P<retry>\d+))?$"
+)
 
 
 def step_label(step: str, state: dict[str, Any]) -> str:
@@ -25,15 +27,20 @@ def step_label(step: str, state: dict[str, Any]) -> str:
     if not match:
         return step
     kind, num, retry = match["kind"], match["num"], match["retry"]
+    sections = (state.get("outline") or {}).get("sections") or []
     if kind == "plan":
-        label = "planning the outline"
+        label = "planning the outline" + (f" (attempt {num})" if num else "")
     elif kind == "draft":
-        sections = (state.get("outline") or {}).get("sections") or []
         i = int(num)
         title = f" · {sections[i - 1]['title']}" if i <= len(sections) else ""
         label = f"drafting section {i}/{len(sections) or '?'}{title}"
     elif kind == "review":
         label = f"reviewing, round {num}"
+    elif kind == "revise" and match["sec"]:
+        revision = state.get("revision") or {}
+        done = len(revision.get("done") or []) + 1
+        total = len(revision.get("targets") or []) or "?"
+        label = f"revising for round {num}: section {match['sec']} ({done}/{total})"
     elif kind == "revise":
         label = f"revising for round {num}"
     else:
@@ -128,18 +135,22 @@ class Renderer:
 
     def node_done(self, node: str, update: dict[str, Any], state: dict[str, Any]) -> None:
         for event in update.get("trace") or []:
-            if event.get("kind") in ("guard", "fallback"):
+            if "kind" in event:
                 self.warn(f"{event['kind']}: {event['note']}")
         if node == "plan":
             self._outline(state["outline"])
         elif node == "review":
             self._review(state["reviews"][-1], state["params"]["threshold"])
         elif node == "decide":
-            d = state["decisions"][-1]
-            colour = "green" if d["reason"] == "passed" else "yellow"
-            if d["decision"] == "revise":
-                colour = "cyan"
-            self._print(f"[{colour}]→ {d['decision']}[/] ({d['reason']}): {escape(d['detail'])}")
+            self._decision(state["decisions"][-1])
+        elif node.startswith("gate_"):
+            self._decision(state["decisions"][-1])
+
+    def _decision(self, d: dict[str, Any]) -> None:
+        colour = {"passed": "green", "human": "magenta"}.get(d["reason"], "yellow")
+        if d["decision"] == "revise":
+            colour = "cyan"
+        self._print(f"[{colour}]→ {d['decision']}[/] ({d['reason']}): {escape(d['detail'])}")
 
     def _outline(self, outline: dict[str, Any]) -> None:
         flag = " [yellow](fallback)[/]" if outline["source"] == "fallback" else ""
@@ -175,6 +186,47 @@ class Renderer:
             where = imp["section"] or "whole article"
             colour = "red" if imp["severity"] == "major" else "yellow"
             self._print(f"  [{colour}]{imp['severity']}[/] {escape(where)}: {escape(imp['issue'])}")
+
+    # --- the human gate ----------------------------------------------------------------
+
+    def can_ask(self) -> bool:
+        """Questions need a person: a terminal on both ends. Without one nothing blocks."""
+        import sys
+
+        return self.console.is_terminal and sys.stdin.isatty() and not self.quiet
+
+    def ask(self, question: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
+        from rich.prompt import Prompt
+
+        self.close()
+        if question["gate"] == "outline":
+            self._outline({"sections": question["outline"], "source": "llm"})
+            choice = Prompt.ask("outline: [a]pprove, [e]dit in $EDITOR, [r]egenerate",
+                                choices=["a", "e", "r"], default="a", console=self.console)
+            if choice == "e":
+                from reflectcli.editing import edit_outline
+
+                return {"action": "edit", "sections": edit_outline(question["outline"])}
+            return {"action": {"a": "approve", "r": "regenerate"}[choice]}
+        best = question.get("best_score")
+        self._print(f"[yellow]stopped without passing[/] ({question['reason']}): "
+                    f"{escape(question['detail'])}")  # fmt: skip
+        choice = Prompt.ask(
+            f"[a]ccept the best version ({question['best_version']}, score "
+            f"{best if best is not None else '?'}), one [m]ore round, or [s]top",
+            choices=["a", "m", "s"], default="a", console=self.console,
+        )  # fmt: skip
+        return {"action": {"a": "accept", "m": "more", "s": "stop"}[choice]}
+
+    def waiting(self, result) -> None:
+        self.close()
+        q = result.waiting
+        what = ("approval of the outline" if q["gate"] == "outline"
+                else f"a decision after stopping ({q['reason']})")  # fmt: skip
+        self.console.print(
+            f"waiting for {what}; answer at a terminal with: "
+            f"reflectcli resume {result.thread_id} --interactive", markup=False, soft_wrap=True,
+        )  # fmt: skip
 
     # --- endings --------------------------------------------------------------------------
 

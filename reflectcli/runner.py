@@ -27,7 +27,7 @@ from reflectcli.summary import pending_step, progress, summarize, usage_by_model
 log = logging.getLogger(__name__)
 
 MAX_TASK_CHARS = 4000
-RESUME_FLAGS = ("model", "critic_model", "timeout", "api_base", "retries", "backoff")
+RESUME_FLAGS = ("model", "critic_model", "timeout", "api_base", "retries", "backoff", "interactive")
 
 
 @dataclass
@@ -38,6 +38,7 @@ class RunResult:
     summary: dict[str, Any]
     elapsed: float
     already_finished: bool = False
+    waiting: dict[str, Any] | None = None  # the question a human gate is waiting on
 
 
 def new_thread_id(task: str) -> str:
@@ -118,7 +119,10 @@ class Runner:
         state = dict(snapshot.values or {})
         self.ui.started(thread_id, run["task"], settings, path, resumed=True)
         if state:
-            self.ui.notice(f"{progress(state)} → {pending_step(state)}")
+            gates = {"gate_outline": "your approval of the outline",
+                     "gate_stop": "your decision after the stop"}  # fmt: skip
+            nxt = gates.get((snapshot.next or ("",))[0]) or pending_step(state)
+            self.ui.notice(f"{progress(state)} → {nxt}")
             start = None
         else:  # killed before the first checkpoint landed: start from the beginning
             start = initial_state(run["task"], settings.run_params())
@@ -146,7 +150,7 @@ class Runner:
         from reflectcli.graph.build import build_graph, recursion_limit
 
         writer, critic = self._clients(store, thread_id, settings)
-        graph = build_graph(writer, critic, store.checkpointer())
+        graph = build_graph(writer, critic, store.checkpointer(), settings.interactive)
         config = {
             "configurable": {"thread_id": thread_id},
             "recursion_limit": recursion_limit(settings.max_sections, settings.max_rounds),
@@ -160,20 +164,15 @@ class Runner:
         run = store.get_run(thread_id) or {}
         started = time.monotonic()
         self.state = dict(state or start or {})
+        waiting = None
         try:
             store.update_run(thread_id, status="running", error=None,
                              model=settings.model, critic_model=settings.critic)  # fmt: skip
             with sigterm_as_interrupt():
-                for chunk in graph.stream(
-                    start, config, stream_mode="updates", durability="sync"
-                ):
-                    for node, update in chunk.items():
-                        if not update:
-                            continue
-                        apply_update(self.state, update)
-                        self._record(store, thread_id, path, run)
-                        self.ui.node_done(node, update, self.state)
-            if self.state.get("status") == "finished":
+                waiting = self._stream(store, thread_id, graph, config, start, path, run)
+            if waiting is not None:
+                store.update_run(thread_id, status="waiting")
+            elif self.state.get("status") == "finished":
                 store.compact(thread_id)
         except KeyboardInterrupt:
             store.update_run(thread_id, status="interrupted")
@@ -189,7 +188,32 @@ class Runner:
             if self.state:
                 self._record(store, thread_id, path, run)
         summary = summarize(self.state)
-        return RunResult(thread_id, self.state, path, summary, time.monotonic() - started)
+        return RunResult(thread_id, self.state, path, summary, time.monotonic() - started,
+                         waiting=waiting)  # fmt: skip
+
+    def _stream(self, store, thread_id, graph, config, start, path, run) -> dict | None:
+        """Run the graph; at a human gate ask the UI, or leave the run waiting (returned)."""
+        command: Any = start
+        while True:
+            question = None
+            for chunk in graph.stream(command, config, stream_mode="updates", durability="sync"):
+                for node, update in chunk.items():
+                    if node == "__interrupt__":
+                        question = update[0].value
+                        continue
+                    if not update:
+                        continue
+                    apply_update(self.state, update)
+                    self._record(store, thread_id, path, run)
+                    self.ui.node_done(node, update, self.state)
+            if question is None:
+                return None
+            answer = self.ui.ask(question, self.state) if self.ui.can_ask() else None
+            if answer is None:
+                return question
+            from langgraph.types import Command
+
+            command = Command(resume=answer)
 
     def _record(self, store: Store, thread_id: str, path: Path, run: dict[str, Any]) -> None:
         """After every step: the index row and the artifact catch up with the state."""

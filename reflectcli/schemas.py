@@ -135,6 +135,7 @@ class Review(BaseModel):
     dimensions: Dimensions
     feedback: str = ""
     improvements: list[Improvement] = Field(default_factory=list)
+    addressed: list[str] = Field(default_factory=list)  # ids of earlier improvements now done
 
     @model_validator(mode="before")
     @classmethod
@@ -164,6 +165,9 @@ class Review(BaseModel):
             value["improvements"] = [value["improvements"]]
         if value.get("improvements") is None:
             value["improvements"] = []
+        if not isinstance(value.get("addressed"), list):
+            value["addressed"] = []
+        value["addressed"] = [str(x) for x in value["addressed"] if isinstance(x, str | int)]
         if isinstance(value.get("feedback"), list):
             value["feedback"] = " ".join(str(x) for x in value["feedback"])
         return value
@@ -223,6 +227,8 @@ def review_schema() -> dict[str, Any]:
                     "required": ["section", "issue", "severity"],
                 },
             },
+            "addressed": {"type": "array", "maxItems": 12, "items": {"type": "string",
+                                                                     "maxLength": 12}},
         },
-        "required": ["score", "dimensions", "feedback", "improvements"],
+        "required": ["score", "dimensions", "feedback", "improvements", "addressed"],
     }

@@ -58,11 +58,27 @@ class FakeClient:
         )
 
 
-def review_json(score: float, improvements: Sequence[dict[str, str]] | None = None, **dims) -> str:
+ISSUES = (
+    "Add a concrete example of a writer revising a paragraph.",
+    "Cite evidence: a study or survey on how professionals revise.",
+    "Cut the repetition between the opening and the closing lines.",
+    "Explain the difference between editing sentences and revising ideas.",
+    "Name the reader this is for and what they should do next.",
+    "Replace the vague claim about quality with a measurable one.",
+)
+
+
+def review_json(
+    score: float,
+    improvements: Sequence[dict[str, str]] | None = None,
+    round_no: int = 1,
+    section: str = "Section 1",
+    **dims,
+) -> str:
     improvements = (
         list(improvements)
         if improvements is not None
-        else [{"section": "Section 1", "issue": f"Add a concrete example (score {score}).",
+        else [{"section": section, "issue": ISSUES[(round_no - 1) % len(ISSUES)],
                "severity": "major"}]  # fmt: skip
     )
     return json.dumps(
@@ -71,7 +87,7 @@ def review_json(score: float, improvements: Sequence[dict[str, str]] | None = No
             "dimensions": {d: dims.get(d, score) for d in
                            ("accuracy", "completeness", "readability", "structure")},
             "feedback": f"Scored {score}: the argument needs more support.",
-            "improvements": improvements if score < 9 else [],
+            "improvements": improvements if score < 10 else [],
         }
     )  # fmt: skip
 
@@ -87,6 +103,9 @@ PARAGRAPH = (
     "Revision turns notes to self into an argument for a reader, cutting what wanders and "
     "adding the example that makes a claim land."
 )
+
+
+IMPROVED = "A concrete example now supports it."
 
 
 class ScriptedResponder:
@@ -105,11 +124,17 @@ class ScriptedResponder:
             return f"{PARAGRAPH} ({step})"
         if kind == "review":
             round_no = int(re.search(r"r(\d+)", step).group(1))
-            return review_json(self.scores[min(round_no, len(self.scores)) - 1])
+            section = f"Section {(round_no - 1) % self.sections + 1}"
+            score = self.scores[min(round_no, len(self.scores)) - 1]
+            return review_json(score, round_no=round_no, section=section)
         if kind == "revise":
-            article = re.search(r"<article>\n(.*)\n</article>", messages[-1]["content"], re.S)
+            prompt = messages[-1]["content"]
+            part = re.search(r"<section>\n(.*)\n</section>", prompt, re.S)
+            if part:  # section-level revision: return the new body only
+                return part.group(1) + " " + IMPROVED
+            article = re.search(r"<article>\n(.*)\n</article>", prompt, re.S)
             text = article.group(1) if article else ""
-            return text.replace(PARAGRAPH, PARAGRAPH + " A concrete example now supports it.", 1)
+            return text.replace(PARAGRAPH, PARAGRAPH + " " + IMPROVED, 1)
         raise AssertionError(f"unscripted step {step!r}")
 
 

@@ -53,3 +53,39 @@ def rewrite_guard(previous: str, candidate: str) -> str | None:
     if before and after > MAX_RATIO * before:
         return "too_long"
     return None
+
+
+def split_sections(text: str) -> list[tuple[str, str]]:
+    """An article's `## ` sections as (title, body); text before the first heading is dropped
+    unless there is no heading at all (then the whole text is one untitled section)."""
+    parts = re.split(r"^## +(.*)$", text, flags=re.M)
+    if len(parts) == 1:
+        return [("", text.strip())]
+    return [(parts[i].strip(), parts[i + 1].strip()) for i in range(1, len(parts), 2)]
+
+
+def join_sections(sections: list[tuple[str, str]]) -> str:
+    return "\n\n".join(f"## {title}\n\n{body}" if title else body for title, body in sections)
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\W+", " ", text.lower()).strip()
+
+
+def match_section(name: str, titles: list[str]) -> int | None:
+    """Which section an improvement names: exact title, `section N`, or a title contained
+    either way (case and punctuation ignored); None for the whole article or no match."""
+    wanted = _norm(name)
+    if not wanted or wanted in {"whole article", "article", "all", "general", "overall"}:
+        return None
+    normed = [_norm(t) for t in titles]
+    if wanted in normed:
+        return normed.index(wanted)
+    number = re.fullmatch(r"(?:section )?(\d+)", wanted)
+    if number and 1 <= int(number.group(1)) <= len(titles):
+        if wanted not in normed:
+            return int(number.group(1)) - 1
+    for i, title in enumerate(normed):
+        if title and (wanted in title or title in wanted):
+            return i
+    return None

@@ -111,14 +111,26 @@ class Views:
                     colour = "red" if imp["severity"] == "major" else "yellow"
                     p(f"  [{colour}]{imp['severity']}[/] {escape(imp['section'] or 'whole')}: "
                       f"{escape(imp['issue'])}")  # fmt: skip
+        critiques = list((state.get("critiques") or {}).values())
+        if critiques:
+            p("\n[bold]Critiques[/]")
+            for c in critiques:
+                colour = "green" if c["status"] == "addressed" else "yellow"
+                p(f"  {c['id']:<6} [{colour}]{c['status']:<9}[/] {escape(c['section'] or 'whole')}: "
+                  f"{escape(c['issue'])}")  # fmt: skip
+        known = state.get("known_issues") or []
+        if known:
+            p("\n[bold]Known issues[/] (the output did not pass)")
+            for k in known:
+                p(f"  {k['id']} {escape(k['section'] or 'whole')}: {escape(k['issue'])}")
         decisions = state.get("decisions") or []
         if decisions:
             p("\n[bold]Decisions[/]")
             for d in decisions:
                 p(f"  round {d['round']}: {d['decision']} ({d['reason']}) — {escape(d['detail'])}")
-        events = [e for e in state.get("trace") or [] if e.get("kind") in ("guard", "fallback")]
+        events = [e for e in state.get("trace") or [] if "kind" in e]
         if events:
-            p("\n[bold]Guards and fallbacks[/]")
+            p("\n[bold]Guards, fallbacks, rollbacks, budget[/]")
             for e in events:
                 p(f"  [yellow]{e['kind']}[/] {e['node']}: {escape(e['note'])}")
         calls = [e for e in state.get("trace") or [] if "step" in e]
@@ -165,8 +177,13 @@ class Views:
             return
         out = []
         for op, chunk in ops:
-            out.append(chunk if op == "=" else f"[{op}{chunk.rstrip()}{op}]"
-                       + chunk[len(chunk.rstrip()):])  # fmt: skip
+            core = chunk.strip()
+            if op == "=" or not core:
+                out.append("" if op == "-" else chunk)
+                continue
+            lead = chunk[: len(chunk) - len(chunk.lstrip())]
+            trail = chunk[len(chunk.rstrip()) :]
+            out.append(f"{lead}[{op}{core}{op}]{trail}")
         sys.stdout.write("".join(out).rstrip() + "\n")
 
     # --- stats --------------------------------------------------------------------------

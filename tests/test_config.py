@@ -38,7 +38,7 @@ def test_explicit_config_file(tmp_path):
         ("max_rounds = 'many'\n", "config key 'max_rounds'"),
         ("max_sections = 0\n", "config key 'max_sections'"),
         ("threshold = \n", "invalid TOML"),
-        ("[policy]\nx = 1\n", "unknown config key 'policy'"),
+        ("[policy]\nx = 1\n", "unknown config key 'policy.x'"),
     ],
 )
 def test_config_errors_name_the_key(tmp_path, toml, expected):

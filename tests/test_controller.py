@@ -1,31 +1,87 @@
-"""The stop rule is a pure function: a table of cases, including precedence."""
+"""The stop rule is a pure function: every rule and the order of precedence, as a table."""
 
 import pytest
 
-from reflectcli.graph.controller import decide
+from reflectcli.graph.controller import Facts, Rules, decide, repeats
+
+A, B, C = "Add a concrete example.", "Cite a study.", "Cut the repeated ending."
 
 
-@pytest.mark.parametrize(
-    ("score", "round_no", "threshold", "max_rounds", "action", "reason"),
-    [
-        (8, 1, 7, 3, "stop", "passed"),
-        (7, 1, 7, 3, "stop", "passed"),  # equal passes
-        (6.9, 1, 7, 3, "revise", "below_threshold"),
-        (6, 3, 7, 3, "stop", "max_rounds"),
-        (9.5, 3, 9, 3, "stop", "passed"),  # passing in the last round is `passed`
-        (9.9, 2, 10, 2, "stop", "max_rounds"),  # threshold 10 guard
-        (0, 1, 0, 1, "stop", "passed"),
-        (5, 1, 8, 1, "stop", "max_rounds"),
-        (5, 4, 8, 3, "stop", "max_rounds"),  # beyond the cap still stops
-    ],
-)
-def test_decide(score, round_no, threshold, max_rounds, action, reason):
-    decision = decide(score=score, round_no=round_no, threshold=threshold, max_rounds=max_rounds)
+def rules(**kw):
+    base = {"threshold": 8, "max_rounds": 5, "min_gain": 0.5, "patience": 2}
+    return Rules(**{**base, **kw})
+
+
+def facts(*scores, imps=(A,), prev=(B,), dims=None, tokens=0, cost=None):
+    return Facts(round=len(scores), scores=tuple(scores), dimensions=dims or {},
+                 improvements=tuple(imps), previous_improvements=tuple(prev),
+                 tokens=tokens, cost=cost)  # fmt: skip
+
+
+CASES = [
+    # name, facts, rules, action, reason
+    ("passes", facts(8.5), rules(), "stop", "passed"),
+    ("equal passes", facts(8), rules(), "stop", "passed"),
+    ("below revises", facts(6), rules(), "revise", "below_threshold"),
+    ("cap", facts(5, 6, 7), rules(max_rounds=3), "stop", "max_rounds"),
+    ("pass beats cap", facts(5, 9), rules(max_rounds=2), "stop", "passed"),
+    ("threshold 10 fenced by cap", facts(9, 9.5), rules(threshold=10, max_rounds=2),
+     "stop", "max_rounds"),
+    ("minimum blocks a pass", facts(9, dims={"structure": 5}), rules(minimums={"structure": 6}),
+     "revise", "below_threshold"),
+    ("minimum met passes", facts(9, dims={"structure": 6}), rules(minimums={"structure": 6}),
+     "stop", "passed"),
+    ("missing dim takes overall", facts(9), rules(minimums={"accuracy": 8.5}), "stop", "passed"),
+    ("token budget", facts(6, tokens=1000), rules(max_tokens=1000), "stop", "budget"),
+    ("under token budget", facts(6, tokens=999), rules(max_tokens=1000), "revise",
+     "below_threshold"),
+    ("cost budget", facts(6, cost=0.5), rules(max_cost=0.5), "stop", "budget"),
+    ("unknown cost never trips", facts(6, cost=None), rules(max_cost=0.5), "revise",
+     "below_threshold"),
+    ("cap beats budget", facts(5, 6, tokens=10**6), rules(max_rounds=2, max_tokens=10),
+     "stop", "max_rounds"),
+    ("pass beats budget", facts(9, tokens=10**6), rules(max_tokens=10), "stop", "passed"),
+    ("saturated", facts(6, 6.2, 6.3), rules(), "stop", "saturated"),
+    ("one stall is not saturation", facts(5, 6, 6.2), rules(), "revise", "below_threshold"),
+    ("patience 1", facts(6, 6.2), rules(patience=1), "stop", "saturated"),
+    ("budget beats saturation", facts(6, 6.2, 6.3, tokens=50), rules(max_tokens=50), "stop",
+     "budget"),
+    ("no critique", facts(6, imps=()), rules(), "stop", "no_new_critique"),
+    ("repeated critique", facts(6, 7, imps=("Add a concrete example!",), prev=(A,)), rules(),
+     "stop", "no_new_critique"),
+    ("new critique goes on", facts(6, 7, imps=(A, C), prev=(A,)), rules(), "revise",
+     "below_threshold"),
+    ("saturation beats repetition", facts(6, 6.1, 6.2, imps=(A,), prev=(A,)), rules(), "stop",
+     "saturated"),
+    ("regressed revises from best", facts(7, 6), rules(), "revise", "regressed"),
+    ("saturated beats regressed", facts(7, 6, 5), rules(), "stop", "saturated"),
+    ("regressed under patience", facts(5, 7, 6.5), rules(), "revise", "regressed"),
+]
+
+
+@pytest.mark.parametrize(("name", "f", "r", "action", "reason"), CASES, ids=[c[0] for c in CASES])
+def test_decide(name, f, r, action, reason):
+    decision = decide(f, r)
     assert (decision.action, decision.reason) == (action, reason)
     assert decision.detail
 
 
-def test_log_entry_has_round_decision_reason_numbers():
-    entry = decide(score=6, round_no=1, threshold=8, max_rounds=3).log_entry(1, 6, 8)
-    assert entry == {"round": 1, "decision": "revise", "reason": "below_threshold",
-                     "detail": entry["detail"], "score": 6, "threshold": 8}  # fmt: skip
+def test_log_entry_has_round_decision_reason_and_numbers():
+    entry = decide(facts(6, 7), rules()).log_entry(2)
+    assert {k: entry[k] for k in ("round", "decision", "reason", "score", "threshold",
+                                  "best", "gain")} == {  # fmt: skip
+        "round": 2, "decision": "revise", "reason": "below_threshold", "score": 7,
+        "threshold": 8, "best": 7, "gain": 1,
+    }  # fmt: skip
+
+
+def test_repeats_needs_every_item_matched():
+    assert repeats(("Add a concrete example",), (A, B))
+    assert not repeats((A, "Something entirely different here"), (A,))
+    assert not repeats((), (A,)) and not repeats((A,), ())
+
+
+def test_rules_from_params():
+    r = Rules.from_params({"threshold": 7, "max_rounds": 2,
+                           "policy": {"min_gain": 0.2, "patience": 3, "max_tokens": 5}})
+    assert (r.threshold, r.max_rounds, r.min_gain, r.patience, r.max_tokens) == (7, 2, 0.2, 3, 5)

@@ -1,39 +1,82 @@
-"""The graph factory: wires nodes, routers and a checkpointer. Nothing is compiled at import."""
+"""The graph factory: wires nodes, routers and a checkpointer. Nothing is compiled at import.
+
+    plan ─> [gate_outline] ─> draft ⟲ ─> review ─> decide ─> revise ⟲ ─> review ...
+                                                     └─> [gate_stop] ─> finalize
+A budget stop from any model step goes straight to finalize. Gates exist when interactive.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args, get_type_hints
 
+from reflectcli.graph.gates import gate_outline, gate_stop
 from reflectcli.graph.nodes import Nodes
+from reflectcli.graph.revise import Reviser, revision_pending
 from reflectcli.graph.state import RunState
 from reflectcli.llm import ModelClient
 
 
-def recursion_limit(max_sections: int, max_rounds: int) -> int:
-    """plan + one step per section + review/decide per round + revisions + finalize, with slack."""
-    return 1 + max_sections + 3 * max_rounds + 1 + 5
+def recursion_limit(max_sections: int, max_rounds: int, extra: int = 0) -> int:
+    """Steps of the longest run (every section rewritten every round), plus gates, with slack."""
+    rounds = max_rounds + extra
+    return 4 + max_sections * (1 + rounds) + 3 * rounds + 10
 
 
-def route_after_draft(state: dict[str, Any]) -> Literal["draft", "review"]:
-    written = len(state.get("sections") or [])
-    planned = len(state["outline"]["sections"])
-    if written < planned:
-        return "draft"
-    if written == planned:
-        return "review"
-    raise RuntimeError(f"impossible state: {written} sections drafted for {planned} planned")
+def _budget_stopped(state: dict[str, Any]) -> bool:
+    return state.get("stop_reason") == "budget"
 
 
-def route_after_decide(state: dict[str, Any]) -> Literal["revise", "finalize"]:
-    decision = state["decisions"][-1]["decision"]
-    if decision == "revise":
-        return "revise"
-    if decision == "stop":
-        return "finalize"
-    raise RuntimeError(f"impossible decision {decision!r}")
+def make_routers(interactive: bool):
+    def after_plan(state) -> Literal["gate_outline", "draft", "finalize"]:
+        if _budget_stopped(state):
+            return "finalize"
+        return "gate_outline" if interactive else "draft"
+
+    def after_gate_outline(state) -> Literal["plan", "draft"]:
+        return "plan" if state.get("outline") is None else "draft"
+
+    def after_draft(state) -> Literal["draft", "review", "finalize"]:
+        if _budget_stopped(state):
+            return "finalize"
+        written = len(state.get("sections") or [])
+        planned = len(state["outline"]["sections"])
+        if written < planned:
+            return "draft"
+        if written == planned:
+            return "review"
+        raise RuntimeError(f"impossible state: {written} sections drafted for {planned} planned")
+
+    def after_review(state) -> Literal["decide", "finalize"]:
+        return "finalize" if _budget_stopped(state) else "decide"
+
+    def after_decide(state) -> Literal["revise", "gate_stop", "finalize"]:
+        decision = state["decisions"][-1]
+        if decision["decision"] == "revise":
+            return "revise"
+        if decision["decision"] == "stop":
+            if interactive and decision["reason"] != "passed":
+                return "gate_stop"
+            return "finalize"
+        raise RuntimeError(f"impossible decision {decision!r}")
+
+    def after_gate_stop(state) -> Literal["revise", "finalize"]:
+        return "revise" if state["decisions"][-1]["decision"] == "more" else "finalize"
+
+    def after_revise(state) -> Literal["revise", "review", "finalize"]:
+        if _budget_stopped(state):
+            return "finalize"
+        return "revise" if revision_pending(state) else "review"
+
+    return {
+        "plan": after_plan, "gate_outline": after_gate_outline, "draft": after_draft,
+        "review": after_review, "decide": after_decide, "gate_stop": after_gate_stop,
+        "revise": after_revise,
+    }  # fmt: skip
 
 
-def build_graph(writer: ModelClient, critic: ModelClient, checkpointer: Any = None):
+def build_graph(
+    writer: ModelClient, critic: ModelClient, checkpointer: Any = None, interactive: bool = False
+):
     """Compile the reflection loop with the given model clients and checkpointer."""
     from langgraph.graph import END, START, StateGraph
 
@@ -43,13 +86,13 @@ def build_graph(writer: ModelClient, critic: ModelClient, checkpointer: Any = No
     graph.add_node("draft", nodes.draft)
     graph.add_node("review", nodes.review)
     graph.add_node("decide", nodes.decide)
-    graph.add_node("revise", nodes.revise)
+    graph.add_node("revise", Reviser(writer))
     graph.add_node("finalize", nodes.finalize)
+    graph.add_node("gate_outline", gate_outline)
+    graph.add_node("gate_stop", gate_stop)
     graph.add_edge(START, "plan")
-    graph.add_edge("plan", "draft")
-    graph.add_conditional_edges("draft", route_after_draft, ["draft", "review"])
-    graph.add_edge("review", "decide")
-    graph.add_conditional_edges("decide", route_after_decide, ["revise", "finalize"])
-    graph.add_edge("revise", "review")
+    for node, router in make_routers(interactive).items():
+        targets = list(get_args(get_type_hints(router)["return"]))
+        graph.add_conditional_edges(node, router, targets)
     graph.add_edge("finalize", END)
     return graph.compile(checkpointer=checkpointer)

@@ -1,41 +1,142 @@
-"""The revision controller: a pure function from the numbers of a round to a decision."""
+"""The revision controller: one pure function from a round's facts and the policy to a decision.
+
+Rules, in order of precedence (the first that applies wins):
+
+1. `passed`          score >= threshold and every per-dimension minimum met      → stop
+2. `max_rounds`      rounds used = max_rounds (the hard cap)                       → stop
+3. `budget`          tokens or cost spent reached the budget                       → stop
+4. `saturated`       the last `patience` gains were each < `min_gain`              → stop
+5. `no_new_critique` the critique is empty or repeats the previous round's         → stop
+6. `regressed`       score below an earlier round's: revise from the best version  → revise
+7. `below_threshold` otherwise                                                     → revise
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import Any, Literal
 
 Action = Literal["revise", "stop"]
-Reason = Literal["passed", "max_rounds", "below_threshold"]
+STOP_REASONS = ("passed", "max_rounds", "budget", "saturated", "no_new_critique")
+REVISE_REASONS = ("regressed", "below_threshold")
+SIMILAR = 0.8  # two improvements this alike (difflib ratio) say the same thing
+
+
+@dataclass(frozen=True)
+class Rules:
+    threshold: float
+    max_rounds: int
+    minimums: Mapping[str, float] = field(default_factory=dict)
+    min_gain: float = 0.0
+    patience: int = 2
+    max_tokens: int | None = None
+    max_cost: float | None = None
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> Rules:
+        policy = params.get("policy") or {}
+        return cls(
+            threshold=params["threshold"],
+            max_rounds=params["max_rounds"],
+            minimums=policy.get("minimums") or {},
+            min_gain=policy.get("min_gain", 0.0),
+            patience=policy.get("patience", 2),
+            max_tokens=policy.get("max_tokens"),
+            max_cost=policy.get("max_cost"),
+        )
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the controller may look at after a review."""
+
+    round: int
+    scores: tuple[float, ...]  # overall score of every round so far, this round last
+    dimensions: Mapping[str, float] = field(default_factory=dict)
+    improvements: tuple[str, ...] = ()
+    previous_improvements: tuple[str, ...] = ()
+    tokens: int = 0
+    cost: float | None = None
 
 
 @dataclass(frozen=True)
 class Decision:
     action: Action
-    reason: Reason
+    reason: str
     detail: str
+    numbers: Mapping[str, Any] = field(default_factory=dict)
 
-    def log_entry(self, round_no: int, score: float, threshold: float) -> dict[str, Any]:
-        return {
-            "round": round_no,
-            "decision": self.action,
-            **{k: v for k, v in asdict(self).items() if k != "action"},
-            "score": score,
-            "threshold": threshold,
-        }
+    def log_entry(self, round_no: int) -> dict[str, Any]:
+        return {"round": round_no, "decision": self.action, "reason": self.reason,
+                "detail": self.detail, **self.numbers}  # fmt: skip
 
 
-def decide(*, score: float, round_no: int, threshold: float, max_rounds: int) -> Decision:
-    """Stop when the score passes or the rounds are spent; otherwise revise. Order matters:
-    a passing score in the last round is `passed`, not `max_rounds`."""
-    if score >= threshold:
-        return Decision("stop", "passed", f"score {score:g} >= threshold {threshold:g}")
-    if round_no >= max_rounds:
-        return Decision(
-            "stop", "max_rounds", f"round {round_no} of {max_rounds} used; score {score:g} "
-            f"< threshold {threshold:g}"
-        )  # fmt: skip
-    return Decision(
-        "revise", "below_threshold", f"score {score:g} < threshold {threshold:g}; "
-        f"round {round_no} of {max_rounds}"
-    )  # fmt: skip
+def _norm(text: str) -> str:
+    return re.sub(r"\W+", " ", text.lower()).strip()
+
+
+def repeats(current: tuple[str, ...], previous: tuple[str, ...]) -> bool:
+    """True when every current improvement says what one of the previous round's said."""
+    if not current or not previous:
+        return False
+    old = [_norm(p) for p in previous]
+    return all(
+        any(SequenceMatcher(None, _norm(c), o).ratio() >= SIMILAR for o in old) for c in current
+    )
+
+
+def budget_spent(rules: Rules, tokens: int, cost: float | None) -> str | None:
+    """Why the budget is exhausted, or None. Used before every call and after every review."""
+    if rules.max_tokens is not None and tokens >= rules.max_tokens:
+        return f"{tokens} tokens used of a {rules.max_tokens} budget"
+    if rules.max_cost is not None and cost is not None and cost >= rules.max_cost:
+        return f"${cost:.4f} spent of a ${rules.max_cost:.4f} budget"
+    return None
+
+
+def decide(facts: Facts, rules: Rules) -> Decision:
+    score = facts.scores[-1]
+    earlier = facts.scores[:-1]
+    gains = [b - a for a, b in zip(facts.scores, facts.scores[1:], strict=False)]
+    numbers = {
+        "score": score,
+        "threshold": rules.threshold,
+        "best": max(facts.scores),
+        "gain": round(gains[-1], 3) if gains else None,
+        "tokens": facts.tokens,
+        "cost": facts.cost,
+    }
+
+    def stop(reason: str, detail: str) -> Decision:
+        return Decision("stop", reason, detail, numbers)
+
+    below = [
+        f"{name} {facts.dimensions.get(name, score):g} < minimum {minimum:g}"
+        for name, minimum in rules.minimums.items()
+        if facts.dimensions.get(name, score) < minimum
+    ]
+    if score >= rules.threshold and not below:
+        return stop("passed", f"score {score:g} >= threshold {rules.threshold:g}")
+    short = f"score {score:g} < threshold {rules.threshold:g}" if score < rules.threshold else (
+        f"score {score:g} passes but " + ", ".join(below))  # fmt: skip
+    if facts.round >= rules.max_rounds:
+        return stop("max_rounds", f"round {facts.round} of {rules.max_rounds} used; {short}")
+    if spent := budget_spent(rules, facts.tokens, facts.cost):
+        return stop("budget", f"{spent}; {short}")
+    recent = gains[-rules.patience :]
+    if len(recent) >= rules.patience and all(g < rules.min_gain for g in recent):
+        shown = ", ".join(f"{g:+.2g}" for g in recent)
+        return stop("saturated", f"gains {shown} each < {rules.min_gain:g} for "
+                    f"{rules.patience} rounds; {short}")  # fmt: skip
+    if not facts.improvements:
+        return stop("no_new_critique", f"the critic named no improvement; {short}")
+    if repeats(facts.improvements, facts.previous_improvements):
+        return stop("no_new_critique", f"the improvements repeat round {facts.round - 1}'s; {short}")
+    if earlier and score < max(earlier):
+        return Decision("revise", "regressed", f"score {score:g} fell below the best "
+                        f"{max(earlier):g}; revising from the best version", numbers)  # fmt: skip
+    return Decision("revise", "below_threshold",
+                    f"{short}; round {facts.round} of {rules.max_rounds}", numbers)  # fmt: skip

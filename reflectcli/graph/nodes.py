@@ -1,51 +1,40 @@
 """The graph's nodes. Each makes at most one model call (plus validation retries) and returns
 only what it adds to the state. Nodes get their clients from the factory, never from globals,
-and never print."""
+and never print. Revision lives in revise.py, the human gate in gates.py."""
 
 from __future__ import annotations
 
-import time
-from datetime import UTC, datetime
 from typing import Any
 
 from reflectcli import prompts
 from reflectcli.fallbacks import fallback_outline, heuristic_review
-from reflectcli.graph.controller import decide
-from reflectcli.llm import Completion, ModelClient
+from reflectcli.graph.common import (
+    Budgeted,
+    BudgetExceeded,
+    best_version,
+    budget_stop,
+    call_event,
+    note_event,
+    review_of,
+)
+from reflectcli.graph.controller import Facts, Rules, decide
+from reflectcli.llm import ModelClient
 from reflectcli.schemas import Outline, Review, outline_schema, review_schema
 from reflectcli.structured import complete_structured
-from reflectcli.textops import assemble, clean_article, clean_section, rewrite_guard
+from reflectcli.summary import DIMENSIONS, summarize
+from reflectcli.textops import assemble, clean_section
 
 PLAN_TOKENS = 600
 SECTION_TOKENS = 1024
 REVIEW_TOKENS = 900
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def call_event(node: str, completion: Completion, **extra: Any) -> dict[str, Any]:
-    """A trace event for one model call: what, when, how long, how many tokens, what it cost."""
-    return {
-        "node": node,
-        "step": completion.step,
-        "at": _now(),
-        "model": completion.model,
-        "duration": round(completion.duration, 3),
-        "prompt_tokens": completion.prompt_tokens,
-        "completion_tokens": completion.completion_tokens,
-        "cost": completion.cost,
-        "retries": completion.retries,
-        "retry_log": completion.retry_log,
-        "replayed": completion.replayed,
-        **extra,
-    }
-
-
-def note_event(node: str, kind: str, message: str, **extra: Any) -> dict[str, Any]:
-    """A trace event for something that is not a call: a guard or a fallback that fired."""
-    return {"node": node, "kind": kind, "at": _now(), "note": message, **extra}
+def weighted(score: float, dims: dict[str, float], weights: dict[str, float] | None) -> float:
+    """Overall score: the weighted mean of the dimensions when weights are set."""
+    if not weights:
+        return score
+    total = sum(weights.get(d, 0.0) for d in DIMENSIONS)
+    return round(sum(dims[d] * weights.get(d, 0.0) for d in DIMENSIONS) / total, 2)
 
 
 class Nodes:
@@ -58,15 +47,20 @@ class Nodes:
     def plan(self, state: dict[str, Any]) -> dict[str, Any]:
         params = state["params"]
         limit = params["max_sections"]
-        result = complete_structured(
-            self.writer,
-            prompts.plan_messages(state["task"], limit, params.get("language")),
-            Outline,
-            step="plan",
-            fallback=lambda: fallback_outline(limit),
-            json_schema=outline_schema(limit),
-            max_tokens=PLAN_TOKENS,
-        )
+        attempt = state.get("plans", 0) + 1
+        writer = Budgeted(self.writer, state)
+        try:
+            result = complete_structured(
+                writer,
+                prompts.plan_messages(state["task"], limit, params.get("language")),
+                Outline,
+                step="plan" if attempt == 1 else f"plan:g{attempt}",
+                fallback=lambda: fallback_outline(limit),
+                json_schema=outline_schema(limit),
+                max_tokens=PLAN_TOKENS,
+            )
+        except BudgetExceeded as exc:
+            return budget_stop("plan", exc, 0)
         sections = [s.model_dump() for s in result.value.sections][:limit]
         trace = [call_event("plan", c) for c in result.calls]
         if result.source == "fallback":
@@ -74,6 +68,7 @@ class Nodes:
                                     "using a generic outline", errors=result.errors))  # fmt: skip
         return {
             "outline": {"sections": sections, "source": result.source, "errors": result.errors},
+            "plans": attempt,
             "trace": trace,
         }
 
@@ -81,13 +76,16 @@ class Nodes:
         outline = state["outline"]["sections"]
         written = state.get("sections") or []
         index = len(written)
-        completion = self.writer.complete(
-            prompts.section_messages(
-                state["task"], outline, written, index, state["params"].get("language")
-            ),
-            step=f"draft:s{index + 1}",
-            max_tokens=SECTION_TOKENS,
-        )
+        try:
+            completion = Budgeted(self.writer, state).complete(
+                prompts.section_messages(
+                    state["task"], outline, written, index, state["params"].get("language")
+                ),
+                step=f"draft:s{index + 1}",
+                max_tokens=SECTION_TOKENS,
+            )
+        except BudgetExceeded as exc:
+            return budget_stop("draft", exc, 0)
         body = clean_section(completion.text, outline[index]["title"])
         update: dict[str, Any] = {
             "sections": [body],
@@ -102,19 +100,38 @@ class Nodes:
         version = state["versions"][-1]
         round_no = len(state.get("reviews") or []) + 1
         titles = [s["title"] for s in state["outline"]["sections"]]
-        result = complete_structured(
-            self.critic,
-            prompts.review_messages(
-                state["task"], version["text"], round_no, state["params"].get("language")
-            ),
-            Review,
-            step=f"review:r{round_no}",
-            fallback=lambda: heuristic_review(version["text"], titles),
-            json_schema=review_schema(),
-            max_tokens=REVIEW_TOKENS,
-        )
+        critiques = dict(state.get("critiques") or {})
+        open_items = [c for c in critiques.values() if c["status"] == "open"]
+        try:
+            result = complete_structured(
+                Budgeted(self.critic, state),
+                prompts.review_messages(state["task"], version["text"], round_no,
+                                        state["params"].get("language"), open_items),  # fmt: skip
+                Review,
+                step=f"review:r{round_no}",
+                fallback=lambda: heuristic_review(version["text"], titles),
+                json_schema=review_schema(),
+                max_tokens=REVIEW_TOKENS,
+            )
+        except BudgetExceeded as exc:
+            return budget_stop("review", exc, round_no)
+        value = result.value.model_dump()
+        weights = (state["params"].get("policy") or {}).get("weights")
+        score = weighted(value["score"], value["dimensions"], weights)
+        improvements = [
+            {**imp, "id": f"r{round_no}.{i}"} for i, imp in enumerate(value["improvements"], 1)
+        ]
+        for item_id in value["addressed"]:
+            if item_id in critiques and critiques[item_id]["status"] == "open":
+                critiques[item_id] = {**critiques[item_id], "status": "addressed",
+                                      "closed_in": round_no}  # fmt: skip
+        for imp in improvements:
+            critiques[imp["id"]] = {**imp, "round": round_no, "status": "open", "closed_in": None}
         review = {
-            **result.value.model_dump(),
+            **value,
+            "score": score,
+            "critic_score": value["score"],
+            "improvements": improvements,
             "round": round_no,
             "version": version["n"],
             "source": result.source,
@@ -124,53 +141,47 @@ class Nodes:
         if result.source == "fallback":
             trace.append(note_event("review", "fallback", "critic answer unusable after "
                                     "retries; heuristic score used", round=round_no))  # fmt: skip
-        return {"reviews": [review], "trace": trace}
+        return {"reviews": [review], "critiques": critiques, "trace": trace}
 
     def decide(self, state: dict[str, Any]) -> dict[str, Any]:
-        review = state["reviews"][-1]
-        params = state["params"]
-        decision = decide(
-            score=review["score"],
-            round_no=review["round"],
-            threshold=params["threshold"],
-            max_rounds=params["max_rounds"],
+        reviews = state["reviews"]
+        review = reviews[-1]
+        rules = Rules.from_params(state["params"])
+        extra = state.get("extra_rounds", 0)
+        if extra:
+            rules = Rules(**{**rules.__dict__, "max_rounds": rules.max_rounds + extra})
+        spent = summarize(state)
+        previous = reviews[-2]["improvements"] if len(reviews) > 1 else []
+        facts = Facts(
+            round=review["round"],
+            scores=tuple(r["score"] for r in reviews),
+            dimensions=review["dimensions"],
+            improvements=tuple(i["issue"] for i in review["improvements"]),
+            previous_improvements=tuple(i["issue"] for i in previous),
+            tokens=spent["tokens"],
+            cost=spent["cost"],
         )
-        entry = decision.log_entry(review["round"], review["score"], params["threshold"])
-        update: dict[str, Any] = {"decisions": [entry]}
-        if decision.action == "stop":
-            update["stop_reason"] = decision.reason
+        decision = decide(facts, rules)
+        update: dict[str, Any] = {"decisions": [decision.log_entry(review["round"])]}
+        update["stop_reason"] = decision.reason if decision.action == "stop" else None
         return update
 
-    def revise(self, state: dict[str, Any]) -> dict[str, Any]:
-        latest = state["versions"][-1]
-        review = state["reviews"][-1]
-        round_no = review["round"] + 1
-        started = time.monotonic()
-        completion = self.writer.complete(
-            prompts.revise_messages(
-                state["task"], latest["text"], review, round_no, state["params"].get("language")
-            ),
-            step=f"revise:r{round_no}",
-            max_tokens=max(SECTION_TOKENS, 2 * len(latest["text"]) // 3),
-        )
-        text = clean_article(completion.text)
-        trace = [call_event("revise", completion, round=round_no)]
-        guard = rewrite_guard(latest["text"], text)
-        if guard:
-            trace.append(note_event(
-                "revise", "guard", f"rewrite rejected ({guard}: {len(text)} chars vs "
-                f"{len(latest['text'])}); kept version {latest['n']}", guard=guard, round=round_no,
-                chars=len(text), previous_chars=len(latest["text"]),
-                seconds=round(time.monotonic() - started, 3),
-            ))  # fmt: skip
-            return {"trace": trace}
-        version = {"n": latest["n"] + 1, "round": round_no - 1, "kind": "revision", "text": text}
-        return {"versions": [version], "trace": trace}
-
     def finalize(self, state: dict[str, Any]) -> dict[str, Any]:
-        """The output is the best-reviewed version (the later one on a tie)."""
-        best_n, best_score = state["versions"][-1]["n"], -1.0
-        for review in state.get("reviews") or []:
-            if review["score"] >= best_score:
-                best_n, best_score = review["version"], review["score"]
-        return {"status": "finished", "final_version": best_n}
+        """The output is the best-reviewed version; a run that did not pass lists its open
+        improvements as known issues."""
+        update: dict[str, Any] = {"status": "finished"}
+        if not state.get("versions"):  # stopped (budget) before the draft was complete
+            outline = (state.get("outline") or {}).get("sections") or []
+            text = assemble(outline, state.get("sections") or [])
+            update["versions"] = [{"n": 1, "round": 0, "kind": "partial", "text": text}]
+            update["final_version"] = 1
+            return update
+        best = best_version(state)
+        update["final_version"] = best["n"]
+        if state.get("stop_reason") != "passed":
+            review = review_of(state, best["n"])
+            update["known_issues"] = [
+                {k: imp[k] for k in ("id", "section", "issue", "severity")}
+                for imp in (review or {}).get("improvements", [])
+            ]
+        return update

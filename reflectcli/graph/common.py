@@ -1,0 +1,101 @@
+"""Pieces the nodes share: trace events, the budget guard around a client, round facts."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from reflectcli.graph.controller import Rules, budget_spent
+from reflectcli.llm import Completion, ModelClient
+from reflectcli.summary import summarize
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def call_event(node: str, completion: Completion, **extra: Any) -> dict[str, Any]:
+    """A trace event for one model call: what, when, how long, how many tokens, what it cost."""
+    return {
+        "node": node,
+        "step": completion.step,
+        "at": now(),
+        "model": completion.model,
+        "duration": round(completion.duration, 3),
+        "prompt_tokens": completion.prompt_tokens,
+        "completion_tokens": completion.completion_tokens,
+        "cost": completion.cost,
+        "retries": completion.retries,
+        "retry_log": completion.retry_log,
+        "replayed": completion.replayed,
+        **extra,
+    }
+
+
+def note_event(node: str, kind: str, message: str, **extra: Any) -> dict[str, Any]:
+    """A trace event for something that is not a call: a guard, fallback, rollback, budget."""
+    return {"node": node, "kind": kind, "at": now(), "note": message, **extra}
+
+
+class BudgetExceeded(Exception):
+    """Raised before a call that the run's token or cost budget no longer allows."""
+
+    def __init__(self, why: str, calls: list[Completion]):
+        super().__init__(why)
+        self.why = why
+        self.calls = calls
+
+
+class Budgeted:
+    """Wraps a client for one node: checks the budget before every call (retries included),
+    so a run overshoots its budget by at most the one call that crossed it."""
+
+    def __init__(self, client: ModelClient, state: dict[str, Any]):
+        self.client = client
+        self.model = client.model
+        self.rules = Rules.from_params(state["params"])
+        spent = summarize(state)
+        self.tokens, self.cost = spent["tokens"], spent["cost"]
+        self.calls: list[Completion] = []
+
+    def complete(self, messages, *, step, json_schema=None, max_tokens=None) -> Completion:
+        tokens = self.tokens + sum(c.tokens for c in self.calls)
+        costs = [c.cost for c in self.calls if c.cost is not None]
+        cost = (self.cost or 0.0) + sum(costs) if (self.cost is not None or costs) else None
+        if why := budget_spent(self.rules, tokens, cost):
+            raise BudgetExceeded(why, self.calls)
+        completion = self.client.complete(
+            messages, step=step, json_schema=json_schema, max_tokens=max_tokens
+        )
+        self.calls.append(completion)
+        return completion
+
+
+def budget_stop(node: str, exc: BudgetExceeded, round_no: int) -> dict[str, Any]:
+    """The update a node returns when the budget stops the run before its call."""
+    return {
+        "stop_reason": "budget",
+        "trace": [call_event(node, c) for c in exc.calls]
+        + [note_event(node, "budget", f"budget reached before {node}: {exc.why}")],
+        "decisions": [{"round": round_no, "decision": "stop", "reason": "budget",
+                       "detail": exc.why}],  # fmt: skip
+    }
+
+
+def best_version(state: dict[str, Any]) -> dict[str, Any]:
+    """The highest-scoring reviewed version (the later one on a tie); the latest if none."""
+    versions = state.get("versions") or []
+    by_n = {v["n"]: v for v in versions}
+    best_n, best = versions[-1]["n"], -1.0
+    for review in state.get("reviews") or []:
+        if review["score"] >= best and review["version"] in by_n:
+            best_n, best = review["version"], review["score"]
+    return by_n[best_n]
+
+
+def review_of(state: dict[str, Any], version_n: int) -> dict[str, Any] | None:
+    """The latest review of a version."""
+    for review in reversed(state.get("reviews") or []):
+        if review["version"] == version_n:
+            return review
+    return None

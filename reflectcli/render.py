@@ -37,10 +37,9 @@ def step_label(step: str, state: dict[str, Any]) -> str:
     elif kind == "review":
         label = f"reviewing, round {num}"
     elif kind == "revise" and match["sec"]:
-        revision = state.get("revision") or {}
-        done = len(revision.get("done") or []) + 1
-        total = len(revision.get("targets") or []) or "?"
-        label = f"revising for round {num}: section {match['sec']} ({done}/{total})"
+        i = int(match["sec"])
+        title = f" · {sections[i - 1]['title']}" if i <= len(sections) else ""
+        label = f"revising for round {num}: section {i}{title}"
     elif kind == "revise":
         label = f"revising for round {num}"
     else:

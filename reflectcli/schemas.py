@@ -19,6 +19,13 @@ _WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
     "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
 }  # fmt: skip
+_EXAMPLE_TEXTS = {"a concrete actionable change", "what is wrong in two or three sentences"}
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"\W+", " ", text.lower()).strip()
+
+
 _PLACEHOLDERS = {"title", "section title", "section", "goal", "heading", "short title"}
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
@@ -106,6 +113,13 @@ class Improvement(BaseModel):
                     return {**value, "issue": value[alias]}
         return value
 
+    @field_validator("issue")
+    @classmethod
+    def _not_example(cls, value: str) -> str:
+        if _plain(value) in _EXAMPLE_TEXTS:
+            raise ValueError(f"{value!r} is the example's text; name a real change")
+        return value
+
     @field_validator("severity", mode="before")
     @classmethod
     def _severity(cls, value: Any) -> str:
@@ -177,6 +191,13 @@ class Review(BaseModel):
     def _score(cls, value: Any) -> float:
         return to_score(value)
 
+    @field_validator("feedback")
+    @classmethod
+    def _feedback_not_example(cls, value: str) -> str:
+        if _plain(value) in _EXAMPLE_TEXTS:
+            raise ValueError("the feedback is the example's text; say what is wrong")
+        return value
+
 
 def outline_schema(max_sections: int) -> dict[str, Any]:
     """JSON schema that constrains the embedded model's outline (bounded, so it cannot ramble)."""
@@ -201,8 +222,11 @@ def outline_schema(max_sections: int) -> dict[str, Any]:
     }
 
 
-def review_schema() -> dict[str, Any]:
-    """JSON schema for the critic's answer."""
+def review_schema(titles: list[str] | None = None) -> dict[str, Any]:
+    """JSON schema for the critic's answer; `section` is held to the outline's titles."""
+    section: dict[str, Any] = {"type": "string", "maxLength": 80}
+    if titles:
+        section = {"type": "string", "enum": [*titles, "whole article"]}
     score = {"type": "integer", "minimum": 0, "maximum": 10}
     return {
         "type": "object",
@@ -220,7 +244,7 @@ def review_schema() -> dict[str, Any]:
                 "items": {
                     "type": "object",
                     "properties": {
-                        "section": {"type": "string", "maxLength": 80},
+                        "section": section,
                         "issue": {"type": "string", "minLength": 5, "maxLength": 300},
                         "severity": {"type": "string", "enum": ["major", "minor"]},
                     },

@@ -291,3 +291,16 @@ def test_cli_interactive_without_tty_waits(scripted, runs_dir):
     assert result.exit_code == 0, result.output
     assert "waiting for approval of the outline" in result.output
     assert "reflectcli resume w1 --interactive" in result.output
+
+
+def test_overall_contradicting_the_dimensions_is_adjusted(scripted, runs_dir):
+    scripted.responder = None
+    scripted.enqueue(
+        json.dumps({"sections": [{"title": "Why", "goal": "g"}]}), "Body text here.",
+        review_json(10, accuracy=3, completeness=4, readability=5, structure=4),
+    )  # fmt: skip
+    state = run(runs_dir, threshold=8, max_rounds=1, max_sections=1).state
+    review = state["reviews"][0]
+    assert review["critic_score"] == 10 and review["score"] == 4
+    assert state["stop_reason"] == "max_rounds"
+    assert any(e.get("kind") == "adjusted" for e in state["trace"])

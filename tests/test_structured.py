@@ -113,3 +113,20 @@ def test_fallback_outline_fits_the_limit():
     assert fallback_outline(2).sections[-1].title == "Conclusion"
     assert len(fallback_outline(9).sections) == 5
     assert len(fallback_outline(1).sections) == 1
+
+
+def test_example_text_copied_from_the_prompt_is_rejected():
+    copied = {"score": 6, "feedback": "Too vague.",
+              "improvements": [{"section": "Intro", "issue": "A concrete, actionable change."}]}
+    with pytest.raises(ValueError, match="example"):
+        parse_as(Review, json.dumps(copied))
+    with pytest.raises(ValueError, match="example"):
+        parse_as(Review, json.dumps({"score": 6, "feedback": "What is wrong, in two or three "
+                                     "sentences."}))  # fmt: skip
+
+
+def test_review_schema_holds_sections_to_the_outline():
+    from reflectcli.schemas import review_schema
+
+    item = review_schema(["Intro", "Why"])["properties"]["improvements"]["items"]
+    assert item["properties"]["section"]["enum"] == ["Intro", "Why", "whole article"]

@@ -29,6 +29,15 @@ SECTION_TOKENS = 1024
 REVIEW_TOKENS = 900
 
 
+MAX_DISAGREEMENT = 2.5  # an overall this far from the dimensions' mean is not believed
+
+
+def consistent(score: float, dims: dict[str, float]) -> float:
+    """The critic's overall, unless it contradicts its own dimensions (then their mean)."""
+    mean = sum(dims[d] for d in DIMENSIONS) / len(DIMENSIONS)
+    return round(mean, 1) if abs(score - mean) > MAX_DISAGREEMENT else score
+
+
 def weighted(score: float, dims: dict[str, float], weights: dict[str, float] | None) -> float:
     """Overall score: the weighted mean of the dimensions when weights are set."""
     if not weights:
@@ -110,14 +119,21 @@ class Nodes:
                 Review,
                 step=f"review:r{round_no}",
                 fallback=lambda: heuristic_review(version["text"], titles),
-                json_schema=review_schema(),
+                json_schema=review_schema(titles),
                 max_tokens=REVIEW_TOKENS,
             )
         except BudgetExceeded as exc:
             return budget_stop("review", exc, round_no)
         value = result.value.model_dump()
+        trace = [call_event("review", c, round=round_no) for c in result.calls]
         weights = (state["params"].get("policy") or {}).get("weights")
-        score = weighted(value["score"], value["dimensions"], weights)
+        score = consistent(value["score"], value["dimensions"])
+        if score != value["score"]:
+            trace.append(note_event(
+                "review", "adjusted", f"overall {value['score']:g} disagrees with the dimensions' "
+                f"mean; using {score:g}", round=round_no,
+            ))  # fmt: skip
+        score = weighted(score, value["dimensions"], weights)
         improvements = [
             {**imp, "id": f"r{round_no}.{i}"} for i, imp in enumerate(value["improvements"], 1)
         ]
@@ -137,7 +153,6 @@ class Nodes:
             "source": result.source,
             "errors": result.errors,
         }
-        trace = [call_event("review", c, round=round_no) for c in result.calls]
         if result.source == "fallback":
             trace.append(note_event("review", "fallback", "critic answer unusable after "
                                     "retries; heuristic score used", round=round_no))  # fmt: skip

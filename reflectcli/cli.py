@@ -6,7 +6,6 @@ so `reflectcli --help` stays fast.
 
 from __future__ import annotations
 
-import logging
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -47,6 +46,8 @@ InteractiveOpt = Annotated[bool | None, typer.Option("--interactive/--no-interac
 
 
 def _setup_logging(debug: bool) -> None:
+    import logging
+
     logging.basicConfig(
         level=logging.DEBUG if debug else logging.ERROR,
         format="%(levelname)s %(name)s: %(message)s",

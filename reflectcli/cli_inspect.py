@@ -30,7 +30,8 @@ def _runs_dir(runs_dir: Path | None, config: Path | None) -> Path:
 
 def _run(debug: bool, fn) -> None:
     """Run a read command body: errors become one line and an exit code."""
-    _setup_logging(debug)
+    if debug:
+        _setup_logging(debug)
     views = _views()
     try:
         fn(views)

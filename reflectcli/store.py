@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import sqlite3
 import time
 from pathlib import Path
@@ -20,6 +19,7 @@ from reflectcli.errors import UserError
 from reflectcli.migrations import MIGRATIONS
 
 DB_NAME = "reflect.db"
+HOST = os.uname().nodename
 THREAD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 RUN_FIELDS = (
@@ -43,7 +43,7 @@ def owner_alive(run: dict[str, Any]) -> bool:
     pid, host = run.get("owner_pid"), run.get("owner_host")
     if not pid:
         return False
-    if host != socket.gethostname():
+    if host != HOST:
         return True  # cannot check another host's process: assume it is alive
     try:
         os.kill(pid, 0)
@@ -193,7 +193,7 @@ class Store:
                 )
             self.conn.execute(
                 "UPDATE runs SET owner_pid = ?, owner_host = ? WHERE thread_id = ?",
-                (me, socket.gethostname(), thread_id),
+                (me, HOST, thread_id),
             )
             self.conn.execute("COMMIT")
         except BaseException:

@@ -8,10 +8,7 @@ import sys
 from datetime import datetime
 from typing import Any
 
-from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
 
 from reflectcli.summary import DIMENSIONS, pending_step, summarize
 
@@ -31,12 +28,25 @@ def _score(value: float | None) -> str:
 
 
 class Views:
-    def __init__(self, console: Console | None = None):
-        if console is None:
+    """Rich is imported only when something is drawn with it: `history` in a pipe prints
+    plain aligned columns and stays fast."""
+
+    def __init__(self, console=None):
+        self._console = console
+
+    @property
+    def console(self):
+        if self._console is None:
+            from rich.console import Console
+
             console = Console(highlight=False)
             if not console.is_terminal:  # a pipe or file: keep whole rows
                 console = Console(highlight=False, width=200)
-        self.console = console
+            self._console = console
+        return self._console
+
+    def is_terminal(self) -> bool:
+        return self._console.is_terminal if self._console is not None else sys.stdout.isatty()
 
     def json(self, data: Any) -> None:
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
@@ -45,6 +55,9 @@ class Views:
         sys.stdout.write(text)
 
     def message(self, text: str) -> None:
+        if self._console is None and not self.is_terminal():
+            sys.stdout.write(text + "\n")
+            return
         self.console.print(text, markup=False, soft_wrap=True)
 
     # --- history ------------------------------------------------------------------------
@@ -53,6 +66,23 @@ class Views:
         if not runs:
             self.message(f"no runs in {runs_dir}")
             return
+        rows = [
+            (r["thread_id"], _when(r["created_at"]), r["status"], str(r["rounds"]),
+             f"{_score(r['first_score'])}→{_score(r['final_score'])}", str(r["tokens"]),
+             r["task"].splitlines()[0][:80])
+            for r in runs
+        ]  # fmt: skip
+        if not self.is_terminal():
+            header = ("id", "when", "status", "rounds", "score", "tokens", "task")
+            widths = [max(len(row[i]) for row in [header, *rows]) for i in range(6)]
+            right = {3, 5}
+            for row in [header, *rows]:
+                cells = [c.rjust(w) if i in right else c.ljust(w)
+                         for i, (c, w) in enumerate(zip(row, widths, strict=False))]
+                sys.stdout.write("  ".join([*cells, row[6]]).rstrip() + "\n")
+            return
+        from rich.table import Table
+
         table = Table(box=None, padding=(0, 1), header_style="bold")
         for name, justify in (("id", "left"), ("when", "left"), ("status", "left"),
                               ("rounds", "right"), ("score", "left"), ("tokens", "right"),
@@ -60,18 +90,16 @@ class Views:
             table.add_column(name, justify=justify, no_wrap=name != "task", overflow="ellipsis")
         colours = {"finished": "green", "failed": "red", "interrupted": "yellow",
                    "running": "cyan", "waiting": "magenta"}  # fmt: skip
-        for r in runs:
-            status = f"[{colours.get(r['status'], 'white')}]{r['status']}[/]"
-            score = f"{_score(r['first_score'])}→{_score(r['final_score'])}"
-            table.add_row(
-                escape(r["thread_id"]), _when(r["created_at"]), status, str(r["rounds"]),
-                score, str(r["tokens"]), escape(r["task"].splitlines()[0][:80]),
-            )  # fmt: skip
+        for row in rows:
+            status = f"[{colours.get(row[2], 'white')}]{row[2]}[/]"
+            table.add_row(escape(row[0]), row[1], status, row[3], row[4], row[5], escape(row[6]))
         self.console.print(table)
 
     # --- show ---------------------------------------------------------------------------
 
     def show(self, run: dict[str, Any], state: dict[str, Any]) -> None:
+        from rich.table import Table
+
         p = self.console.print
         s = summarize(state)
         p(f"[bold]{escape(run['thread_id'])}[/]  {escape(state.get('task', run['task']))}")
@@ -158,9 +186,11 @@ class Views:
         if not lines:
             self.message("no differences")
             return
-        if not self.console.is_terminal:
+        if not self.is_terminal():
             sys.stdout.write("\n".join(lines) + "\n")
             return
+        from rich.text import Text
+
         for line in lines:
             style = ("bold" if line.startswith(("---", "+++")) else "green" if line.startswith("+")
                      else "red" if line.startswith("-") else "cyan" if line.startswith("@@")
@@ -168,7 +198,9 @@ class Views:
             self.console.print(Text(line, style=style), soft_wrap=True)
 
     def word_diff(self, ops: list[tuple[str, str]]) -> None:
-        if self.console.is_terminal:
+        if self.is_terminal():
+            from rich.text import Text
+
             text = Text()
             for op, chunk in ops:
                 style = {"=": "", "-": "red strike", "+": "green underline"}[op]
@@ -189,6 +221,8 @@ class Views:
     # --- stats --------------------------------------------------------------------------
 
     def stats(self, data: dict[str, Any]) -> None:
+        from rich.table import Table
+
         p = self.console.print
         if not data.get("runs"):
             self.message("no runs")

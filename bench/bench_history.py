@@ -1,0 +1,76 @@
+"""`reflectcli history` wall time with 10,000 runs in the index.
+
+The runs are seeded directly through the store (Store.create_run + update_run in one
+transaction). Then `python -m reflectcli history` (default limit 20) is timed as a subprocess,
+median of N, interleaved with the baseline `python -c "import typer, rich"` so that machine
+noise hits both alike. Targets: history <= 0.5 s, and <= 2x the baseline.
+
+    python bench/bench_history.py [--runs 10000] [--reps 9]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from reflectcli.config import Settings
+from reflectcli.store import Store
+
+
+def seed(runs_dir: Path, count: int) -> None:
+    store = Store(runs_dir)
+    params = Settings().run_params()
+    rng = random.Random(7)
+    store.conn.execute("BEGIN")
+    for i in range(count):
+        thread = f"run-{i:05d}"
+        store.create_run(thread, f"Task number {i}: why do writers revise?", params,
+                         str(runs_dir / f"{thread}.md"))  # fmt: skip
+        first = round(rng.uniform(4, 8), 1)
+        store.update_run(thread, status=rng.choice(["finished"] * 8 + ["failed", "interrupted"]),
+                         rounds=rng.randint(1, 3), first_score=first, best_score=first + 1,
+                         final_score=first + 1, stop_reason="passed", calls=9, tokens=9000)
+    store.conn.execute("COMMIT")
+
+
+def wall(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=10_000)
+    parser.add_argument("--reps", type=int, default=9)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        runs_dir = Path(tmp) / "runs"
+        t0 = time.perf_counter()
+        seed(runs_dir, args.runs)
+        print(f"seeded {args.runs} runs in {time.perf_counter() - t0:.1f}s")
+        history = [sys.executable, "-m", "reflectcli", "history", "--runs-dir", str(runs_dir)]
+        baseline = [sys.executable, "-c", "import typer, rich"]
+        out = subprocess.run(history, check=True, capture_output=True, text=True).stdout
+        assert out.count("\n") == 21, out  # header + 20 rows
+        wall(history), wall(baseline)  # warm the OS caches
+        h, b = [], []
+        for _ in range(args.reps):
+            h.append(wall(history))
+            b.append(wall(baseline))
+    mh, mb = statistics.median(h), statistics.median(b)
+    print(f"reflectcli history ({args.runs} runs): median {mh * 1000:.0f} ms "
+          f"(min {min(h) * 1000:.0f}, max {max(h) * 1000:.0f})")
+    print(f"python -c 'import typer, rich':      median {mb * 1000:.0f} ms")
+    print(f"ratio: {mh / mb:.2f}x the baseline (target <= 2x); absolute target <= 500 ms: "
+          f"{'met' if mh <= 0.5 else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -223,9 +223,17 @@ class Runner:
         if self.state.get("status") == "finished":
             fields["status"] = "finished"
         store.update_run(thread_id, **fields)
-        store.save_state(thread_id, self.state)
+        store.save_state(thread_id, stored_state(self.state))
         store.save_usage(thread_id, usage_by_model(self.state))
         write_artifact(path, self.state, thread_id, run)
+
+
+def stored_state(state: dict[str, Any]) -> dict[str, Any]:
+    """The snapshot kept in run_state. A finished run drops its drafted section bodies: they
+    are version 1, word for word."""
+    if state.get("status") == "finished" and state.get("versions"):
+        return {k: v for k, v in state.items() if k != "sections"}
+    return state
 
 
 def flags_changed(saved: dict[str, Any], settings: Settings) -> str:

@@ -87,6 +87,8 @@ class Store:
                 os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
             self.conn = _connect(self.path, isolation_level=None)
             self.conn.row_factory = sqlite3.Row
+            if fresh:  # lets compaction hand freed pages back to the file system
+                self.conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
             self.conn.execute("PRAGMA journal_mode = WAL")
             self.migrate()
         except sqlite3.DatabaseError as exc:
@@ -259,6 +261,7 @@ class Store:
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
+        self.conn.executescript("PRAGMA incremental_vacuum;")  # execute() frees one page only
 
     def delete_run(self, thread_id: str) -> bool:
         """Remove every row of a thread; True if it existed."""
@@ -273,4 +276,5 @@ class Store:
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
+        self.conn.executescript("PRAGMA incremental_vacuum;")
         return gone > 0

@@ -1,0 +1,91 @@
+"""Database bytes per finished run, divided by the bytes of all its texts (versions + reviews).
+
+N runs on a zero-latency scripted model (4 sections of realistic length, 3 rounds), once with
+the compaction a finished run gets, once without it (Store.compact disabled), each into its own
+fresh runs_dir. Bytes are the pages SQLite actually uses (page_count - freelist_count, after a
+WAL checkpoint), divided by N; the file size is printed too. Target: <= 2x the texts with
+compaction.
+
+    python bench/bench_storage.py [--runs 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sqlite3
+import tempfile
+from pathlib import Path
+
+from rich.console import Console
+
+from reflectcli.config import load_settings
+from reflectcli.render import Renderer
+from reflectcli.runner import Runner
+from reflectcli.store import Store
+from reflectcli.testing import FakeClient, ScriptedResponder, install_fake
+
+SECTION = (
+    "Revision is where a draft stops being a record of thinking and becomes an argument for a "
+    "reader. A writer rereads with the reader's questions in mind, cuts what wanders, moves the "
+    "strongest point forward and adds the example that makes a claim land. "
+) * 6  # about 1,400 characters a section
+
+
+class LongResponder(ScriptedResponder):
+    def __call__(self, step, messages):
+        if step.startswith("draft"):
+            return f"{SECTION}({step})"
+        return super().__call__(step, messages)
+
+
+def one_batch(runs_dir: Path, runs: int, compact: bool) -> tuple[int, int, int]:
+    fake = FakeClient(responder=LongResponder(scores=[6, 7, 8.5], sections=4))
+    undo = install_fake("fake", lambda model: fake)
+    original = Store.compact
+    if not compact:
+        Store.compact = lambda self, thread_id: None
+    texts = 0
+    try:
+        settings = load_settings(flags={"model": "fake/w", "runs_dir": str(runs_dir),
+                                        "threshold": 8})  # fmt: skip
+        ui = Renderer(console=Console(file=io.StringIO()), quiet=True)
+        for i in range(runs):
+            state = Runner(ui).write(f"Why do writers revise? ({i})", settings).state
+            texts += sum(len(v["text"].encode()) for v in state["versions"])
+            texts += sum(len(json.dumps(r, ensure_ascii=False).encode()) for r in state["reviews"])
+    finally:
+        Store.compact = original
+        undo()
+    db = sqlite3.connect(runs_dir / "reflect.db")
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    page = db.execute("PRAGMA page_size").fetchone()[0]
+    used = (db.execute("PRAGMA page_count").fetchone()[0]
+            - db.execute("PRAGMA freelist_count").fetchone()[0]) * page  # fmt: skip
+    db.close()
+    return used, (runs_dir / "reflect.db").stat().st_size, texts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=10)
+    args = parser.parse_args()
+    rows = []
+    for compact in (False, True):
+        with tempfile.TemporaryDirectory() as tmp:
+            used, size, texts = one_batch(Path(tmp) / "runs", args.runs, compact)
+        rows.append((compact, used / args.runs, size / args.runs, texts / args.runs))
+    print(f"{args.runs} finished runs each (4 sections, 3 rounds, 3 versions, 3 reviews)")
+    print(f"{'':22} {'used bytes/run':>15} {'file bytes/run':>15} {'text bytes/run':>15} "
+          f"{'ratio':>7}")  # fmt: skip
+    for compact, used, size, texts in rows:
+        name = "with compaction" if compact else "without compaction"
+        print(f"{name:22} {used:15,.0f} {size:15,.0f} {texts:15,.0f} {used / texts:7.2f}")
+    ratio = rows[1][1] / rows[1][3]
+    print(f"target: <= 2x the texts with compaction: {'met' if ratio <= 2 else 'MISSED'} "
+          f"({ratio:.2f}x; compaction saves {1 - rows[1][1] / rows[0][1]:.0%})")
+
+
+if __name__ == "__main__":
+    main()

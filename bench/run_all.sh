@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Run every benchmark in sequence (about 2.5 minutes in all); exit 1 if any of them failed to run
+# or failed a hard check. Timing targets missed are printed, not failures: machines are noisy.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python}
+status=0
+for bench in bench_overhead bench_help bench_local; do
+    echo "=== bench/$bench.py"
+    "$PY" "bench/$bench.py" || { echo "!!! bench/$bench.py exited $?"; status=1; }
+    echo
+done
+exit $status

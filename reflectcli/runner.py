@@ -222,9 +222,10 @@ class Runner:
                                     "stop_reason", "calls", "tokens", "cost", "fallbacks")}
         if self.state.get("status") == "finished":
             fields["status"] = "finished"
-        store.update_run(thread_id, **fields)
-        store.save_state(thread_id, stored_state(self.state))
-        store.save_usage(thread_id, usage_by_model(self.state))
+        with store.transaction():
+            store.update_run(thread_id, **fields)
+            store.save_state(thread_id, stored_state(self.state))
+            store.save_usage(thread_id, usage_by_model(self.state))
         write_artifact(path, self.state, thread_id, run)
 
 

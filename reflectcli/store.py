@@ -12,6 +12,8 @@ import os
 import re
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +92,9 @@ class Store:
             if fresh:  # lets compaction hand freed pages back to the file system
                 self.conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
             self.conn.execute("PRAGMA journal_mode = WAL")
+            # Our tables survive a killed process with NORMAL in WAL mode; only a power loss
+            # could drop the last commits, and the checkpoint (FULL) can rebuild them.
+            self.conn.execute("PRAGMA synchronous = NORMAL")
             self.migrate()
         except sqlite3.DatabaseError as exc:
             raise UserError(
@@ -103,6 +108,17 @@ class Store:
         if not (Path(runs_dir) / DB_NAME).is_file():
             return None
         return cls(runs_dir)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Several writes, one commit (one sync to disk)."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
 
     # --- schema ---------------------------------------------------------------------------
 

@@ -33,9 +33,17 @@ def seed(runs_dir: Path, count: int) -> None:
         store.create_run(thread, f"Task number {i}: why do writers revise?", params,
                          str(runs_dir / f"{thread}.md"))  # fmt: skip
         first = round(rng.uniform(4, 8), 1)
-        store.update_run(thread, status=rng.choice(["finished"] * 8 + ["failed", "interrupted"]),
-                         rounds=rng.randint(1, 3), first_score=first, best_score=first + 1,
-                         final_score=first + 1, stop_reason="passed", calls=9, tokens=9000)
+        store.update_run(
+            thread,
+            status=rng.choice(["finished"] * 8 + ["failed", "interrupted"]),
+            rounds=rng.randint(1, 3),
+            first_score=first,
+            best_score=first + 1,
+            final_score=first + 1,
+            stop_reason="passed",
+            calls=9,
+            tokens=9000,
+        )
     store.conn.execute("COMMIT")
 
 
@@ -65,11 +73,15 @@ def main() -> None:
             h.append(wall(history))
             b.append(wall(baseline))
     mh, mb = statistics.median(h), statistics.median(b)
-    print(f"reflectcli history ({args.runs} runs): median {mh * 1000:.0f} ms "
-          f"(min {min(h) * 1000:.0f}, max {max(h) * 1000:.0f})")
+    print(
+        f"reflectcli history ({args.runs} runs): median {mh * 1000:.0f} ms "
+        f"(min {min(h) * 1000:.0f}, max {max(h) * 1000:.0f})"
+    )
     print(f"python -c 'import typer, rich':      median {mb * 1000:.0f} ms")
-    print(f"ratio: {mh / mb:.2f}x the baseline (target <= 2x); absolute target <= 500 ms: "
-          f"{'met' if mh <= 0.5 else 'MISSED'}")
+    print(
+        f"ratio: {mh / mb:.2f}x the baseline (target <= 2x); absolute target <= 500 ms: "
+        f"{'met' if mh <= 0.5 else 'MISSED'}"
+    )
 
 
 if __name__ == "__main__":

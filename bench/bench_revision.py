@@ -63,19 +63,25 @@ def main() -> None:
         state = run(scores, 5, 8.5, {"revision": mode, "min_gain": 0})
         tokens, rounds, calls = revision_tokens(state)
         results[mode] = tokens / rounds
-        print(f"{mode:8} {rounds} revision rounds, {calls} revise calls, {tokens} output tokens "
-              f"→ {tokens / rounds:.0f} per round (stop: {state['stop_reason']})")
+        print(
+            f"{mode:8} {rounds} revision rounds, {calls} revise calls, {tokens} output tokens "
+            f"→ {tokens / rounds:.0f} per round (stop: {state['stop_reason']})"
+        )
     share = results["section"] / results["full"]
-    print(f"section / full output tokens per round: {share:.0%} (target <= 40 %: "
-          f"{'met' if share <= 0.40 else 'MISSED'})")
+    print(
+        f"section / full output tokens per round: {share:.0%} (target <= 40 %: "
+        f"{'met' if share <= 0.40 else 'MISSED'})"
+    )
     print()
     stall = [6.0] + [round(6.2 + 0.1 * i, 1) for i in range(9)]  # 6, 6.2, 6.3, ..., 7.0
     for name, policy in (("with saturation (min_gain 0.5, patience 2)",
                           {"min_gain": 0.5, "patience": 2}),
                          ("without saturation (min_gain 0)", {"min_gain": 0})):  # fmt: skip
         state = run(stall, 10, 9, {**policy, "revision": "section"})
-        print(f"stalled script 6, 6.2, 6.3, ...: {name}: {len(state['reviews'])} rounds, "
-              f"stop reason {state['stop_reason']}")
+        print(
+            f"stalled script 6, 6.2, 6.3, ...: {name}: {len(state['reviews'])} rounds, "
+            f"stop reason {state['stop_reason']}"
+        )
 
 
 if __name__ == "__main__":

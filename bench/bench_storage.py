@@ -83,8 +83,10 @@ def main() -> None:
         name = "with compaction" if compact else "without compaction"
         print(f"{name:22} {used:15,.0f} {size:15,.0f} {texts:15,.0f} {used / texts:7.2f}")
     ratio = rows[1][1] / rows[1][3]
-    print(f"target: <= 2x the texts with compaction: {'met' if ratio <= 2 else 'MISSED'} "
-          f"({ratio:.2f}x; compaction saves {1 - rows[1][1] / rows[0][1]:.0%})")
+    print(
+        f"target: <= 2x the texts with compaction: {'met' if ratio <= 2 else 'MISSED'} "
+        f"({ratio:.2f}x; compaction saves {1 - rows[1][1] / rows[0][1]:.0%})"
+    )
 
 
 if __name__ == "__main__":

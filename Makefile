@@ -8,7 +8,6 @@ test:
 
 lint:
 	ruff check reflectcli tests bench
-	ruff format --check reflectcli tests bench
 
 bench:
 	bash bench/run_all.sh

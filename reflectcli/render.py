@@ -200,7 +200,7 @@ class Renderer:
         self.close()
         if question["gate"] == "outline":
             self._outline({"sections": question["outline"], "source": "llm"})
-            choice = Prompt.ask("outline: [a]pprove, [e]dit in $EDITOR, [r]egenerate",
+            choice = Prompt.ask("outline: \\[a]pprove, \\[e]dit in $EDITOR, \\[r]egenerate",
                                 choices=["a", "e", "r"], default="a", console=self.console)
             if choice == "e":
                 from reflectcli.editing import edit_outline
@@ -211,8 +211,8 @@ class Renderer:
         self._print(f"[yellow]stopped without passing[/] ({question['reason']}): "
                     f"{escape(question['detail'])}")  # fmt: skip
         choice = Prompt.ask(
-            f"[a]ccept the best version ({question['best_version']}, score "
-            f"{best if best is not None else '?'}), one [m]ore round, or [s]top",
+            f"\\[a]ccept the best version ({question['best_version']}, score "
+            f"{best if best is not None else '?'}), one \\[m]ore round, or \\[s]top",
             choices=["a", "m", "s"], default="a", console=self.console,
         )  # fmt: skip
         return {"action": {"a": "accept", "m": "more", "s": "stop"}[choice]}

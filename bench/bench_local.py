@@ -42,7 +42,7 @@ import xllamacpp
 import reflectcli.graph.build  # noqa: F401  (imported lazily by the runner; load it now)
 from reflectcli.config import Settings
 from reflectcli.llm import register_client, unregister_client
-from reflectcli.local import EMBEDDED_NAME, LocalClient, ensure_embedded_model
+from reflectcli.local import EMBEDDED_NAME, LocalClient, ensure_embedded_model, server_params
 from reflectcli.render import Renderer
 from reflectcli.runner import Runner
 from reflectcli.summary import call_events
@@ -98,16 +98,7 @@ class ReplayingUI(Renderer):
 
 def direct_server(path: Path, n_ctx: int = N_CTX):
     """An xllamacpp.Server with the same params as reflectcli.local._server."""
-    params = xllamacpp.CommonParams()
-    params.model.path = str(path.resolve())
-    params.n_ctx = n_ctx
-    params.n_parallel = 1
-    threads = max(1, min(8, os.cpu_count() or 1))
-    params.cpuparams.n_threads = threads
-    params.cpuparams_batch.n_threads = threads
-    params.warmup = False
-    params.verbosity = -1
-    return xllamacpp.Server(params)
+    return xllamacpp.Server(server_params(path, n_ctx))
 
 
 def direct_call(server: Any, request: dict[str, Any]) -> dict[str, Any]:

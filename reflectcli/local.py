@@ -121,24 +121,34 @@ _SERVERS: dict[str, Any] = {}
 _LOCK = threading.Lock()
 
 
-def _server(path: Path, n_ctx: int = 8192):
+N_CTX = 8192
+
+
+def server_params(path: Path, n_ctx: int = N_CTX):
+    """The llama.cpp parameters reflectcli runs a GGUF file with (benchmarks reuse them)."""
+    import xllamacpp
+
+    params = xllamacpp.CommonParams()
+    params.model.path = str(path.resolve())
+    params.n_ctx = n_ctx
+    params.n_parallel = 1
+    threads = max(1, min(8, os.cpu_count() or 1))
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    params.warmup = False
+    params.verbosity = -1
+    return params
+
+
+def _server(path: Path, n_ctx: int = N_CTX):
     """One loaded model per process and file (loading takes about half a second)."""
     key = str(path.resolve())
     with _LOCK:
         if key not in _SERVERS:
             import xllamacpp
 
-            params = xllamacpp.CommonParams()
-            params.model.path = key
-            params.n_ctx = n_ctx
-            params.n_parallel = 1
-            threads = max(1, min(8, os.cpu_count() or 1))
-            params.cpuparams.n_threads = threads
-            params.cpuparams_batch.n_threads = threads
-            params.warmup = False
-            params.verbosity = -1
             try:
-                _SERVERS[key] = xllamacpp.Server(params)
+                _SERVERS[key] = xllamacpp.Server(server_params(path, n_ctx))
             except Exception as exc:
                 raise ModelError(f"could not load local model {path}: {exc}") from exc
         return _SERVERS[key]

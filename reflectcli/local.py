@@ -10,13 +10,15 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -154,6 +156,29 @@ def _server(path: Path, n_ctx: int = N_CTX):
         return _SERVERS[key]
 
 
+@contextmanager
+def _signals_as_flag(stop: dict[str, Any]) -> Iterator[None]:
+    """While a generation runs, SIGINT/SIGTERM set stop["signal"] instead of raising."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    handled = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.getsignal(sig) for sig in handled}
+
+    def flag(signum, frame):
+        stop["signal"] = signum
+
+    for sig in handled:
+        if previous[sig] not in (signal.SIG_IGN, None):
+            signal.signal(sig, flag)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            if handler is not None:
+                signal.signal(sig, handler)
+
+
 class LocalClient:
     """A GGUF model in-process; JSON-schema-constrained when a schema is given."""
 
@@ -167,6 +192,7 @@ class LocalClient:
         self.model = model
         self.temperature = temperature
         self.notify = notify
+        self.progress: Callable[[str, int], None] | None = None  # (step, tokens so far)
         self._path: Path | None = None
 
     def load(self):
@@ -189,15 +215,9 @@ class LocalClient:
                 "json_schema": {"name": step.split(":")[0] or "answer", "schema": json_schema},
             }
         started = time.monotonic()
-        try:
-            result = server.handle_chat_completions(request)
-        except Exception as exc:
-            raise ModelError(f"{self.model}: generation failed: {exc}") from exc
-        if not isinstance(result, dict) or "choices" not in result:
-            raise ModelError(f"{self.model}: generation failed: {str(result)[:200]}")
-        usage = result.get("usage") or {}
+        text, usage = self._stream(server, request, step)
         return Completion(
-            text=result["choices"][0]["message"].get("content") or "",
+            text=text,
             model=self.model,
             step=step,
             prompt_tokens=int(usage.get("prompt_tokens", 0)),
@@ -205,3 +225,36 @@ class LocalClient:
             cost=0.0,
             duration=time.monotonic() - started,
         )
+
+    def _stream(self, server, request: dict[str, Any], step: str) -> tuple[str, dict[str, Any]]:
+        """Generate token by token, so progress can be shown and Ctrl-C / SIGTERM stop the
+        generation at once. (An exception raised inside the callback is printed and ignored by
+        xllamacpp, so during the call the signals only raise a flag the callback answers.)"""
+        parts: list[str] = []
+        usage: dict[str, Any] = {}
+        errors: list[str] = []
+        stop = {"signal": None}
+
+        def on_chunk(chunk: dict[str, Any]) -> bool:
+            if "error" in chunk:
+                errors.append(str(chunk["error"])[:200])
+                return True
+            for choice in chunk.get("choices") or []:
+                parts.append((choice.get("delta") or {}).get("content") or "")
+            if chunk.get("usage"):
+                usage.update(chunk["usage"])
+            if self.progress is not None and len(parts) % 8 == 0:
+                self.progress(step, len(parts))
+            return stop["signal"] is not None
+
+        request = {**request, "stream": True, "stream_options": {"include_usage": True}}
+        with _signals_as_flag(stop):
+            try:
+                server.handle_chat_completions(request, on_chunk)
+            except Exception as exc:
+                raise ModelError(f"{self.model}: generation failed: {exc}") from exc
+        if stop["signal"] is not None:
+            raise KeyboardInterrupt
+        if errors:
+            raise ModelError(f"{self.model}: generation failed: {errors[0]}")
+        return "".join(parts), usage

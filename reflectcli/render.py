@@ -92,6 +92,12 @@ class Renderer:
     def call_event(self, kind: str, data: dict[str, Any], state: dict[str, Any]) -> None:
         step = data["step"]
         label = step_label(step, state)
+        if kind == "call_progress":
+            task = self._tasks.get(step)
+            if self._progress is not None and task is not None:
+                self._progress.update(task, description=f"{escape(label)} [dim]· "
+                                      f"{data['tokens']} tokens[/]")  # fmt: skip
+            return
         if kind == "call_started":
             if self.live:
                 if self._progress is None:

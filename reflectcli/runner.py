@@ -97,6 +97,7 @@ class Runner:
         path = artifact_path(settings.runs_dir, thread_id)
         params = settings.run_params()
         store.create_run(thread_id, task, params, str(path))
+        store.acquire(thread_id)  # before a `resume` of the new thread could
         self.ui.started(thread_id, task, settings, path, resumed=False)
         graph, config = self._graph(store, thread_id, settings)
         return self._drive(store, thread_id, settings, graph, config, initial_state(task, params))
@@ -111,11 +112,19 @@ class Runner:
         settings = resume_settings(run["settings"], {k: flags.get(k) for k in RESUME_FLAGS})
         settings = settings.model_copy(update={"runs_dir": runs_dir})
         path = artifact_path(runs_dir, thread_id)
+        if run["status"] != "finished":
+            store.acquire(thread_id)  # refuse a second process now, before reading the checkpoint
+            run = store.get_run(thread_id) or run  # as it is now that this process holds it
         if run["status"] == "finished":
+            store.release(thread_id)
             state = store.load_state(thread_id) or {}
             return RunResult(thread_id, state, path, summarize(state), 0.0, already_finished=True)
-        graph, config = self._graph(store, thread_id, settings)
-        snapshot = graph.get_state(config)
+        try:
+            graph, config = self._graph(store, thread_id, settings)
+            snapshot = graph.get_state(config)
+        except BaseException:
+            store.release(thread_id)
+            raise
         state = dict(snapshot.values or {})
         self.ui.started(thread_id, run["task"], settings, path, resumed=True)
         if state:
@@ -143,6 +152,10 @@ class Runner:
         for client in {id(writer): writer, id(critic): critic}.values():
             if hasattr(client, "notify"):
                 client.notify = self.ui.notice
+            if hasattr(client, "progress"):
+                client.progress = lambda step, tokens: self.ui.call_event(
+                    "call_progress", {"step": step, "tokens": tokens}, self.state
+                )
         return (JournaledClient(writer, store, thread_id, listener),
                 JournaledClient(critic, store, thread_id, listener))  # fmt: skip
 

@@ -71,3 +71,33 @@ def test_embedded_model_end_to_end(runs_dir):
     with sqlite3.connect(runs_dir / "reflect.db") as db:
         calls, tokens = db.execute("SELECT calls, tokens FROM runs").fetchone()
     assert calls >= 4 and tokens > 200
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_an_embedded_generation_at_once(tmp_path):
+    """llama.cpp ignores exceptions raised in its token callback: the signal must still stop
+    the generation within moments, keep the checkpoint and print the resume command."""
+    import os
+    import signal
+    import sys
+    import time
+
+    runs = tmp_path / "runs"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REFLECTCLI_")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reflectcli", "write", "Why do writers revise their drafts?",
+         "--sections", "3", "--runs-dir", str(runs), "--thread-id", "stopme"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    artifact = runs / "stopme.md"
+    deadline = time.monotonic() + 120
+    while not (artifact.exists() and "| plan |" in artifact.read_text()):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.2)
+    time.sleep(1.0)  # now inside the first section's generation
+    proc.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert time.monotonic() - sent < 10
+    assert "reflectcli resume stopme" in err and "Traceback" not in err

@@ -8,6 +8,7 @@ anything else → litellm. This is the only module that imports litellm, and it 
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import re
@@ -113,8 +114,37 @@ def _litellm():
         litellm.telemetry = False
         litellm.suppress_debug_info = True
         litellm.drop_params = True
+        atexit.register(_close_held_event_loops)
         _litellm_module = litellm
     return _litellm_module
+
+
+_HELD_LOOPS: list[Any] = []
+
+
+def _hold_main_event_loop() -> None:
+    """Keep the asyncio loop litellm's service logger leaves on the main thread, so that it is
+    closed at exit while its sockets are still open. Otherwise, after a call interrupted by
+    Ctrl-C or SIGTERM, the garbage collector may close its self-pipe first and the run ends with
+    an "Exception ignored in BaseEventLoop.__del__" traceback on stderr."""
+    import asyncio
+    import threading
+    import warnings
+
+    if _HELD_LOOPS or threading.current_thread() is not threading.main_thread():
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            _HELD_LOOPS.append(asyncio.get_event_loop())
+        except RuntimeError:  # no loop on this thread
+            return
+
+
+def _close_held_event_loops() -> None:
+    for loop in _HELD_LOOPS:
+        if not loop.is_running() and not loop.is_closed():
+            loop.close()
 
 
 _KEY_ENV = {
@@ -193,15 +223,20 @@ class LiteLLMClient:
                 reason = _short(exc)
                 retry_log.append(reason)
                 if attempt == self.retries:
+                    hint = "the run is saved; try `reflectcli resume` later or raise `timeout`"
+                    if "Connection error" in reason or isinstance(exc, litellm.APIConnectionError):
+                        where = self.api_base or "the provider"
+                        hint = f"the run is saved; check that {where} is reachable, then resume"
                     raise ModelError(
-                        f"{self.model}: gave up after {attempt + 1} attempts: {reason}",
-                        hint="the run is saved; try `reflectcli resume` later or raise `timeout`",
+                        f"{self.model}: gave up after {attempt + 1} attempts: {reason}", hint=hint
                     ) from exc
                 delay = min(30.0, self.backoff * (2**attempt))
                 log.warning("%s: %s; retry %d in %.1fs", self.model, reason, attempt + 1, delay)
                 self._sleep(delay)
             except Exception as exc:
                 raise self._fatal(exc, litellm) from exc
+            finally:
+                _hold_main_event_loop()
         text = response.choices[0].message.content or ""
         usage = getattr(response, "usage", None)
         cost = None

@@ -32,7 +32,7 @@ RUN_FIELDS = (
 
 def validate_thread_id(thread_id: str) -> str:
     """Thread ids become file names: letters, digits, '-' and '_' only."""
-    if not THREAD_ID.match(thread_id or ""):
+    if not THREAD_ID.fullmatch(thread_id or ""):  # `$` alone would let "x\n" through
         raise UserError(
             f"invalid thread id {thread_id!r}: use 1-64 letters, digits, '-' or '_'",
             hint="`reflectcli history` lists the runs",
@@ -69,6 +69,20 @@ def _connect(path: Path, **kwargs: Any) -> sqlite3.Connection:
     return conn
 
 
+def _set_wal(conn: sqlite3.Connection, patience: float = 30.0) -> None:
+    """Switch to WAL. The switch needs an exclusive lock and SQLite answers "database is locked"
+    at once, without waiting, while another process opens the same new file: retry a while."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 class Store:
     """The run index and call journal in `<runs_dir>/reflect.db`."""
 
@@ -91,7 +105,7 @@ class Store:
             self.conn.row_factory = sqlite3.Row
             if fresh:  # lets compaction hand freed pages back to the file system
                 self.conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
-            self.conn.execute("PRAGMA journal_mode = WAL")
+            _set_wal(self.conn)
             # Our tables survive a killed process with NORMAL in WAL mode; only a power loss
             # could drop the last commits, and the checkpoint (FULL) can rebuild them.
             self.conn.execute("PRAGMA synchronous = NORMAL")

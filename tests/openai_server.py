@@ -256,6 +256,9 @@ class OpenAIServer:
 class _Handler(BaseHTTPRequestHandler):
     owner: OpenAIServer
     protocol_version = "HTTP/1.1"
+    # Headers and body go out as two writes: with Nagle's algorithm the body would wait for the
+    # client's delayed ACK (~40 ms) after the server already counted the answer as completed.
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass

@@ -11,8 +11,8 @@ from reflectcli.queries import list_runs, run_stats
 from reflectcli.store import Store, validate_thread_id
 
 
-def open_store(runs_dir: Path) -> Store | None:
-    return Store.existing(runs_dir)
+def open_store(runs_dir: Path, read_only: bool = True) -> Store | None:
+    return Store.existing(runs_dir, read_only=read_only)
 
 
 def load_run(runs_dir: Path, thread_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -48,7 +48,7 @@ def delete(runs_dir: Path, thread_id: str) -> dict[str, Any]:
     run, _ = load_run(runs_dir, thread_id)
     if run["status"] == "running":
         raise UserError(f"thread {thread_id} is running now", hint="stop it first")
-    store = open_store(runs_dir)
+    store = open_store(runs_dir, read_only=False)
     store.delete_run(thread_id)
     artifact = Path(run["artifact"] or "")
     if artifact.name == f"{thread_id}.md" and artifact.is_file():

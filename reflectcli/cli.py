@@ -73,6 +73,12 @@ def _fail(ui, exc: BaseException, debug: bool) -> typer.Exit:
     if isinstance(exc, UserError):
         ui.error(exc.message, exc.hint)
         return typer.Exit(exc.exit_code)
+    import sqlite3
+
+    if isinstance(exc, sqlite3.DatabaseError):
+        ui.error(f"the runs database (reflect.db) cannot be used: {exc}",
+                 "move it aside to start a fresh one; rerun with --debug for details")  # fmt: skip
+        return typer.Exit(1)
     ui.error(f"unexpected {type(exc).__name__}: {exc}", "rerun with --debug for a traceback")
     return typer.Exit(1)
 

@@ -130,7 +130,8 @@ class Runner:
         if state:
             gates = {"gate_outline": "your approval of the outline",
                      "gate_stop": "your decision after the stop"}  # fmt: skip
-            nxt = gates.get((snapshot.next or ("",))[0]) or pending_step(state)
+            nxt = (gates.get((snapshot.next or ("",))[0]) or pending_step(state)
+                   or "nothing left to run; recording the finished run")  # fmt: skip
             self.ui.notice(f"{progress(state)} → {nxt}")
             start = None
         else:  # killed before the first checkpoint landed: start from the beginning

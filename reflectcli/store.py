@@ -63,7 +63,7 @@ def effective_status(run: dict[str, Any]) -> str:
     return run["status"]
 
 
-def _connect(path: Path, **kwargs: Any) -> sqlite3.Connection:
+def _connect(path: str | Path, **kwargs: Any) -> sqlite3.Connection:
     conn = sqlite3.connect(str(path), timeout=30, check_same_thread=False, **kwargs)
     conn.execute("PRAGMA busy_timeout = 30000")
     return conn
@@ -86,9 +86,12 @@ def _set_wal(conn: sqlite3.Connection, patience: float = 30.0) -> None:
 class Store:
     """The run index and call journal in `<runs_dir>/reflect.db`."""
 
-    def __init__(self, runs_dir: str | Path):
+    def __init__(self, runs_dir: str | Path, read_only: bool = False):
         self.runs_dir = Path(runs_dir)
         self.path = self.runs_dir / DB_NAME
+        if read_only:
+            self._open_read_only()
+            return
         try:
             self.runs_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         except OSError as exc:
@@ -116,12 +119,30 @@ class Store:
                 hint="move it aside to start a fresh one; runs inside it cannot be read",
             ) from exc
 
+    def _open_read_only(self) -> None:
+        """For commands that only read: works in a folder this user cannot write to."""
+        uri = f"file:{self.path}?mode=ro"
+        try:
+            self.conn = _connect(uri, uri=True)
+            self.conn.row_factory = sqlite3.Row
+            done = {row[0] for row in self.conn.execute("SELECT name FROM _migrations")}
+        except sqlite3.DatabaseError as exc:
+            raise UserError(
+                f"{self.path} is not a usable SQLite database ({exc})",
+                hint="move it aside to start a fresh one; runs inside it cannot be read",
+            ) from exc
+        missing = [name for name, _ in MIGRATIONS if name not in done]
+        if missing:
+            raise UserError(f"{self.path} is not a usable SQLite database (its reflectcli tables "
+                            f"lack {', '.join(missing)})",
+                            hint="run any write command on it once to upgrade it")  # fmt: skip
+
     @classmethod
-    def existing(cls, runs_dir: str | Path) -> Store | None:
+    def existing(cls, runs_dir: str | Path, read_only: bool = True) -> Store | None:
         """Open the store only if its database exists (read-only commands create nothing)."""
         if not (Path(runs_dir) / DB_NAME).is_file():
             return None
-        return cls(runs_dir)
+        return cls(runs_dir, read_only=read_only)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

@@ -60,10 +60,22 @@ class RecordingServer:
         self._server = server
         self._log = log
 
-    def handle_chat_completions(self, request: dict[str, Any]) -> Any:
-        entry = {"request": copy.deepcopy(request)}
-        result = self._server.handle_chat_completions(request)
-        entry["timings"] = result.get("timings") if isinstance(result, dict) else None
+    def handle_chat_completions(self, request: dict[str, Any], callback: Any = None) -> Any:
+        """reflectcli streams (token callback); the replay on `direct` does not, so the
+        comparison includes what streaming costs."""
+        plain = {k: v for k, v in request.items() if k not in ("stream", "stream_options")}
+        entry: dict[str, Any] = {"request": copy.deepcopy(plain), "timings": None}
+        if callback is None:
+            result = self._server.handle_chat_completions(request)
+            entry["timings"] = result.get("timings") if isinstance(result, dict) else None
+        else:
+
+            def keep_timings(chunk: dict[str, Any]) -> bool:
+                if isinstance(chunk, dict) and chunk.get("timings"):
+                    entry["timings"] = chunk["timings"]
+                return callback(chunk)
+
+            result = self._server.handle_chat_completions(request, keep_timings)
         self._log.append(entry)
         return result
 

@@ -206,7 +206,7 @@ def outline_schema(max_sections: int) -> dict[str, Any]:
         "properties": {
             "sections": {
                 "type": "array",
-                "minItems": 1,
+                "minItems": min(2, max_sections),  # the prompt asks for 2 to N
                 "maxItems": max_sections,
                 "items": {
                     "type": "object",

@@ -130,3 +130,10 @@ def test_review_schema_holds_sections_to_the_outline():
 
     item = review_schema(["Intro", "Why"])["properties"]["improvements"]["items"]
     assert item["properties"]["section"]["enum"] == ["Intro", "Why", "whole article"]
+
+
+def test_outline_schema_asks_for_two_to_n_sections():
+    from reflectcli.schemas import outline_schema
+
+    assert outline_schema(4)["properties"]["sections"]["minItems"] == 2
+    assert outline_schema(1)["properties"]["sections"]["minItems"] == 1

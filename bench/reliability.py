@@ -52,7 +52,6 @@ from typer.testing import CliRunner  # noqa: E402
 from reflectcli.cli import app  # noqa: E402
 from tests.crashkit import (  # noqa: E402
     MODEL,
-    PROXY_VARS,
     TASK,
     Child,
     KillScript,
@@ -61,7 +60,14 @@ from tests.crashkit import (  # noqa: E402
     run_row,
     run_state,
 )
-from tests.openai_server import OpenAIServer, delay, drop, error, step_of  # noqa: E402
+from tests.openai_server import (  # noqa: E402
+    OpenAIServer,
+    delay,
+    drop,
+    error,
+    loopback_only,
+    step_of,
+)
 
 
 def _quiet_handle_error(self, request, client_address) -> None:
@@ -407,11 +413,8 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2, help="runs killed at the same time")
     opts = parser.parse_args()
 
-    for var in PROXY_VARS:
-        os.environ.pop(var, None)
-        os.environ.pop(var.lower(), None)
-    os.environ.update(NO_PROXY="127.0.0.1,localhost", OPENAI_API_KEY=KEY,
-                      REFLECTCLI_RETRIES="2", REFLECTCLI_BACKOFF="0")  # fmt: skip
+    loopback_only(os.environ.__setitem__, lambda var: os.environ.pop(var, None),
+                  OPENAI_API_KEY=KEY, REFLECTCLI_RETRIES="2", REFLECTCLI_BACKOFF="0")  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="reflect-reliability-") as tmp:
         root = Path(tmp)
         os.chdir(root)

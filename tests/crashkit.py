@@ -34,11 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from reflectcli.testing import ScriptedResponder
-from tests.openai_server import Action, OpenAIServer, answer, drop, step_of
+from tests.openai_server import PROXY_VARS, Action, OpenAIServer, answer, drop, step_of
 
 MODEL = "openai/test-model"
 TASK = "Why do writers revise?"
-PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
 PROCESS_TIMEOUT = 120.0  # one child: ~5 s of `import litellm` (more on a busy machine)
 CHILD = Path(__file__).with_name("crash_child.py")
 KILLED_BY = {signal.SIGKILL: -signal.SIGKILL, signal.SIGTERM: 130, signal.SIGINT: 130}

@@ -336,3 +336,22 @@ class _Handler(BaseHTTPRequestHandler):
             record.completed = True
         if server.on_complete is not None:
             server.on_complete(record)
+
+
+PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
+
+
+def loopback_only(setenv, delenv, **extra: str) -> None:
+    """Point a test (or a process) at loopback: no proxies, a test key, plus `extra` vars.
+    Takes monkeypatch.setenv/delenv, or os.environ's setdefault-like pair."""
+    for var in PROXY_VARS:
+        delenv(var)
+        delenv(var.lower())
+    for key, value in {"NO_PROXY": "127.0.0.1,localhost", "OPENAI_API_KEY": "sk-test",
+                       **extra}.items():  # fmt: skip
+        setenv(key, value)
+
+
+def loopback_fixture(monkeypatch, **extra: str) -> None:
+    loopback_only(monkeypatch.setenv, lambda v: monkeypatch.delenv(v, raising=False), **extra)
+

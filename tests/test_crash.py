@@ -29,7 +29,6 @@ from reflectcli.cli import app
 from reflectcli.store import Store
 from tests.crashkit import (
     MODEL,
-    PROXY_VARS,
     TASK,
     Child,
     Kill,
@@ -42,7 +41,7 @@ from tests.crashkit import (
     run_row,
     run_state,
 )
-from tests.openai_server import OpenAIServer, step_of
+from tests.openai_server import OpenAIServer, loopback_fixture, step_of
 
 SCORES = (6.0, 9.5)  # one revision, then a pass: plan, 3 drafts, review, revise, review
 SECTIONS = 3
@@ -50,12 +49,7 @@ SECTIONS = 3
 
 @pytest.fixture(autouse=True)
 def offline_env(monkeypatch):
-    for var in PROXY_VARS:
-        monkeypatch.delenv(var, raising=False)
-        monkeypatch.delenv(var.lower(), raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    monkeypatch.setenv("REFLECTCLI_BACKOFF", "0")
+    loopback_fixture(monkeypatch, REFLECTCLI_BACKOFF="0")
 
 
 def write_args(server: OpenAIServer, thread: str, runs: str = "runs") -> list[str]:

@@ -26,7 +26,6 @@ from typer.testing import CliRunner
 from reflectcli.cli import app
 from tests.crashkit import (
     MODEL,
-    PROXY_VARS,
     TASK,
     KillScript,
     closed_port,
@@ -34,20 +33,14 @@ from tests.crashkit import (
     resent_after_completion,
     run_row,
 )
-from tests.openai_server import OpenAIServer, context_window_error, delay, drop, error
+from tests.openai_server import OpenAIServer, context_window_error, delay, drop, error, loopback_fixture
 
 runner = CliRunner()
 
 
 @pytest.fixture(autouse=True)
 def offline_env(monkeypatch):
-    for var in PROXY_VARS:
-        monkeypatch.delenv(var, raising=False)
-        monkeypatch.delenv(var.lower(), raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    monkeypatch.setenv("REFLECTCLI_RETRIES", "2")
-    monkeypatch.setenv("REFLECTCLI_BACKOFF", "0")
+    loopback_fixture(monkeypatch, REFLECTCLI_RETRIES="2", REFLECTCLI_BACKOFF="0")
 
 
 def invoke(*args: str):

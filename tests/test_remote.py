@@ -8,7 +8,6 @@ answer and during a pending call, then `resume`; Ctrl-C. Nothing here reaches th
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import socket
@@ -31,6 +30,7 @@ from reflectcli.config import Settings
 from reflectcli.errors import ModelError
 from reflectcli.llm import make_client
 from reflectcli.testing import ScriptedResponder
+from tests.crashkit import child_env
 from tests.openai_server import (
     Action,
     OpenAIServer,
@@ -39,6 +39,7 @@ from tests.openai_server import (
     delay,
     drop,
     error,
+    loopback_fixture,
     messages_hash,
     step_of,
 )
@@ -49,7 +50,6 @@ MESSAGES = [
     {"role": "system", "content": "You are a careful writer."},
     {"role": "user", "content": "Say something about revision, in two or three sentences."},
 ]
-PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
 PROCESS_TIMEOUT = 90  # one subprocess: ~5 s of `import litellm`, then a fast scripted run
 
 runner = CliRunner()
@@ -61,11 +61,7 @@ runner = CliRunner()
 @pytest.fixture(autouse=True)
 def offline_env(monkeypatch):
     """Loopback never goes through a proxy; the API key is a test one."""
-    for var in PROXY_VARS:
-        monkeypatch.delenv(var, raising=False)
-        monkeypatch.delenv(var.lower(), raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    loopback_fixture(monkeypatch)
 
 
 @pytest.fixture
@@ -356,29 +352,6 @@ def test_crash_after_the_answer_before_the_checkpoint_replays_from_journal(
 
 
 # --- real processes: SIGKILL, Ctrl-C, resume ---------------------------------------------------
-
-
-def child_env(tmp: Path) -> dict[str, str]:
-    """The environment of a child `reflectcli`: no user config, no proxies, a test key."""
-    home = tmp / "home"
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("REFLECTCLI_", "OPENAI_", "LITELLM_")) and k.upper() not in PROXY_VARS
-    }
-    env.update(
-        HOME=str(home),
-        XDG_CONFIG_HOME=str(home / ".config"),
-        XDG_CACHE_HOME=str(home / ".cache"),
-        XDG_DATA_HOME=str(home / ".local" / "share"),
-        REFLECTCLI_CONFIG_DIR=str(home / ".config" / "reflectcli"),
-        OPENAI_API_KEY="sk-test",
-        REFLECTCLI_BACKOFF="0",
-        NO_PROXY="127.0.0.1,localhost",
-        PYTHONUNBUFFERED="1",
-        NO_COLOR="1",
-    )
-    return env
 
 
 class Child:

@@ -21,9 +21,9 @@ from reflectcli.errors import ModelError
 from reflectcli.runner import Runner
 from reflectcli.store import Store, validate_thread_id
 from reflectcli.testing import ScriptedResponder, review_json
-from tests.crashkit import MODEL, PROXY_VARS, TASK, Child, KillScript
+from tests.crashkit import MODEL, TASK, Child, KillScript
 from tests.helpers import FailOnce, quiet_ui, settings
-from tests.openai_server import OpenAIServer, error, step_of
+from tests.openai_server import OpenAIServer, error, loopback_fixture, step_of
 
 cli = CliRunner()
 KEY = "sk-test-SECRET-123456"
@@ -174,10 +174,7 @@ def test_api_key_never_written(tmp_path, monkeypatch):
     and every export. Not one byte under the work folder (database with its WAL, artifact,
     exports, the processes' stdout and stderr with debug logs) holds the key or its secret
     part, though the key did reach the provider."""
-    for var in PROXY_VARS:
-        monkeypatch.delenv(var, raising=False)
-        monkeypatch.delenv(var.lower(), raising=False)
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    loopback_fixture(monkeypatch, OPENAI_API_KEY=KEY)
     script = KillScript((6.0, 9.5), 2)
     failed = {"draft:s2": False, "review:r1": False}
 

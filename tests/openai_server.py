@@ -134,6 +134,7 @@ class Record:
     completed: bool = False
     status: int | None = None
     action: str | None = None
+    settled: bool = False  # the handler is done with it (answered, refused or dropped)
 
 
 @dataclass
@@ -197,8 +198,19 @@ class OpenAIServer:
         with self.lock:
             return len(self.records)
 
+    def _settle(self, timeout: float = 5.0) -> None:
+        """Let handlers still finishing an answer set their flags (a client may read an answer
+        a moment before the server thread marks it completed)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                if all(r.settled for r in self.records):
+                    return
+            time.sleep(0.005)
+
     @property
     def completed(self) -> list[Record]:
+        self._settle()
         with self.lock:
             return [r for r in self.records if r.completed]
 
@@ -211,6 +223,8 @@ class OpenAIServer:
         return done
 
     def steps(self, completed_only: bool = False) -> list[str]:
+        if completed_only:
+            self._settle()
         with self.lock:
             return [r.step for r in self.records if r.completed or not completed_only]
 
@@ -307,6 +321,13 @@ class _Handler(BaseHTTPRequestHandler):
                                             "type": "invalid_request_error"}})  # fmt: skip
             return
         record = server._record(path, body, {k.lower(): v for k, v in self.headers.items()})
+        try:
+            self._answer(server, record, body)
+        finally:
+            with server.lock:
+                record.settled = True
+
+    def _answer(self, server: OpenAIServer, record: Record, body: dict[str, Any]) -> None:
         if server.on_request is not None:
             server.on_request(record)
         action = server.reply(body)

@@ -178,8 +178,8 @@ def test_plain_answer_with_token_usage(openai_server):
     assert completion.tokens == completion.prompt_tokens + completion.completion_tokens
     assert completion.retries == 0 and completion.retry_log == []
     assert openai_server.count == 1
-    seen = openai_server.records[0]
-    assert seen.completed and seen.path == "/v1/chat/completions"
+    (seen,) = openai_server.wait_completed(1)  # the flag lands just after the answer is sent
+    assert seen.path == "/v1/chat/completions"
     assert seen.body["model"] == "test-model"
     assert seen.body["messages"] == MESSAGES
     assert seen.headers["authorization"] == "Bearer sk-test"
@@ -200,6 +200,7 @@ def test_rate_limit_is_retried(openai_server):
     assert completion.retries == 1
     assert len(completion.retry_log) == 1 and "RateLimitError" in completion.retry_log[0]
     assert openai_server.count == 2
+    openai_server.wait_completed(1)
     assert [r.completed for r in openai_server.records] == [False, True]
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from reflectcli.artifacts import render_artifact
 from reflectcli.errors import UserError
+from reflectcli.graph.common import best_version
 from reflectcli.summary import DIMENSIONS, pending_step, summarize
 
 FORMATS = ("md", "report", "json", "html")
@@ -24,11 +25,7 @@ def choose_version(state: dict[str, Any], which: str) -> dict[str, Any]:
     if which == "final":
         return by_n.get(state.get("final_version"), versions[-1])
     if which == "best":
-        best_n, best = versions[-1]["n"], -1.0
-        for review in state.get("reviews") or []:
-            if review["score"] >= best:
-                best_n, best = review["version"], review["score"]
-        return by_n[best_n]
+        return best_version(state)
     if which.isdigit() and int(which) in by_n:
         return by_n[int(which)]
     raise UserError(f"no version {which!r}: choose best, final or one of "

@@ -8,6 +8,7 @@ test:
 
 lint:
 	ruff check reflectcli tests bench
+	ruff format --check reflectcli tests bench
 
 bench:
 	bash bench/run_all.sh

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from reflectcli.config import Settings
-from reflectcli.store import Store
+from reflectcli.store.db import Store
 
 
 def seed(runs_dir: Path, count: int) -> None:

@@ -10,7 +10,7 @@ settings otherwise (temperature 0.7), in a fresh runs_dir:
   `call_finished` event, outside reflectcli's timing), the very request that call sent (same
   messages, max_tokens, sampling params and JSON-schema response_format, recorded on its way
   into xllamacpp) is replayed on a second `xllamacpp.Server` built here with the same params as
-  reflectcli/local.py, timed the same way, with a 0.25 s pause before and after it so that
+  reflectcli/models/local.py, timed the same way, with a 0.25 s pause before and after it so that
   each side's call starts with the other server idle. Pairing call by call means both sides
   see the same load on a shared machine.
 Both servers are warmed up first. The ratio is taken per run; the median over runs is the
@@ -41,15 +41,15 @@ import xllamacpp
 
 import reflectcli.graph.build  # noqa: F401  (imported lazily by the runner; load it now)
 from reflectcli.config import Settings
-from reflectcli.llm import register_client, unregister_client
-from reflectcli.local import EMBEDDED_NAME, LocalClient, ensure_embedded_model, server_params
-from reflectcli.render import Renderer
+from reflectcli.models.factory import register_client, unregister_client
+from reflectcli.models.local import EMBEDDED_NAME, LocalClient, ensure_embedded_model, server_params
+from reflectcli.output.render import Renderer
+from reflectcli.output.summary import call_events
 from reflectcli.runner import Runner
-from reflectcli.summary import call_events
 
 TARGET = 0.90
 TASK = "Why do writers revise their drafts?"
-N_CTX = 8192  # reflectcli.local._server's default
+N_CTX = 8192  # reflectcli.models.local._server's default
 PAUSE = 0.25  # seconds of idle before each side's call
 
 
@@ -109,7 +109,7 @@ class ReplayingUI(Renderer):
 
 
 def direct_server(path: Path, n_ctx: int = N_CTX):
-    """An xllamacpp.Server with the same params as reflectcli.local._server."""
+    """An xllamacpp.Server with the same params as reflectcli.models.local._server."""
     return xllamacpp.Server(server_params(path, n_ctx))
 
 

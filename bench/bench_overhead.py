@@ -40,9 +40,9 @@ from langgraph.graph import END, START, StateGraph
 
 import reflectcli.graph.build  # noqa: F401  (imported lazily by the runner; load it now)
 from reflectcli.config import Settings
-from reflectcli.render import Renderer
+from reflectcli.models.fake import FakeClient, ScriptedResponder, install_fake
+from reflectcli.output.render import Renderer
 from reflectcli.runner import Runner
-from reflectcli.testing import FakeClient, ScriptedResponder, install_fake
 
 TARGET_RATIO = 2.0
 TASK = "Why do writers revise their drafts?"

@@ -18,9 +18,9 @@ from pathlib import Path
 from rich.console import Console
 
 from reflectcli.config import load_settings
-from reflectcli.render import Renderer
+from reflectcli.models.fake import FakeClient, ScriptedResponder, install_fake
+from reflectcli.output.render import Renderer
 from reflectcli.runner import Runner
-from reflectcli.testing import FakeClient, ScriptedResponder, install_fake
 
 SECTION = (
     "Revision is where a draft stops being a record of thinking and becomes an argument for a "

@@ -21,10 +21,10 @@ from pathlib import Path
 from rich.console import Console
 
 from reflectcli.config import load_settings
-from reflectcli.render import Renderer
+from reflectcli.models.fake import FakeClient, ScriptedResponder, install_fake
+from reflectcli.output.render import Renderer
 from reflectcli.runner import Runner
-from reflectcli.store import Store
-from reflectcli.testing import FakeClient, ScriptedResponder, install_fake
+from reflectcli.store.db import Store
 
 SECTION = (
     "Revision is where a draft stops being a record of thinking and becomes an argument for a "

@@ -49,7 +49,7 @@ sys.path.insert(0, str(ROOT))
 
 from typer.testing import CliRunner  # noqa: E402
 
-from reflectcli.cli import app  # noqa: E402
+from reflectcli.cli.app import app  # noqa: E402
 from tests.crashkit import (  # noqa: E402
     MODEL,
     TASK,

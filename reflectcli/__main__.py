@@ -1,3 +1,3 @@
-from reflectcli.cli import main
+from reflectcli.cli.app import main
 
 main()

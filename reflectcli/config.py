@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from reflectcli.configfile import ENV_PREFIX, find_config_file, read_toml
 from reflectcli.errors import ConfigError
-from reflectcli.summary import DIMENSIONS
+from reflectcli.writing.rubric import DIMENSIONS
 
 
 class Policy(BaseModel):

@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reflectcli.artifacts import artifact_path, write_artifact
 from reflectcli.config import Settings, resume_settings
 from reflectcli.errors import RunInterrupted, UserError
 from reflectcli.graph.state import apply_update, initial_state
-from reflectcli.journal import JournaledClient
-from reflectcli.llm import make_client
-from reflectcli.store import Store, validate_thread_id
-from reflectcli.summary import pending_step, progress, summarize, usage_by_model
+from reflectcli.models.factory import make_client
+from reflectcli.models.journal import JournaledClient
+from reflectcli.output.artifacts import artifact_path, write_artifact
+from reflectcli.output.summary import pending_step, progress, summarize, usage_by_model
+from reflectcli.store.db import Store, validate_thread_id
 
 log = logging.getLogger(__name__)
 
@@ -147,9 +147,7 @@ class Runner:
             self.ui.call_event(kind, data, self.state)
 
         writer = make_client(settings.model, settings)
-        critic = writer if settings.critic == settings.model else make_client(
-            settings.critic, settings
-        )
+        critic = writer if settings.critic == settings.model else make_client(settings.critic, settings)
         for client in {id(writer): writer, id(critic): critic}.values():
             if hasattr(client, "notify"):
                 client.notify = self.ui.notice
@@ -232,8 +230,20 @@ class Runner:
     def _record(self, store: Store, thread_id: str, path: Path, run: dict[str, Any]) -> None:
         """After every step: the index row and the artifact catch up with the state."""
         s = summarize(self.state)
-        fields = {k: s[k] for k in ("rounds", "first_score", "best_score", "final_score",
-                                    "stop_reason", "calls", "tokens", "cost", "fallbacks")}
+        fields = {
+            k: s[k]
+            for k in (
+                "rounds",
+                "first_score",
+                "best_score",
+                "final_score",
+                "stop_reason",
+                "calls",
+                "tokens",
+                "cost",
+                "fallbacks",
+            )
+        }
         if self.state.get("status") == "finished":
             fields["status"] = "finished"
         with store.transaction():

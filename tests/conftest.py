@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reflectcli.testing import FakeClient, ScriptedResponder, install_fake
+from reflectcli.models.fake import FakeClient, ScriptedResponder, install_fake
 
 
 @pytest.fixture(autouse=True)
@@ -16,8 +16,20 @@ def isolated(tmp_path, monkeypatch):
     """
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("REFLECTCLI_CONFIG_DIR", str(tmp_path / "user-config"))
-    for key in ("MODEL", "CRITIC_MODEL", "THRESHOLD", "MAX_ROUNDS", "MAX_SECTIONS", "LANGUAGE",
-                "TEMPERATURE", "TIMEOUT", "API_BASE", "RUNS_DIR", "RETRIES", "BACKOFF"):
+    for key in (
+        "MODEL",
+        "CRITIC_MODEL",
+        "THRESHOLD",
+        "MAX_ROUNDS",
+        "MAX_SECTIONS",
+        "LANGUAGE",
+        "TEMPERATURE",
+        "TIMEOUT",
+        "API_BASE",
+        "RUNS_DIR",
+        "RETRIES",
+        "BACKOFF",
+    ):
         monkeypatch.delenv(f"REFLECTCLI_{key}", raising=False)
     return tmp_path
 

@@ -22,7 +22,7 @@ from tests.crashkit import pause_at  # noqa: E402
 if os.environ.get("CRASH_PAUSE"):
     pause_at(os.environ["CRASH_PAUSE"], Path(os.environ["CRASH_MARKER"]))
 
-from reflectcli.cli import main  # noqa: E402
+from reflectcli.cli.app import main  # noqa: E402
 
 if os.environ.get("CRASH_START_AT"):
     import reflectcli.runner  # noqa: E402,F401  (what `write` imports before opening the db)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reflectcli.testing import ScriptedResponder
+from reflectcli.models.fake import ScriptedResponder
 from tests.openai_server import PROXY_VARS, Action, OpenAIServer, answer, drop, step_of
 
 MODEL = "openai/test-model"
@@ -51,7 +51,7 @@ def install_points(callback: Callable[[str], None]) -> Callable[[], None]:
     module doc); returns the undo function."""
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    from reflectcli.store import Store
+    from reflectcli.store.db import Store
 
     journal_put, put = Store.journal_put, SqliteSaver.put
 
@@ -175,8 +175,7 @@ def child_env(work: Path, **extra: str) -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("REFLECTCLI_", "OPENAI_", "LITELLM_", "CRASH_"))
-        and k.upper() not in PROXY_VARS
+        if not k.startswith(("REFLECTCLI_", "OPENAI_", "LITELLM_", "CRASH_")) and k.upper() not in PROXY_VARS
     }
     env.update(
         HOME=str(home),
@@ -304,8 +303,9 @@ def outcome(state: dict[str, Any]) -> dict[str, Any]:
         "stop_reason": state.get("stop_reason"),
         "outline": [s["title"] for s in (state.get("outline") or {}).get("sections", [])],
         "versions": [(v["n"], v["kind"], v["text"]) for v in versions],
-        "reviews": [(r["round"], r["version"], r["score"], r["source"])
-                    for r in state.get("reviews") or []],  # fmt: skip
+        "reviews": [
+            (r["round"], r["version"], r["score"], r["source"]) for r in state.get("reviews") or []
+        ],  # fmt: skip
         "decisions": [(d["round"], d["decision"], d["reason"]) for d in state.get("decisions") or []],
         "final": next((v["text"] for v in versions if v["n"] == final), None),
         "calls": sorted(e["step"] for e in state.get("trace") or [] if e.get("step")),
@@ -382,7 +382,7 @@ def run_chain(work: Path, script: KillScript, thread: str, write_args: Sequence[
 
 
 def effective_status(db: Path, thread: str) -> str:
-    from reflectcli.store import effective_status as status_of
+    from reflectcli.store.db import effective_status as status_of
 
     row = run_row(db, thread)
     return status_of(row) if row else "missing"

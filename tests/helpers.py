@@ -7,7 +7,7 @@ import io
 from rich.console import Console
 
 from reflectcli.config import load_settings
-from reflectcli.render import Renderer
+from reflectcli.output.render import Renderer
 
 
 def quiet_ui() -> Renderer:

@@ -375,4 +375,3 @@ def loopback_only(setenv, delenv, **extra: str) -> None:
 
 def loopback_fixture(monkeypatch, **extra: str) -> None:
     loopback_only(monkeypatch.setenv, lambda v: monkeypatch.delenv(v, raising=False), **extra)
-

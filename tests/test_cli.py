@@ -7,9 +7,9 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from reflectcli.cli import app
+from reflectcli.cli.app import app
 from reflectcli.errors import ModelError
-from reflectcli.testing import ScriptedResponder
+from reflectcli.models.fake import ScriptedResponder
 from tests.helpers import FailOnce
 
 runner = CliRunner()
@@ -115,9 +115,7 @@ def test_failure_then_resume_says_what_it_skips(scripted, runs_dir):
 
 
 def test_ctrl_c_exits_130_with_resume_hint(scripted, runs_dir):
-    scripted.responder = FailOnce(
-        ScriptedResponder(scores=[8], sections=3), "draft:s2", KeyboardInterrupt()
-    )
+    scripted.responder = FailOnce(ScriptedResponder(scores=[8], sections=3), "draft:s2", KeyboardInterrupt())
     result = write(runs_dir, "--thread-id", "cc")
     assert result.exit_code == 130
     assert "reflectcli resume cc" in result.output

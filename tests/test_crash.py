@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from reflectcli.cli import app
-from reflectcli.store import Store
+from reflectcli.cli.app import app
+from reflectcli.store.db import Store
 from tests.crashkit import (
     MODEL,
     TASK,
@@ -253,7 +253,7 @@ def test_eight_processes_write_into_one_new_database(tmp_path):
 
 OPENER = """
 import sys, time
-from reflectcli.store import Store
+from reflectcli.store.db import Store
 runs, start, me = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 time.sleep(max(0.0, start - time.time()))
 store = Store(runs)

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from reflectcli.cli import app
+from reflectcli.cli.app import app
 from tests.crashkit import (
     MODEL,
     TASK,
@@ -281,7 +281,7 @@ def corrupt(runs: Path, how: str) -> None:
         with sqlite3.connect(db) as conn:
             conn.execute("CREATE TABLE runs (thread_id TEXT PRIMARY KEY, task TEXT)")
     else:  # ours, with its last pages overwritten
-        from reflectcli.store import Store
+        from reflectcli.store.db import Store
 
         store = Store(runs)
         for i in range(60):

@@ -8,8 +8,8 @@ import sqlite3
 import pytest
 
 from reflectcli.errors import ModelError, RunInterrupted
+from reflectcli.models.fake import PARAGRAPH, ScriptedResponder, review_json
 from reflectcli.runner import Runner
-from reflectcli.testing import PARAGRAPH, ScriptedResponder, review_json
 from tests.helpers import FailOnce, quiet_ui, settings
 
 TASK = "Why do writers revise their drafts?"
@@ -65,9 +65,7 @@ def test_interrupt_resume_does_not_repeat_plan_or_sections(scripted, runs_dir):
 
 
 def test_ctrl_c_keeps_the_checkpoint(scripted, runs_dir):
-    scripted.responder = FailOnce(
-        ScriptedResponder(scores=[8], sections=2), "draft:s2", KeyboardInterrupt()
-    )
+    scripted.responder = FailOnce(ScriptedResponder(scores=[8], sections=2), "draft:s2", KeyboardInterrupt())
     with pytest.raises(RunInterrupted) as err:
         run(runs_dir, max_sections=2, threshold=7)
     result = Runner(quiet_ui()).resume(err.value.thread_id, str(runs_dir), {})
@@ -156,8 +154,16 @@ def test_run_index_and_artifact_are_written(scripted, runs_dir):
     assert (row["first_score"], row["final_score"], row["stop_reason"]) == (6, 8.5, "passed")
     assert row["calls"] == 7 and row["owner_pid"] is None
     text = result.artifact.read_text()
-    for heading in ("## Outline", "## Version 1", "## Version 2", "## Review, round 1",
-                    "## Review, round 2", "## Decisions", "## Trace", "## Final article"):
+    for heading in (
+        "## Outline",
+        "## Version 1",
+        "## Version 2",
+        "## Review, round 1",
+        "## Review, round 2",
+        "## Decisions",
+        "## Trace",
+        "## Final article",
+    ):
         assert heading in text  # fmt: skip
     assert oct(result.artifact.stat().st_mode & 0o777) == "0o600"
 

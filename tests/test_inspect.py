@@ -11,10 +11,10 @@ import time
 import pytest
 from typer.testing import CliRunner
 
-from reflectcli.cli import app
+from reflectcli.cli.app import app
 from reflectcli.errors import ModelError
+from reflectcli.models.fake import ScriptedResponder
 from reflectcli.runner import Runner
-from reflectcli.testing import ScriptedResponder
 from tests.helpers import FailOnce, quiet_ui, settings
 
 cli = CliRunner()

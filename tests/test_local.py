@@ -9,9 +9,9 @@ import zipfile
 import pytest
 from typer.testing import CliRunner
 
-from reflectcli import local
-from reflectcli.cli import app
+from reflectcli.cli.app import app
 from reflectcli.errors import ModelError
+from reflectcli.models import local
 
 
 def test_fetch_failure_says_how_to_fetch_by_hand(tmp_path, monkeypatch):

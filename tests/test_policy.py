@@ -10,9 +10,15 @@ import pytest
 
 from reflectcli.config import load_settings
 from reflectcli.errors import ConfigError, ModelError
+from reflectcli.models.fake import (
+    IMPROVED,
+    FakeClient,
+    ScriptedResponder,
+    install_fake,
+    review_json,
+)
 from reflectcli.runner import Runner
-from reflectcli.testing import IMPROVED, FakeClient, ScriptedResponder, install_fake, review_json
-from reflectcli.textops import split_sections
+from reflectcli.writing.textops import split_sections
 from tests.helpers import FailOnce, quiet_ui, settings
 
 TASK = "Why do writers revise their drafts?"
@@ -167,9 +173,13 @@ def test_section_revision_crash_keeps_finished_sections(scripted, runs_dir):
 
     def two_sections(step, messages):
         if step == "review:r1":
-            return review_json(6, improvements=[
-                {"section": "Section 1", "issue": "Add an example.", "severity": "major"},
-                {"section": "Section 3", "issue": "Cite a source.", "severity": "minor"}])
+            return review_json(
+                6,
+                improvements=[
+                    {"section": "Section 1", "issue": "Add an example.", "severity": "major"},
+                    {"section": "Section 3", "issue": "Cite a source.", "severity": "minor"},
+                ],
+            )
         return responder(step, messages)
 
     scripted.responder = FailOnce(two_sections, "revise:r2:s3", ModelError("provider down"))
@@ -217,7 +227,7 @@ def test_separate_critic_has_its_own_usage(scripted, runs_dir):
         undo()
     assert critic.steps() == ["review:r1"]
     assert "review:r1" not in scripted.steps()
-    from reflectcli.summary import usage_by_model
+    from reflectcli.output.summary import usage_by_model
 
     usage = usage_by_model(result.state)
     assert set(usage) == {"fake/writer", "critic/cheap"} and usage["critic/cheap"]["calls"] == 1
@@ -267,7 +277,7 @@ def test_gate_regenerate_and_one_more_round(scripted, runs_dir):
 
 
 def test_without_a_terminal_the_run_waits_and_resume_asks_again(scripted, runs_dir):
-    from reflectcli.store import Store
+    from reflectcli.store.db import Store
 
     first = run(runs_dir, thread_id="gate", ui=ScriptedUI([]), interactive=True)
     assert first.waiting == {"gate": "outline", "outline": first.state["outline"]["sections"]}
@@ -284,10 +294,22 @@ def test_without_a_terminal_the_run_waits_and_resume_asks_again(scripted, runs_d
 def test_cli_interactive_without_tty_waits(scripted, runs_dir):
     from typer.testing import CliRunner
 
-    from reflectcli.cli import app
+    from reflectcli.cli.app import app
 
-    result = CliRunner().invoke(app, ["write", TASK, "--model", "fake/w", "--runs-dir",
-                                      str(runs_dir), "--interactive", "--thread-id", "w1"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "write",
+            TASK,
+            "--model",
+            "fake/w",
+            "--runs-dir",
+            str(runs_dir),
+            "--interactive",
+            "--thread-id",
+            "w1",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "waiting for approval of the outline" in result.output
     assert "reflectcli resume w1 --interactive" in result.output

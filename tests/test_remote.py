@@ -25,11 +25,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from reflectcli.cli import app
+from reflectcli.cli.app import app
 from reflectcli.config import Settings
 from reflectcli.errors import ModelError
-from reflectcli.llm import make_client
-from reflectcli.testing import ScriptedResponder
+from reflectcli.models.factory import make_client
+from reflectcli.models.fake import ScriptedResponder
 from tests.crashkit import child_env
 from tests.openai_server import (
     Action,
@@ -324,7 +324,7 @@ def test_crash_after_the_answer_before_the_checkpoint_replays_from_journal(
 ):
     """Killed between an answered call and its checkpoint: the resume replays the journaled
     answer instead of sending the request again."""
-    from reflectcli.store import Store
+    from reflectcli.store.db import Store
 
     put = Store.journal_put
 

@@ -16,11 +16,11 @@ import ormsgpack
 import pytest
 from typer.testing import CliRunner
 
-from reflectcli.cli import app
+from reflectcli.cli.app import app
 from reflectcli.errors import ModelError
+from reflectcli.models.fake import ScriptedResponder, review_json
 from reflectcli.runner import Runner
-from reflectcli.store import Store, validate_thread_id
-from reflectcli.testing import ScriptedResponder, review_json
+from reflectcli.store.db import Store, validate_thread_id
 from tests.crashkit import MODEL, TASK, Child, KillScript
 from tests.helpers import FailOnce, quiet_ui, settings
 from tests.openai_server import OpenAIServer, error, loopback_fixture, step_of

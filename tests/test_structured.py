@@ -4,10 +4,15 @@ import json
 
 import pytest
 
-from reflectcli.fallbacks import FALLBACK_CAP, fallback_outline, heuristic_review
-from reflectcli.schemas import Outline, Review, to_score
-from reflectcli.structured import ExtractionError, complete_structured, extract_json, parse_as
-from reflectcli.testing import FakeClient, review_json
+from reflectcli.models.fake import FakeClient, review_json
+from reflectcli.models.fallbacks import FALLBACK_CAP, fallback_outline, heuristic_review
+from reflectcli.models.structured import (
+    ExtractionError,
+    complete_structured,
+    extract_json,
+    parse_as,
+)
+from reflectcli.writing.schemas import Outline, Review, to_score
 
 GOOD = review_json(7.5)
 
@@ -95,8 +100,7 @@ def test_retry_shows_the_model_its_validation_error():
     assert client.steps() == ["review:r1", "review:r1:retry1"]
     retry_prompt = client.history[1]["messages"][-1]["content"]
     assert "score" in retry_prompt and "could not be used" in retry_prompt
-    assert client.history[1]["messages"][-2] == {"role": "assistant",
-                                                 "content": '{"score": "excellent"}'}
+    assert client.history[1]["messages"][-2] == {"role": "assistant", "content": '{"score": "excellent"}'}
 
 
 def test_three_bad_answers_give_a_flagged_fallback():
@@ -116,8 +120,11 @@ def test_fallback_outline_fits_the_limit():
 
 
 def test_example_text_copied_from_the_prompt_is_rejected():
-    copied = {"score": 6, "feedback": "Too vague.",
-              "improvements": [{"section": "Intro", "issue": "A concrete, actionable change."}]}
+    copied = {
+        "score": 6,
+        "feedback": "Too vague.",
+        "improvements": [{"section": "Intro", "issue": "A concrete, actionable change."}],
+    }
     with pytest.raises(ValueError, match="example"):
         parse_as(Review, json.dumps(copied))
     with pytest.raises(ValueError, match="example"):
@@ -126,14 +133,14 @@ def test_example_text_copied_from_the_prompt_is_rejected():
 
 
 def test_review_schema_holds_sections_to_the_outline():
-    from reflectcli.schemas import review_schema
+    from reflectcli.writing.schemas import review_schema
 
     item = review_schema(["Intro", "Why"])["properties"]["improvements"]["items"]
     assert item["properties"]["section"]["enum"] == ["Intro", "Why", "whole article"]
 
 
 def test_outline_schema_asks_for_two_to_n_sections():
-    from reflectcli.schemas import outline_schema
+    from reflectcli.writing.schemas import outline_schema
 
     assert outline_schema(4)["properties"]["sections"]["minItems"] == 2
     assert outline_schema(1)["properties"]["sections"]["minItems"] == 1

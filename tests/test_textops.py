@@ -1,6 +1,6 @@
 import pytest
 
-from reflectcli.textops import assemble, clean_article, clean_section, rewrite_guard
+from reflectcli.writing.textops import assemble, clean_article, clean_section, rewrite_guard
 
 PREV = "x" * 777
 

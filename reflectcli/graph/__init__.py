@@ -1,1 +1,2 @@
-"""The reflection loop as a LangGraph graph: state, nodes, the pure controller, the factory."""
+"""The reflection loop as a LangGraph graph: state, nodes, the pure controller, gates, the factory.
+Imports `models`, `writing`, `output` (derived numbers) and `errors`; never the runner or the CLI."""

@@ -13,7 +13,7 @@ from reflectcli.graph.gates import gate_outline, gate_stop
 from reflectcli.graph.nodes import Nodes
 from reflectcli.graph.revise import Reviser, revision_pending
 from reflectcli.graph.state import RunState
-from reflectcli.llm import ModelClient
+from reflectcli.models.base import ModelClient
 
 
 def recursion_limit(max_sections: int, max_rounds: int, extra: int = 0) -> int:

@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from reflectcli.graph.controller import Rules, budget_spent
-from reflectcli.llm import Completion, ModelClient
-from reflectcli.summary import summarize
+from reflectcli.models.base import Completion, ModelClient
+from reflectcli.output.summary import summarize
 
 
 def now() -> str:
@@ -64,9 +64,7 @@ class Budgeted:
         cost = (self.cost or 0.0) + sum(costs) if (self.cost is not None or costs) else None
         if why := budget_spent(self.rules, tokens, cost):
             raise BudgetExceeded(why, self.calls)
-        completion = self.client.complete(
-            messages, step=step, json_schema=json_schema, max_tokens=max_tokens
-        )
+        completion = self.client.complete(messages, step=step, json_schema=json_schema, max_tokens=max_tokens)
         self.calls.append(completion)
         return completion
 
@@ -77,25 +75,7 @@ def budget_stop(node: str, exc: BudgetExceeded, round_no: int) -> dict[str, Any]
         "stop_reason": "budget",
         "trace": [call_event(node, c) for c in exc.calls]
         + [note_event(node, "budget", f"budget reached before {node}: {exc.why}")],
-        "decisions": [{"round": round_no, "decision": "stop", "reason": "budget",
-                       "detail": exc.why}],  # fmt: skip
+        "decisions": [
+            {"round": round_no, "decision": "stop", "reason": "budget", "detail": exc.why}
+        ],  # fmt: skip
     }
-
-
-def best_version(state: dict[str, Any]) -> dict[str, Any]:
-    """The highest-scoring reviewed version (the later one on a tie); the latest if none."""
-    versions = state.get("versions") or []
-    by_n = {v["n"]: v for v in versions}
-    best_n, best = versions[-1]["n"], -1.0
-    for review in state.get("reviews") or []:
-        if review["score"] >= best and review["version"] in by_n:
-            best_n, best = review["version"], review["score"]
-    return by_n[best_n]
-
-
-def review_of(state: dict[str, Any], version_n: int) -> dict[str, Any] | None:
-    """The latest review of a version."""
-    for review in reversed(state.get("reviews") or []):
-        if review["version"] == version_n:
-            return review
-    return None

@@ -83,9 +83,7 @@ def repeats(current: tuple[str, ...], previous: tuple[str, ...]) -> bool:
     if not current or not previous:
         return False
     old = [_norm(p) for p in previous]
-    return all(
-        any(SequenceMatcher(None, _norm(c), o).ratio() >= SIMILAR for o in old) for c in current
-    )
+    return all(any(SequenceMatcher(None, _norm(c), o).ratio() >= SIMILAR for o in old) for c in current)
 
 
 def budget_spent(rules: Rules, tokens: int, cost: float | None) -> str | None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reflectcli.graph.common import best_version, review_of
-from reflectcli.schemas import Outline
+from reflectcli.output.summary import best_version, review_of
+from reflectcli.writing.schemas import Outline
 
 OUTLINE_ACTIONS = ("approve", "edit", "regenerate")
 STOP_ACTIONS = ("accept", "more", "stop")

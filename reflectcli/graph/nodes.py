@@ -6,23 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from reflectcli import prompts
-from reflectcli.fallbacks import fallback_outline, heuristic_review
-from reflectcli.graph.common import (
-    Budgeted,
-    BudgetExceeded,
-    best_version,
-    budget_stop,
-    call_event,
-    note_event,
-    review_of,
-)
+from reflectcli.graph.common import Budgeted, BudgetExceeded, budget_stop, call_event, note_event
 from reflectcli.graph.controller import Facts, Rules, decide
-from reflectcli.llm import ModelClient
-from reflectcli.schemas import Outline, Review, outline_schema, review_schema
-from reflectcli.structured import complete_structured
-from reflectcli.summary import DIMENSIONS, summarize
-from reflectcli.textops import assemble, clean_section
+from reflectcli.models.base import ModelClient
+from reflectcli.models.fallbacks import fallback_outline, heuristic_review
+from reflectcli.models.structured import complete_structured
+from reflectcli.output.summary import best_version, review_of, summarize
+from reflectcli.writing import prompts
+from reflectcli.writing.rubric import DIMENSIONS
+from reflectcli.writing.schemas import Outline, Review, outline_schema, review_schema
+from reflectcli.writing.textops import assemble, clean_section
 
 PLAN_TOKENS = 600
 SECTION_TOKENS = 1024
@@ -114,8 +107,9 @@ class Nodes:
         try:
             result = complete_structured(
                 Budgeted(self.critic, state),
-                prompts.review_messages(state["task"], version["text"], round_no,
-                                        state["params"].get("language"), open_items),  # fmt: skip
+                prompts.review_messages(
+                    state["task"], version["text"], round_no, state["params"].get("language"), open_items
+                ),  # fmt: skip
                 Review,
                 step=f"review:r{round_no}",
                 fallback=lambda: heuristic_review(version["text"], titles),
@@ -134,9 +128,7 @@ class Nodes:
                 f"mean; using {score:g}", round=round_no,
             ))  # fmt: skip
         score = weighted(score, value["dimensions"], weights)
-        improvements = [
-            {**imp, "id": f"r{round_no}.{i}"} for i, imp in enumerate(value["improvements"], 1)
-        ]
+        improvements = [{**imp, "id": f"r{round_no}.{i}"} for i, imp in enumerate(value["improvements"], 1)]
         for item_id in value["addressed"]:
             if item_id in critiques and critiques[item_id]["status"] == "open":
                 critiques[item_id] = {**critiques[item_id], "status": "addressed",

@@ -5,18 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from reflectcli import prompts
-from reflectcli.graph.common import (
-    Budgeted,
-    BudgetExceeded,
-    best_version,
-    budget_stop,
-    call_event,
-    note_event,
-    review_of,
-)
-from reflectcli.llm import ModelClient
-from reflectcli.textops import (
+from reflectcli.graph.common import Budgeted, BudgetExceeded, budget_stop, call_event, note_event
+from reflectcli.models.base import ModelClient
+from reflectcli.output.summary import best_version, review_of
+from reflectcli.writing import prompts
+from reflectcli.writing.textops import (
     clean_article,
     clean_section,
     join_sections,
@@ -90,8 +83,9 @@ class Reviser:
 
     def _full(self, state, writer, base, review, round_no) -> dict[str, Any]:
         completion = writer.complete(
-            prompts.revise_messages(state["task"], base["text"], review, round_no,
-                                    state["params"].get("language")),  # fmt: skip
+            prompts.revise_messages(
+                state["task"], base["text"], review, round_no, state["params"].get("language")
+            ),  # fmt: skip
             step=f"revise:r{round_no}",
             max_tokens=max(SECTION_TOKENS, 2 * len(base["text"]) // 3),
         )
@@ -113,9 +107,15 @@ class Reviser:
         index = revision["targets"][k]
         title, body = sections[index]
         completion = writer.complete(
-            prompts.section_revise_messages(state["task"], base["text"], title, body,
-                                            revision["items"][k], round_no,
-                                            state["params"].get("language")),  # fmt: skip
+            prompts.section_revise_messages(
+                state["task"],
+                base["text"],
+                title,
+                body,
+                revision["items"][k],
+                round_no,
+                state["params"].get("language"),
+            ),  # fmt: skip
             step=f"revise:r{round_no}:s{index + 1}",
             max_tokens=max(SECTION_TOKENS, 2 * len(body) // 3),
         )

@@ -8,9 +8,7 @@ import re
 
 def unified(a: str, b: str, label_a: str, label_b: str, context: int = 3) -> list[str]:
     return list(
-        difflib.unified_diff(
-            a.splitlines(), b.splitlines(), label_a, label_b, n=context, lineterm=""
-        )
+        difflib.unified_diff(a.splitlines(), b.splitlines(), label_a, label_b, n=context, lineterm="")
     )
 
 

@@ -1,9 +1,5 @@
-"""The one door to models.
-
-`make_client(model, settings)` returns a `ModelClient` for a model string:
-`local/...` → the embedded xllamacpp model (local.py), a registered test prefix → its factory,
-anything else → litellm. This is the only module that imports litellm, and it does so lazily
-(litellm's import costs seconds and, without LITELLM_LOCAL_MODEL_COST_MAP, reaches the network).
+"""Remote models through litellm. This is the only module that imports litellm, and it does so
+lazily: litellm's import costs seconds and, without LITELLM_LOCAL_MODEL_COST_MAP, reaches the network.
 """
 
 from __future__ import annotations
@@ -14,87 +10,12 @@ import os
 import re
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from reflectcli.errors import ModelError
+from reflectcli.models.base import Completion
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Completion:
-    """One answered model call, with what it cost."""
-
-    text: str
-    model: str
-    step: str = ""
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost: float | None = None
-    duration: float = 0.0
-    retries: int = 0
-    replayed: bool = False
-    retry_log: list[str] = field(default_factory=list)
-
-    @property
-    def tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Completion:
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        return cls(**known)
-
-
-class ModelClient(Protocol):
-    """What nodes call. `step` names the call (e.g. `review:r2`) for traces and journals."""
-
-    model: str
-
-    def complete(
-        self,
-        messages: list[dict[str, str]],
-        *,
-        step: str,
-        json_schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
-    ) -> Completion: ...
-
-
-ClientFactory = Callable[[str, Any], ModelClient]
-_FACTORIES: dict[str, ClientFactory] = {}
-
-
-def register_client(prefix: str, factory: ClientFactory) -> None:
-    """Route model strings starting with `prefix/` to `factory` (tests register fakes here)."""
-    _FACTORIES[prefix] = factory
-
-
-def unregister_client(prefix: str) -> None:
-    _FACTORIES.pop(prefix, None)
-
-
-def make_client(model: str, settings: Any) -> ModelClient:
-    """A client for `model`, configured from `settings` (timeout, api_base, retries...)."""
-    prefix = model.split("/", 1)[0]
-    if prefix in _FACTORIES:
-        return _FACTORIES[prefix](model, settings)
-    if prefix == "local":
-        from reflectcli.local import LocalClient
-
-        return LocalClient(model, temperature=settings.temperature)
-    return LiteLLMClient(
-        model,
-        temperature=settings.temperature,
-        timeout=settings.timeout,
-        api_base=settings.api_base,
-        retries=settings.retries,
-        backoff=settings.backoff,
-    )
 
 
 # --- litellm -------------------------------------------------------------------------------
@@ -261,9 +182,7 @@ class LiteLLMClient:
         hint = "the run is saved; fix this, then `reflectcli resume`"
         if isinstance(exc, litellm.AuthenticationError):
             env = key_env_var(self.model)
-            return ModelError(
-                f"{self.model}: authentication failed; set {env} to a valid API key", hint=hint
-            )
+            return ModelError(f"{self.model}: authentication failed; set {env} to a valid API key", hint=hint)
         if isinstance(exc, litellm.ContextWindowExceededError):
             return ModelError(
                 f"{self.model}: the prompt is longer than the model's context window",

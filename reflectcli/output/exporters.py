@@ -8,10 +8,10 @@ import json
 import re
 from typing import Any
 
-from reflectcli.artifacts import render_artifact
 from reflectcli.errors import UserError
-from reflectcli.graph.common import best_version
-from reflectcli.summary import DIMENSIONS, pending_step, summarize
+from reflectcli.output.artifacts import render_artifact
+from reflectcli.output.summary import best_version, pending_step, summarize
+from reflectcli.writing.rubric import DIMENSIONS
 
 FORMATS = ("md", "report", "json", "html")
 

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from reflectcli.summary import DIMENSIONS
+from reflectcli.writing.rubric import DIMENSIONS
 
 SOURCES = ("llm", "llm-retry", "fallback")
 
@@ -251,8 +251,7 @@ def review_schema(titles: list[str] | None = None) -> dict[str, Any]:
                     "required": ["section", "issue", "severity"],
                 },
             },
-            "addressed": {"type": "array", "maxItems": 12, "items": {"type": "string",
-                                                                     "maxLength": 12}},
+            "addressed": {"type": "array", "maxItems": 12, "items": {"type": "string", "maxLength": 12}},
         },
         "required": ["score", "dimensions", "feedback", "improvements", "addressed"],
     }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from reflectcli.schemas import Dimensions, Improvement, Outline, Review, Section
+from reflectcli.writing.schemas import Dimensions, Improvement, Outline, Review, Section
 
 GENERIC_SECTIONS = (
     ("Introduction", "Frame the question and why it matters."),
@@ -45,7 +45,10 @@ def heuristic_review(text: str, titles: list[str]) -> Review:
         feedback="[fallback] The critic's answer could not be parsed after retries; this score "
         "is a heuristic (length, structure, repetition), not a judgement of the content.",
         improvements=[
-            Improvement(section="", issue="Re-read the article for clarity and support each "
-                        "claim with a concrete example.", severity="minor")  # fmt: skip
+            Improvement(
+                section="",
+                issue="Re-read the article for clarity and support each claim with a concrete example.",
+                severity="minor",
+            )  # fmt: skip
         ],
     )

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from reflectcli.errors import UserError
-from reflectcli.migrations import MIGRATIONS
+from reflectcli.store.migrations import MIGRATIONS
 
 DB_NAME = "reflect.db"
 HOST = os.uname().nodename
@@ -159,18 +159,14 @@ class Store:
 
     def migrate(self) -> None:
         """Apply the numbered migrations not yet recorded, in order, each in a transaction."""
-        self.conn.execute(
-            "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at REAL)"
-        )
+        self.conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at REAL)")
         done = {row[0] for row in self.conn.execute("SELECT name FROM _migrations")}
         for name, sql in MIGRATIONS:
             if name in done:
                 continue
             self.conn.execute("BEGIN IMMEDIATE")
             try:
-                if self.conn.execute(
-                    "SELECT 1 FROM _migrations WHERE name = ?", (name,)
-                ).fetchone():
+                if self.conn.execute("SELECT 1 FROM _migrations WHERE name = ?", (name,)).fetchone():
                     self.conn.execute("ROLLBACK")  # another process got there first
                     continue
                 for statement in filter(str.strip, sql.split(";")):
@@ -255,8 +251,7 @@ class Store:
 
     def release(self, thread_id: str) -> None:
         self.conn.execute(
-            "UPDATE runs SET owner_pid = NULL, owner_host = NULL "
-            "WHERE thread_id = ? AND owner_pid = ?",
+            "UPDATE runs SET owner_pid = NULL, owner_host = NULL WHERE thread_id = ? AND owner_pid = ?",
             (thread_id, os.getpid()),
         )
 
@@ -277,8 +272,7 @@ class Store:
     def save_state(self, thread_id: str, state: dict[str, Any]) -> None:
         """The run's latest state as JSON: what show/export/diff read, without LangGraph."""
         self.conn.execute(
-            "INSERT INTO run_state VALUES (?, ?) ON CONFLICT(thread_id) DO UPDATE SET "
-            "state = excluded.state",
+            "INSERT INTO run_state VALUES (?, ?) ON CONFLICT(thread_id) DO UPDATE SET state = excluded.state",
             (thread_id, json.dumps(state, ensure_ascii=False, separators=(",", ":"))),
         )
 
@@ -291,9 +285,7 @@ class Store:
         )  # fmt: skip
 
     def load_state(self, thread_id: str) -> dict[str, Any] | None:
-        row = self.conn.execute(
-            "SELECT state FROM run_state WHERE thread_id = ?", (thread_id,)
-        ).fetchone()
+        row = self.conn.execute("SELECT state FROM run_state WHERE thread_id = ?", (thread_id,)).fetchone()
         return json.loads(row[0]) if row else None
 
     def _langgraph_tables(self) -> list[str]:

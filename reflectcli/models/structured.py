@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from reflectcli.llm import Completion, ModelClient
+from reflectcli.models.base import Completion, ModelClient
 
 MAX_RETRIES = 2
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
@@ -108,9 +108,7 @@ def complete_structured(
     errors: list[str] = []
     for attempt in range(max_retries + 1):
         label = step if attempt == 0 else f"{step}:retry{attempt}"
-        completion = client.complete(
-            convo, step=label, json_schema=json_schema, max_tokens=max_tokens
-        )
+        completion = client.complete(convo, step=label, json_schema=json_schema, max_tokens=max_tokens)
         calls.append(completion)
         try:
             value = parse_as(model, completion.text)

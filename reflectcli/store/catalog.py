@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from reflectcli.errors import UserError
-from reflectcli.queries import list_runs, run_stats
-from reflectcli.store import Store, validate_thread_id
+from reflectcli.store.db import Store, validate_thread_id
+from reflectcli.store.queries import list_runs, run_stats
 
 
 def open_store(runs_dir: Path, read_only: bool = True) -> Store | None:

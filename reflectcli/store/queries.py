@@ -10,7 +10,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from reflectcli.store import effective_status
+from reflectcli.store.db import effective_status
 
 HISTORY_KEYS = (
     "thread_id", "created_at", "updated_at", "status", "task", "model", "critic_model",
@@ -101,9 +101,7 @@ def run_stats(conn: sqlite3.Connection, since: float | None = None) -> dict[str,
         "mean_first_score": first,
         "mean_final_score": final,
         "mean_gain": round(final - first, 3) if first is not None and final is not None else None,
-        "fallback_rate": round(sum(r["fallbacks"] for r in runs) / structured, 4)
-        if structured
-        else None,
+        "fallback_rate": round(sum(r["fallbacks"] for r in runs) / structured, 4) if structured else None,
         "per_model": per_model,
         "generated_at": time.time(),
     }

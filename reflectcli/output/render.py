@@ -14,11 +14,9 @@ from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from reflectcli.summary import DIMENSIONS
+from reflectcli.writing.rubric import DIMENSIONS
 
-_STEP = re.compile(
-    r"^(?P<kind>[a-z]+)(?::[srg](?P<num>\d+))?(?::s(?P<sec>\d+))?(?::retry(?P<retry>\d+))?$"
-)
+_STEP = re.compile(r"^(?P<kind>[a-z]+)(?::[srg](?P<num>\d+))?(?::s(?P<sec>\d+))?(?::retry(?P<retry>\d+))?$")
 
 
 def step_label(step: str, state: dict[str, Any]) -> str:
@@ -206,10 +204,14 @@ class Renderer:
         self.close()
         if question["gate"] == "outline":
             self._outline({"sections": question["outline"], "source": "llm"})
-            choice = Prompt.ask("outline: \\[a]pprove, \\[e]dit in $EDITOR, \\[r]egenerate",
-                                choices=["a", "e", "r"], default="a", console=self.console)
+            choice = Prompt.ask(
+                "outline: \\[a]pprove, \\[e]dit in $EDITOR, \\[r]egenerate",
+                choices=["a", "e", "r"],
+                default="a",
+                console=self.console,
+            )
             if choice == "e":
-                from reflectcli.editing import edit_outline
+                from reflectcli.writing.editing import edit_outline
 
                 return {"action": "edit", "sections": edit_outline(question["outline"])}
             return {"action": {"a": "approve", "r": "regenerate"}[choice]}

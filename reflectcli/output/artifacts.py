@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from reflectcli.summary import DIMENSIONS, summarize
+from reflectcli.output.summary import summarize
+from reflectcli.writing.rubric import DIMENSIONS
 
 
 def artifact_path(runs_dir: str | Path, thread_id: str) -> Path:
@@ -121,8 +122,7 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) 
     if decisions:
         out += ["## Decisions", "", "| round | decision | reason | detail |", "|---|---|---|---|"]
         out += [
-            f"| {d['round']} | {d['decision']} | {d['reason']} | {_cell(d['detail'])} |"
-            for d in decisions
+            f"| {d['round']} | {d['decision']} | {d['reason']} | {_cell(d['detail'])} |" for d in decisions
         ]
         out.append("")
     trace = state.get("trace") or []

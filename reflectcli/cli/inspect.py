@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from reflectcli.cli import ConfigOpt, DebugOpt, RunsDirOpt, _fail, _setup_logging, app
+from reflectcli.cli.options import ConfigOpt, DebugOpt, RunsDirOpt, _fail, _setup_logging
 from reflectcli.errors import UserError
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (stable keys) instead.")]
@@ -17,7 +17,7 @@ ThreadArg = Annotated[str, typer.Argument(help="Thread id (see `reflectcli histo
 
 
 def _views():
-    from reflectcli.views import Views
+    from reflectcli.output.views import Views
 
     return Views()
 
@@ -36,31 +36,34 @@ def _run(debug: bool, fn) -> None:
     try:
         fn(views)
     except (UserError, Exception) as exc:
-        from reflectcli.render import Renderer
+        from reflectcli.output.render import Renderer
 
         raise _fail(Renderer(), exc, debug) from None
 
 
-@app.command()
 def history(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Show at most N runs.")] = 20,
-    status: Annotated[str | None, typer.Option(help="Only runs with this status: running, "
-                      "finished, failed, interrupted, waiting.")] = None,  # fmt: skip
-    search: Annotated[str | None, typer.Option("--search", "-s", help="Only runs whose task "
-                      "contains TEXT (case-insensitive).")] = None,  # fmt: skip
+    status: Annotated[
+        str | None,
+        typer.Option(help="Only runs with this status: running, finished, failed, interrupted, waiting."),
+    ] = None,  # fmt: skip
+    search: Annotated[
+        str | None,
+        typer.Option("--search", "-s", help="Only runs whose task contains TEXT (case-insensitive)."),
+    ] = None,  # fmt: skip
     as_json: JsonOpt = False,
     runs_dir: RunsDirOpt = None,
     config: ConfigOpt = None,
     debug: DebugOpt = False,
 ) -> None:
     """List past runs, newest first."""
-    from reflectcli.queries import STATUSES
+    from reflectcli.store.queries import STATUSES
 
     if status and status not in STATUSES:
         raise typer.BadParameter(f"choose one of {', '.join(STATUSES)}", param_hint="--status")
 
     def body(views) -> None:
-        from reflectcli.catalog import history as list_history
+        from reflectcli.store.catalog import history as list_history
 
         where = _runs_dir(runs_dir, config)
         runs = list_history(where, limit=limit, status=status, search=search)
@@ -69,7 +72,6 @@ def history(
     _run(debug, body)
 
 
-@app.command()
 def show(
     thread: ThreadArg,
     as_json: JsonOpt = False,
@@ -80,11 +82,11 @@ def show(
     """Show one run: outline, scores per round, feedback, decisions, guards, trace."""
 
     def body(views) -> None:
-        from reflectcli.catalog import load_run
+        from reflectcli.store.catalog import load_run
 
         run, state = load_run(_runs_dir(runs_dir, config), thread)
         if as_json:
-            from reflectcli.exporters import export_json
+            from reflectcli.output.exporters import export_json
 
             views.raw(export_json(run, state) + "\n")
         else:
@@ -93,15 +95,23 @@ def show(
     _run(debug, body)
 
 
-@app.command()
 def export(
     thread: ThreadArg,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="md (the article), report (the "
-                   "full record), json (everything), html (one self-contained page).")] = "md",
-    version: Annotated[str, typer.Option("--version", "-v", help="best, final or a version "
-                       "number.")] = "final",  # fmt: skip
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to FILE "
-                      "instead of stdout.")] = None,  # fmt: skip
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            help="md (the article), report (the "
+            "full record), json (everything), html (one self-contained page).",
+        ),
+    ] = "md",
+    version: Annotated[
+        str, typer.Option("--version", "-v", help="best, final or a version number.")
+    ] = "final",  # fmt: skip
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write to FILE instead of stdout.")
+    ] = None,  # fmt: skip
     runs_dir: RunsDirOpt = None,
     config: ConfigOpt = None,
     debug: DebugOpt = False,
@@ -109,10 +119,10 @@ def export(
     """Export a run's article or record as Markdown, JSON or HTML."""
 
     def body(views) -> None:
-        from reflectcli.artifacts import write_private
-        from reflectcli.catalog import load_run
-        from reflectcli.exporters import FORMATS
-        from reflectcli.exporters import export as render_export
+        from reflectcli.output.artifacts import write_private
+        from reflectcli.output.exporters import FORMATS
+        from reflectcli.output.exporters import export as render_export
+        from reflectcli.store.catalog import load_run
 
         if fmt not in FORMATS:
             raise UserError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}",
@@ -131,7 +141,6 @@ def export(
     _run(debug, body)
 
 
-@app.command()
 def diff(
     thread: ThreadArg,
     a: Annotated[str, typer.Argument(help="From version: a number, first, best or final.")] = "first",
@@ -144,9 +153,9 @@ def diff(
     """Show what changed between two versions of a run (default: first and final)."""
 
     def body(views) -> None:
-        from reflectcli.catalog import load_run
-        from reflectcli.diffs import unified, word_ops
-        from reflectcli.exporters import choose_version
+        from reflectcli.output.diffs import unified, word_ops
+        from reflectcli.output.exporters import choose_version
+        from reflectcli.store.catalog import load_run
 
         _, state = load_run(_runs_dir(runs_dir, config), thread)
         pick = {"first": "1"}
@@ -161,10 +170,10 @@ def diff(
     _run(debug, body)
 
 
-@app.command()
 def stats(
-    since: Annotated[float | None, typer.Option(min=0, help="Only runs created in the last "
-                     "DAYS days.")] = None,  # fmt: skip
+    since: Annotated[
+        float | None, typer.Option(min=0, help="Only runs created in the last DAYS days.")
+    ] = None,  # fmt: skip
     as_json: JsonOpt = False,
     runs_dir: RunsDirOpt = None,
     config: ConfigOpt = None,
@@ -173,7 +182,7 @@ def stats(
     """Totals over runs: statuses, rounds, stop reasons, score gain, fallbacks, usage per model."""
 
     def body(views) -> None:
-        from reflectcli.catalog import stats as run_stats
+        from reflectcli.store.catalog import stats as run_stats
 
         data = run_stats(_runs_dir(runs_dir, config), since)
         views.json(data) if as_json else views.stats(data)
@@ -181,7 +190,6 @@ def stats(
     _run(debug, body)
 
 
-@app.command()
 def delete(
     thread: ThreadArg,
     runs_dir: RunsDirOpt = None,
@@ -191,7 +199,7 @@ def delete(
     """Delete a run: its checkpoints, index row, journal and artifact."""
 
     def body(views) -> None:
-        from reflectcli.catalog import delete as delete_run
+        from reflectcli.store.catalog import delete as delete_run
 
         delete_run(_runs_dir(runs_dir, config), thread)
         views.message(f"deleted {thread}")
@@ -199,10 +207,10 @@ def delete(
     _run(debug, body)
 
 
-@app.command()
 def prune(
-    older_than: Annotated[float, typer.Option("--older-than", min=0, help="Delete runs last "
-                          "updated more than DAYS days ago.")],  # fmt: skip
+    older_than: Annotated[
+        float, typer.Option("--older-than", min=0, help="Delete runs last updated more than DAYS days ago.")
+    ],  # fmt: skip
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would go.")] = False,
     runs_dir: RunsDirOpt = None,
     config: ConfigOpt = None,
@@ -211,7 +219,7 @@ def prune(
     """Delete old runs (never one that is running)."""
 
     def body(views) -> None:
-        from reflectcli.catalog import prune as prune_runs
+        from reflectcli.store.catalog import prune as prune_runs
 
         gone = prune_runs(_runs_dir(runs_dir, config), older_than, dry_run)
         verb = "would delete" if dry_run else "deleted"

@@ -52,9 +52,7 @@ def section_messages(
     language: str | None,
 ) -> Messages:
     section = outline[index]
-    earlier = "\n\n".join(
-        f"## {outline[i]['title']}\n\n{body}" for i, body in enumerate(written[:index])
-    )
+    earlier = "\n\n".join(f"## {outline[i]['title']}\n\n{body}" for i, body in enumerate(written[:index]))
     context = f"Sections already written:\n\n{earlier}\n\n" if earlier else ""
     goal = f" Its goal: {section['goal']}." if section.get("goal") else ""
     return [
@@ -67,7 +65,7 @@ def section_messages(
             "role": "user",
             "content": (
                 f"Task: {task}\n\nOutline:\n{_outline_lines(outline, index)}\n\n{context}"
-                f"Write section {index + 1} of {len(outline)}: \"{section['title']}\".{goal} "
+                f'Write section {index + 1} of {len(outline)}: "{section["title"]}".{goal} '
                 "Write only the body of this section: two or three paragraphs, no heading, no "
                 f"title, no preamble, no closing remarks. Do not repeat earlier sections. "
                 f"{language_rule(language)}"
@@ -96,8 +94,7 @@ def review_messages(
     tracked = ""
     if open_items:
         listed = "\n".join(
-            f"- [{item['id']}] {item['section'] or 'whole article'}: {item['issue']}"
-            for item in open_items
+            f"- [{item['id']}] {item['section'] or 'whole article'}: {item['issue']}" for item in open_items
         )
         tracked = (
             f"\nImprovements asked for in earlier rounds:\n{listed}\n"
@@ -108,8 +105,7 @@ def review_messages(
     return [
         {
             "role": "system",
-            "content": "You are a strict, fair editor. You review articles and answer with JSON "
-            "only.",
+            "content": "You are a strict, fair editor. You review articles and answer with JSON only.",
         },
         {
             "role": "user",
@@ -157,10 +153,13 @@ def revise_messages(
 
 
 def _items(improvements: list[dict[str, Any]]) -> str:
-    return "\n".join(
-        f"- [{imp['severity']}] {imp.get('section') or 'whole article'}: {imp['issue']}"
-        for imp in improvements
-    ) or "- (no specific items; address the feedback)"
+    return (
+        "\n".join(
+            f"- [{imp['severity']}] {imp.get('section') or 'whole article'}: {imp['issue']}"
+            for imp in improvements
+        )
+        or "- (no specific items; address the feedback)"
+    )
 
 
 def section_revise_messages(
@@ -175,15 +174,14 @@ def section_revise_messages(
     return [
         {
             "role": "system",
-            "content": "You are a writer revising one section of your article after an "
-            "editor's review.",
+            "content": "You are a writer revising one section of your article after an editor's review.",
         },
         {
             "role": "user",
             "content": (
                 f"Task: {task}\n\nRevision for round {round_no}. The whole article, for "
                 f"context:\n\n<article>\n{article}\n</article>\n\n"
-                f"Rewrite only the section \"{title}\". Its current text:\n\n<section>\n{body}\n"
+                f'Rewrite only the section "{title}". Its current text:\n\n<section>\n{body}\n'
                 f"</section>\n\nImprovements to make in it:\n{_items(improvements)}\n\n"
                 "Address every improvement and keep what was good. Keep the length similar "
                 "unless an improvement asks for more. Return only the new body of this "

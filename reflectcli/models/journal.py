@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from reflectcli.llm import Completion, ModelClient
+from reflectcli.models.base import Completion, ModelClient
 
 CallListener = Callable[[str, dict[str, Any]], None]
 

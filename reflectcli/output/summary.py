@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-DIMENSIONS = ("accuracy", "completeness", "readability", "structure")
-
 
 def call_events(state: dict[str, Any]) -> list[dict[str, Any]]:
     return [e for e in state.get("trace") or [] if "step" in e]
@@ -99,3 +97,22 @@ def usage_by_model(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
         if e.get("cost") is not None:
             row["cost"] = (row["cost"] or 0.0) + e["cost"]
     return usage
+
+
+def best_version(state: dict[str, Any]) -> dict[str, Any]:
+    """The highest-scoring reviewed version (the later one on a tie); the latest if none."""
+    versions = state.get("versions") or []
+    by_n = {v["n"]: v for v in versions}
+    best_n, best = versions[-1]["n"], -1.0
+    for review in state.get("reviews") or []:
+        if review["score"] >= best and review["version"] in by_n:
+            best_n, best = review["version"], review["score"]
+    return by_n[best_n]
+
+
+def review_of(state: dict[str, Any], version_n: int) -> dict[str, Any] | None:
+    """The latest review of a version."""
+    for review in reversed(state.get("reviews") or []):
+        if review["version"] == version_n:
+            return review
+    return None

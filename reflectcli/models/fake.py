@@ -11,7 +11,8 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from reflectcli.llm import Completion, register_client, unregister_client
+from reflectcli.models.base import Completion
+from reflectcli.models.factory import register_client, unregister_client
 
 Answer = str | BaseException | Callable[[str, list[dict[str, str]]], str]
 
@@ -78,8 +79,9 @@ def review_json(
     improvements = (
         list(improvements)
         if improvements is not None
-        else [{"section": section, "issue": ISSUES[(round_no - 1) % len(ISSUES)],
-               "severity": "major"}]  # fmt: skip
+        else [
+            {"section": section, "issue": ISSUES[(round_no - 1) % len(ISSUES)], "severity": "major"}
+        ]  # fmt: skip
     )
     return json.dumps(
         {
@@ -93,9 +95,7 @@ def review_json(
 
 
 def outline_json(n: int) -> str:
-    return json.dumps(
-        {"sections": [{"title": f"Section {i}", "goal": f"Goal {i}"} for i in range(1, n + 1)]}
-    )
+    return json.dumps({"sections": [{"title": f"Section {i}", "goal": f"Goal {i}"} for i in range(1, n + 1)]})
 
 
 PARAGRAPH = (

@@ -1,0 +1,53 @@
+"""The Typer application: the root options and the command table. Commands live in write.py
+(runs) and inspect.py (reading past runs); this module only registers them."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from reflectcli import __version__
+from reflectcli.cli import inspect, write
+
+app = typer.Typer(
+    name="reflectcli",
+    help="Plan, draft, critique and revise an article; every model call checkpointed to SQLite.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+app.command()(write.write)
+app.command()(write.resume)
+app.command("fetch-model")(write.fetch_model)
+for command in (
+    inspect.history,
+    inspect.show,
+    inspect.export,
+    inspect.diff,
+    inspect.stats,
+    inspect.delete,
+    inspect.prune,
+):
+    app.command()(command)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"reflectcli {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
+    ] = False,  # fmt: skip
+) -> None:
+    """Plan, draft, critique and revise an article; every model call checkpointed to SQLite."""
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,79 @@
+"""What the commands share: option types, logging set-up, and turning an error into one line
+and an exit code (a traceback only with --debug)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from reflectcli.errors import RunInterrupted, UserError
+
+ModelOpt = Annotated[str | None, typer.Option("--model", "-m", help="Writer model "
+                     "(local/smollm2, local/<file>.gguf, or a litellm model string).")]  # fmt: skip
+CriticOpt = Annotated[str | None, typer.Option("--critic-model", help="Critic model "
+                      "(default: the writer model).")]  # fmt: skip
+RunsDirOpt = Annotated[Path | None, typer.Option("--runs-dir", help="Folder for reflect.db and "
+                       "run artifacts (default ./runs).")]  # fmt: skip
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="Config file (default "
+                      "./config.toml, then the user config dir).")]  # fmt: skip
+TimeoutOpt = Annotated[float | None, typer.Option("--timeout", help="Seconds one model call "
+                       "may take.")]  # fmt: skip
+ApiBaseOpt = Annotated[str | None, typer.Option("--api-base", help="Base URL of an "
+                       "OpenAI-compatible server (Ollama, vLLM, llama.cpp server).")]  # fmt: skip
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the article path "
+                     "(and errors).")]  # fmt: skip
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Log details and show tracebacks.")]
+InteractiveOpt = Annotated[bool | None, typer.Option("--interactive/--no-interactive",
+                           help="Ask before drafting (approve, edit or regenerate the outline) "
+                           "and when the loop stops without passing. Needs a terminal; "
+                           "elsewhere the run waits.")]  # fmt: skip
+
+
+def _setup_logging(debug: bool) -> None:
+    import logging
+
+    logging.basicConfig(
+        level=logging.DEBUG if debug else logging.ERROR,
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+
+
+def _renderer(quiet: bool):
+    from reflectcli.output.render import Renderer
+
+    return Renderer(quiet=quiet)
+
+
+def _fail(ui, exc: BaseException, debug: bool) -> typer.Exit:
+    """Report an error in one line (a traceback only with --debug) and pick the exit code."""
+    if isinstance(exc, RunInterrupted):
+        ui.interrupted(exc.thread_id)
+        return typer.Exit(130)
+    if debug:
+        import traceback
+
+        traceback.print_exception(exc)
+    if isinstance(exc, UserError):
+        ui.error(exc.message, exc.hint)
+        return typer.Exit(exc.exit_code)
+    import sqlite3
+
+    if isinstance(exc, sqlite3.DatabaseError):
+        ui.error(f"the runs database (reflect.db) cannot be used: {exc}",
+                 "move it aside to start a fresh one; rerun with --debug for details")  # fmt: skip
+        return typer.Exit(1)
+    ui.error(f"unexpected {type(exc).__name__}: {exc}", "rerun with --debug for a traceback")
+    return typer.Exit(1)
+
+
+def _ending(ui, result) -> None:
+    if result.already_finished:
+        ui.already_finished(result)
+    elif result.waiting is not None:
+        ui.waiting(result)
+    else:
+        ui.finished(result)

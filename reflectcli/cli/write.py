@@ -1,0 +1,117 @@
+"""Commands that run the loop: write, resume, and fetch-model.
+
+Heavy imports (LangGraph, litellm, xllamacpp) happen inside the commands, never at import time,
+so `reflectcli --help` stays fast."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from reflectcli.cli.options import (
+    ApiBaseOpt,
+    ConfigOpt,
+    CriticOpt,
+    DebugOpt,
+    InteractiveOpt,
+    ModelOpt,
+    QuietOpt,
+    RunsDirOpt,
+    TimeoutOpt,
+    _ending,
+    _fail,
+    _renderer,
+    _setup_logging,
+)
+from reflectcli.errors import RunInterrupted, UserError
+
+
+def write(
+    task: Annotated[str, typer.Argument(help='What to write, e.g. "an analysis of X".')],
+    model: ModelOpt = None,
+    critic_model: CriticOpt = None,
+    threshold: Annotated[float | None, typer.Option(help="Score (0-10) that passes.")] = None,
+    max_rounds: Annotated[int | None, typer.Option(help="Reviews at most.")] = None,
+    sections: Annotated[int | None, typer.Option(help="Outline sections at most.")] = None,
+    lang: Annotated[
+        str | None, typer.Option(help="Language to write in (default: the task's).")
+    ] = None,  # fmt: skip
+    thread_id: Annotated[
+        str | None, typer.Option(help="Use this thread id instead of a generated one.")
+    ] = None,  # fmt: skip
+    runs_dir: RunsDirOpt = None,
+    config: ConfigOpt = None,
+    timeout: TimeoutOpt = None,
+    api_base: ApiBaseOpt = None,
+    revision: Annotated[
+        str | None,
+        typer.Option(
+            help="section: rewrite only the sections the critique names; full: rewrite the whole article."
+        ),
+    ] = None,  # fmt: skip
+    max_tokens: Annotated[int | None, typer.Option(help="Token budget for the run.")] = None,
+    max_cost: Annotated[float | None, typer.Option(help="Cost budget in USD for the run.")] = None,
+    interactive: InteractiveOpt = None,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Write an article: plan, draft section by section, review, revise until good enough."""
+    _setup_logging(debug)
+    ui = _renderer(quiet)
+    try:
+        from reflectcli.config import load_settings
+        from reflectcli.runner import Runner
+
+        settings = load_settings(config, flags={
+            "model": model, "critic_model": critic_model, "threshold": threshold,
+            "max_rounds": max_rounds, "max_sections": sections, "language": lang,
+            "runs_dir": str(runs_dir) if runs_dir else None, "timeout": timeout,
+            "api_base": api_base, "interactive": interactive,
+            "policy": {"revision": revision, "max_tokens": max_tokens, "max_cost": max_cost},
+        })  # fmt: skip
+        result = Runner(ui).write(task, settings, thread_id)
+    except (UserError, RunInterrupted, Exception) as exc:
+        raise _fail(ui, exc, debug) from None
+    _ending(ui, result)
+
+
+def resume(
+    thread: Annotated[str, typer.Argument(help="Thread id printed by `write`.")],
+    model: ModelOpt = None,
+    critic_model: CriticOpt = None,
+    timeout: TimeoutOpt = None,
+    api_base: ApiBaseOpt = None,
+    interactive: InteractiveOpt = None,
+    runs_dir: RunsDirOpt = None,
+    config: ConfigOpt = None,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Continue a run from its last checkpoint, with the run's own settings."""
+    _setup_logging(debug)
+    ui = _renderer(quiet)
+    try:
+        from reflectcli.config import load_settings
+        from reflectcli.runner import Runner
+
+        where = load_settings(config, flags={"runs_dir": str(runs_dir) if runs_dir else None})
+        flags = {"model": model, "critic_model": critic_model, "timeout": timeout,
+                 "api_base": api_base, "interactive": interactive}  # fmt: skip
+        result = Runner(ui).resume(thread, where.runs_dir, flags)
+    except (UserError, RunInterrupted, Exception) as exc:
+        raise _fail(ui, exc, debug) from None
+    _ending(ui, result)
+
+
+def fetch_model(debug: DebugOpt = False) -> None:
+    """Download and verify the embedded model now (it is otherwise fetched on first use)."""
+    _setup_logging(debug)
+    ui = _renderer(False)
+    try:
+        from reflectcli.models.local import ensure_embedded_model
+
+        path = ensure_embedded_model(ui.notice)
+    except Exception as exc:
+        raise _fail(ui, exc, debug) from None
+    ui.console.print(f"embedded model: {path}", markup=False, soft_wrap=True)

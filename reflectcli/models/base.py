@@ -1,0 +1,50 @@
+"""What every model client shares: the `Completion` it returns and the `ModelClient` protocol
+nodes call. No imports from the rest of the package."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass
+class Completion:
+    """One answered model call, with what it cost."""
+
+    text: str
+    model: str
+    step: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    duration: float = 0.0
+    retries: int = 0
+    replayed: bool = False
+    retry_log: list[str] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Completion:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+
+class ModelClient(Protocol):
+    """What nodes call. `step` names the call (e.g. `review:r2`) for traces and journals."""
+
+    model: str
+
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        step: str,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> Completion: ...

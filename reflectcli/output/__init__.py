@@ -1,0 +1,2 @@
+"""What the user sees and keeps: the renderer (the only printer), views, artifacts, exports, diffs
+and the numbers derived from a run's state. Imports `writing`, `errors` and itself."""

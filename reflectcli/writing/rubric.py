@@ -1,0 +1,4 @@
+"""The critic's rubric: the four dimensions every review scores (0-10 each). Kept free of imports:
+config, schemas and the read-only views all need it, and `history` must start fast."""
+
+DIMENSIONS = ("accuracy", "completeness", "readability", "structure")

@@ -1,0 +1,132 @@
+"""The package's layers: no import cycles, and a lower layer never imports a higher one.
+
+Imports are read from the source (every `import` and `from ... import`, lazy ones inside functions
+included), so a cycle hidden behind a function-level import fails here too."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "reflectcli"
+
+# Each area and the areas it may import (besides itself). The flow reads
+# cli → runner → graph → models | store | output, over writing and the base modules.
+ALLOWED = {
+    "errors": set(),
+    "configfile": {"errors"},
+    "config": {"configfile", "errors", "writing"},
+    "writing": {"errors"},
+    "models": {"writing", "errors"},
+    "store": {"errors"},
+    "output": {"writing", "errors"},
+    "graph": {"models", "writing", "output", "errors"},
+    "runner": {"graph", "models", "writing", "output", "store", "config", "errors"},
+    "cli": {
+        "runner",
+        "graph",
+        "models",
+        "writing",
+        "output",
+        "store",
+        "config",
+        "configfile",
+        "errors",
+        "__init__",
+    },  # fmt: skip
+    "__main__": {"cli"},
+    "__init__": set(),
+}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts).removesuffix(".__init__")
+
+
+def imports_of(path: Path, modules: set[str]) -> set[str]:
+    """The package modules `path` imports (resolving relative imports and `from pkg import mod`)."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            candidates = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            candidates = [target] + [f"{target}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for candidate in candidates:
+            # `import reflectcli.a.b` loads reflectcli.a too; count the deepest package module
+            while candidate and candidate not in modules and "." in candidate:
+                candidate = candidate.rsplit(".", 1)[0]
+            if candidate in modules and candidate != name:
+                found.add(candidate)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    files = sorted(PACKAGE.rglob("*.py"))
+    modules = {module_name(p) for p in files}
+    return {module_name(p): imports_of(p, modules) for p in files}
+
+
+def area(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}  # 1 = on the path, 2 = done
+
+    def visit(node: str, path: list[str]) -> list[str] | None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt) :] + [nxt]
+            if nxt not in state and (cycle := visit(nxt, [*path, nxt])):
+                return cycle
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state and (cycle := visit(start, [start])):
+            return cycle
+    return None
+
+
+def test_the_package_has_no_import_cycle():
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_a_lower_layer_never_imports_a_higher_one():
+    wrong = []
+    for module, targets in import_graph().items():
+        mine = area(module)
+        assert mine in ALLOWED, f"{module}: area {mine!r} has no entry in ALLOWED"
+        for target in targets:
+            theirs = area(target)
+            if theirs != mine and theirs not in ALLOWED[mine]:
+                wrong.append(f"{module} imports {target}")
+    assert not wrong, "layer violations:\n" + "\n".join(sorted(wrong))
+
+
+def test_the_checker_sees_a_cycle_and_a_lazy_import(tmp_path):
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+    lazy = PACKAGE / "store" / "db.py"
+    assert "reflectcli.errors" in imports_of(lazy, set(import_graph()))
+
+
+@pytest.mark.parametrize("package", sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py")))
+def test_every_layer_says_what_it_holds_and_may_import(package):
+    doc = ast.get_docstring(ast.parse((PACKAGE / package / "__init__.py").read_text()))
+    assert doc and "import" in doc.lower(), f"reflectcli/{package}/__init__.py needs a docstring"

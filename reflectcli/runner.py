@@ -17,7 +17,7 @@ from typing import Any
 
 from reflectcli.config import Settings, resume_settings
 from reflectcli.errors import RunInterrupted, UserError
-from reflectcli.graph.state import apply_update, initial_state
+from reflectcli.graph.state import initial_state
 from reflectcli.models.factory import make_client
 from reflectcli.models.journal import JournaledClient
 from reflectcli.output.artifacts import artifact_path, write_artifact
@@ -204,20 +204,31 @@ class Runner:
                          waiting=waiting)  # fmt: skip
 
     def _stream(self, store, thread_id, graph, config, start, path, run) -> dict | None:
-        """Run the graph; at a human gate ask the UI, or leave the run waiting (returned)."""
+        """Run the graph; at a human gate ask the UI, or leave the run waiting (returned).
+
+        The state shown and recorded is the graph's own (stream mode `values`, emitted after each
+        step): the runner never folds updates into a copy of its own. A step replayed on resume
+        (its writes were saved before a kill, its checkpoint was not) comes back as a cached
+        update; it is shown again but cannot be counted twice."""
         command: Any = start
         while True:
             question = None
-            for chunk in graph.stream(command, config, stream_mode="updates", durability="sync"):
+            done: list[tuple[str, dict[str, Any]]] = []
+            stream = graph.stream(command, config, stream_mode=["updates", "values"], durability="sync")
+            for mode, chunk in stream:
+                if mode == "values":  # at a gate it also carries `__interrupt__`
+                    self.state = {k: v for k, v in chunk.items() if not k.startswith("__")}
+                    if done:
+                        self._record(store, thread_id, path, run)
+                        for node, update in done:
+                            self.ui.node_done(node, update, self.state)
+                        done = []
+                    continue
                 for node, update in chunk.items():
                     if node == "__interrupt__":
                         question = update[0].value
-                        continue
-                    if not update:
-                        continue
-                    apply_update(self.state, update)
-                    self._record(store, thread_id, path, run)
-                    self.ui.node_done(node, update, self.state)
+                    elif not node.startswith("__") and update:
+                        done.append((node, update))
             if question is None:
                 return None
             answer = self.ui.ask(question, self.state) if self.ui.can_ask() else None

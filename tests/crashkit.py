@@ -7,12 +7,13 @@ Named points of a run (the same names in a recording and in a kill schedule):
                        a kill there lands in the middle of a call)
 - `journal:<step>`     the answer of <step> is in the call journal, the node has not finished
                        (the hard case: answered and paid, not checkpointed)
+- `writes:<S>`         the writes of the step that checkpoint S records are saved, checkpoint S
+                       is not (a resume gets that step's output back as a cached update)
 - `checkpoint:<S>`     checkpoint S (LangGraph's superstep S) landed: a step boundary
 
-`install_points(callback)` reports the last two from inside a process (the server reports
+`install_points(callback)` reports the last three from inside a process (the server reports
 `call:`); `tests/crash_child.py` runs the real CLI and pauses at one of them so that a test can
-kill it exactly there. (Between a node's end and its checkpoint there is no deterministic point:
-LangGraph saves the node's writes and the checkpoint on two threads, in either order.)
+kill it exactly there.
 """
 
 from __future__ import annotations
@@ -47,27 +48,47 @@ KILLED_BY = {signal.SIGKILL: -signal.SIGKILL, signal.SIGTERM: 130, signal.SIGINT
 
 
 def install_points(callback: Callable[[str], None]) -> Callable[[], None]:
-    """Call `callback(point)` right after each journal write and each checkpoint save (see the
-    module doc); returns the undo function."""
+    """Call `callback(point)` right after each journal write, between a step's saved writes and
+    its checkpoint, and right after each checkpoint save (see the module doc); returns the undo
+    function."""
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     from reflectcli.store.db import Store
 
-    journal_put, put = Store.journal_put, SqliteSaver.put
+    journal_put, put, put_writes = Store.journal_put, SqliteSaver.put, SqliteSaver.put_writes
+    saved: dict[str, threading.Event] = {}  # checkpoint id -> its tasks' writes are saved
+    lock = threading.Lock()
+
+    def writes_saved(checkpoint_id: str | None) -> threading.Event:
+        with lock:
+            return saved.setdefault(str(checkpoint_id), threading.Event())
 
     def journal_put_hook(self, key, thread_id, step, answer):
         journal_put(self, key, thread_id, step, answer)
         callback(f"journal:{step}")
 
-    def put_hook(self, config, checkpoint, metadata, new_versions):
-        saved = put(self, config, checkpoint, metadata, new_versions)
-        callback(f"checkpoint:{metadata.get('step')}")
-        return saved
+    def put_writes_hook(self, config, writes, task_id, task_path=""):
+        put_writes(self, config, writes, task_id, task_path)
+        writes_saved(config["configurable"].get("checkpoint_id")).set()
 
-    Store.journal_put, SqliteSaver.put = journal_put_hook, put_hook
+    def put_hook(self, config, checkpoint, metadata, new_versions):
+        step = metadata.get("step")
+        parent = config["configurable"].get("checkpoint_id")
+        # LangGraph saves a step's writes and its checkpoint on two threads, in either order:
+        # wait for the writes, so that `writes:<S>` is the moment they are saved and checkpoint
+        # S is not (on resume the step is not run again: its writes come back as cached)
+        if isinstance(step, int) and step >= 1 and writes_saved(parent).wait(10):
+            callback(f"writes:{step}")
+        result = put(self, config, checkpoint, metadata, new_versions)
+        callback(f"checkpoint:{step}")
+        return result
+
+    Store.journal_put, SqliteSaver.put, SqliteSaver.put_writes = (
+        journal_put_hook, put_hook, put_writes_hook,
+    )  # fmt: skip
 
     def undo() -> None:
-        Store.journal_put, SqliteSaver.put = journal_put, put
+        Store.journal_put, SqliteSaver.put, SqliteSaver.put_writes = journal_put, put, put_writes
 
     return undo
 

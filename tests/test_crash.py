@@ -78,11 +78,12 @@ def uninterrupted(tmp: Path) -> tuple[list[str], list[str], dict]:
 
 def kill_points(points: list[str]) -> list[str]:
     """Every deterministic point of a run: each call (in the middle of it), each answer before
-    its checkpoint, each step boundary from the end of the first node on."""
+    its checkpoint, each step's writes saved before its checkpoint, each step boundary from the
+    end of the first node on."""
     keep = []
     for point in points:
         kind, _, rest = point.partition(":")
-        if kind in ("call", "journal") or (kind == "checkpoint" and int(rest) >= 1):
+        if kind in ("call", "journal") or (kind in ("writes", "checkpoint") and int(rest) >= 1):
             keep.append(point)
     return keep
 
@@ -130,7 +131,7 @@ def test_killed_anywhere_loses_nothing(tmp_path):
                      "review:r2"]  # fmt: skip
     every = kill_points(points)
     kinds = {p.split(":")[0] for p in every}
-    assert kinds == {"call", "journal", "checkpoint"} and len(every) >= 20, every
+    assert kinds == {"call", "journal", "writes", "checkpoint"} and len(every) >= 30, every
     kill9 = [Kill(p, signal.SIGKILL) for p in every[0::2]]
     if every[-1] not in every[0::2]:
         kill9.append(Kill(every[-1], signal.SIGKILL))  # the last boundary: after the end

@@ -171,3 +171,42 @@ def test_run_index_and_artifact_are_written(scripted, runs_dir):
 def test_language_setting_reaches_prompts(scripted, runs_dir):
     run(runs_dir, threshold=7, language="French")
     assert "Write in French." in scripted.history[1]["messages"][-1]["content"]
+
+
+class Killed(BaseException):
+    """Stands in for a kill: raised where the process would have died."""
+
+
+@pytest.mark.parametrize("step", [1, 4, 5, 6, 7])
+def test_a_step_saved_but_not_checkpointed_is_counted_once(scripted, runs_dir, step):
+    """A kill after a step's writes are saved but before its checkpoint: on resume LangGraph
+    hands that step's output back as a cached update. The record (versions, reviews, calls,
+    decisions, usage) must equal the uninterrupted run's, with no stray keys."""
+    from tests.crashkit import install_points, outcome
+
+    scripted.responder.scores = [6, 9.5]
+    base = run(runs_dir / "base", "base", threshold=9, max_rounds=2).state
+    paid = len(scripted.history)
+
+    def kill(point: str) -> None:
+        if point == f"writes:{step}":
+            raise Killed(point)
+
+    undo = install_points(kill)
+    try:
+        with pytest.raises(Killed):
+            run(runs_dir, "cut", threshold=9, max_rounds=2)
+    finally:
+        undo()
+    result = Runner(quiet_ui()).resume("cut", str(runs_dir), {})
+    state = result.state
+    assert outcome(state) == outcome(base)
+    assert set(state) == set(base)
+    assert result.summary["calls"] == len(outcome(base)["calls"])
+    stored = json.loads(
+        sqlite3.connect(runs_dir / "reflect.db")
+        .execute("SELECT state FROM run_state WHERE thread_id = 'cut'")
+        .fetchone()[0]
+    )
+    assert outcome(stored) == outcome(base)
+    assert len(scripted.history) - paid == paid  # no call was made twice

@@ -32,16 +32,6 @@ class RunState(TypedDict, total=False):
     accepted: bool | None  # the human's answer at the stop gate
 
 
-APPENDED = ("sections", "versions", "reviews", "decisions", "trace")
-
-
-def apply_update(state: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
-    """Fold a node's update into a local copy of the state, the way the graph's reducers do."""
-    for key, value in update.items():
-        state[key] = append(state.get(key), value) if key in APPENDED else value
-    return state
-
-
 def initial_state(task: str, params: dict[str, Any]) -> RunState:
     return RunState(
         task=task,

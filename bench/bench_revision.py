@@ -1,8 +1,11 @@
 """The revision controller's savings, on one scripted model (same articles, same critiques).
 
-1. Output tokens per revision round, `revision = "section"` vs `"full"`: 4 sections; each
-   review names one section (as real critiques mostly do); scores 6, 6.8, 7.6, 9 against a
-   threshold of 8.5, so both runs take 3 revision rounds. Target: section <= 40 % of full.
+1. Tokens per revision round, input + output, `revision = "section"` vs `"full"`: 4 sections of
+   real length (~100 words each, distinct sentences); scores 6, 6.8, 7.6, 9 against a threshold
+   of 8.5, so both runs take 3 revision rounds. Two critics: one that names 1 of the 4 sections
+   each round (as real critiques mostly do; target section <= 60 % of full) and one that names
+   all 4 (target <= 110 %: section mode then rewrites them in one call). The fake model counts
+   a token per 4 characters of prompt and answer, as it does everywhere.
 2. Rounds spent on a script whose score stalls (6, 6.2, 6.3, 6.4, ...) with max_rounds 10,
    with the saturation rule (min_gain 0.5, patience 2) and without it (min_gain 0).
 
@@ -18,25 +21,49 @@ from pathlib import Path
 from rich.console import Console
 
 from reflectcli.config import load_settings
-from reflectcli.models.fake import FakeClient, ScriptedResponder, install_fake
+from reflectcli.models.fake import FakeClient, ScriptedResponder, install_fake, review_json
 from reflectcli.output.render import Renderer
 from reflectcli.runner import Runner
 
-SECTION = (
-    "Revision is where a draft stops being a record of thinking and becomes an argument for a "
-    "reader: cut what wanders, move the strongest point forward, add the example that lands. "
-) * 4
+SUBJECTS = ("A first draft", "The reader", "An editor", "The second pass", "A strong example",
+            "The opening line", "Each paragraph", "The final version", "A vague claim",
+            "The writer")  # fmt: skip
+VERBS = ("records", "needs", "questions", "reshapes", "supports", "frames", "carries", "sharpens",
+         "weakens", "rewards")  # fmt: skip
+OBJECTS = ("the argument a stranger must follow", "evidence placed near the claim",
+           "the point that matters most", "a number instead of an adjective",
+           "the context the author forgot to write down", "sentences that only look finished",
+           "the order in which ideas arrive", "a concrete case from a newsroom",
+           "the doubt an unsupported claim invites", "rhythm, short after long")  # fmt: skip
+
+
+def section_text(n: int) -> str:
+    """About 100 words of distinct sentences: prose, not a loop (a loop would be cut)."""
+    return " ".join(
+        f"{SUBJECTS[(i + n) % 10]} {VERBS[(3 * i + n) % 10]} {OBJECTS[(7 * i + 2 * n) % 10]}."
+        for i in range(10)
+    )
 
 
 class Responder(ScriptedResponder):
+    def __init__(self, scores, sections, name_all: bool):
+        super().__init__(scores=scores, sections=sections)
+        self.name_all = name_all
+
     def __call__(self, step, messages):
         if step.startswith("draft"):
-            return f"{SECTION}({step})"
+            return section_text(int(step.split(":s")[1]))
+        if step.startswith("review") and self.name_all:
+            round_no = int(step.split(":r")[1].split(":")[0])
+            score = self.scores[min(round_no, len(self.scores)) - 1]
+            imps = [{"section": f"Section {i}", "issue": f"Round {round_no}: sharpen section "
+                     f"{i} with an example.", "severity": "major"} for i in range(1, 5)]  # fmt: skip
+            return review_json(score, improvements=imps)
         return super().__call__(step, messages)
 
 
-def run(scores, max_rounds, threshold, policy):
-    fake = FakeClient(responder=Responder(scores=scores, sections=4))
+def run(scores, max_rounds, threshold, policy, name_all=False):
+    fake = FakeClient(responder=Responder(scores=scores, sections=4, name_all=name_all))
     undo = install_fake("fake", lambda model: fake)
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -50,28 +77,34 @@ def run(scores, max_rounds, threshold, policy):
         undo()
 
 
-def revision_tokens(state) -> tuple[int, int, int]:
+def revision_tokens(state) -> tuple[int, int, int, int]:
     calls = [e for e in state["trace"] if e.get("node") == "revise" and "step" in e]
     rounds = len({e["round"] for e in calls})
-    return sum(e["completion_tokens"] for e in calls), rounds, len(calls)
+    tokens_in = sum(e["prompt_tokens"] for e in calls)
+    tokens_out = sum(e["completion_tokens"] for e in calls)
+    return tokens_in, tokens_out, rounds, len(calls)
 
 
 def main() -> None:
     scores = [6, 6.8, 7.6, 9]
-    results = {}
-    for mode in ("full", "section"):
-        state = run(scores, 5, 8.5, {"revision": mode, "min_gain": 0})
-        tokens, rounds, calls = revision_tokens(state)
-        results[mode] = tokens / rounds
+    for critic, name_all, target in (("names 1 of 4 sections", False, 0.60),
+                                     ("names all 4 sections", True, 1.10)):  # fmt: skip
+        print(f"critic {critic}:")
+        per_round = {}
+        for mode in ("full", "section"):
+            state = run(scores, 5, 8.5, {"revision": mode, "min_gain": 0}, name_all)
+            tokens_in, tokens_out, rounds, calls = revision_tokens(state)
+            per_round[mode] = (tokens_in + tokens_out) / rounds
+            print(
+                f"  {mode:8} {rounds} revision rounds, {calls} revise calls, {tokens_in} in + "
+                f"{tokens_out} out → {per_round[mode]:.0f} tokens per round "
+                f"(stop: {state['stop_reason']})"
+            )
+        share = per_round["section"] / per_round["full"]
         print(
-            f"{mode:8} {rounds} revision rounds, {calls} revise calls, {tokens} output tokens "
-            f"→ {tokens / rounds:.0f} per round (stop: {state['stop_reason']})"
+            f"  section / full tokens per round (in + out): {share:.0%} (target <= "
+            f"{target:.0%}: {'met' if share <= target else 'MISSED'})"
         )
-    share = results["section"] / results["full"]
-    print(
-        f"section / full output tokens per round: {share:.0%} (target <= 40 %: "
-        f"{'met' if share <= 0.40 else 'MISSED'})"
-    )
     print()
     stall = [6.0] + [round(6.2 + 0.1 * i, 1) for i in range(9)]  # 6, 6.2, 6.3, ..., 7.0
     for name, policy in (("with saturation (min_gain 0.5, patience 2)",

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from reflectcli.configfile import ENV_PREFIX, find_config_file, read_toml
 from reflectcli.errors import ConfigError
@@ -54,6 +54,19 @@ class Policy(BaseModel):
         return value
 
 
+SECTION_TOKENS = 1024
+EMBEDDED = "local/smollm2"
+# A tiny model copies examples and loops on long generations: fewer, shorter sections, a tighter
+# cap per section, a cooler temperature, one revision round. Applied to every key the user did
+# not set (flag, env or config file); `reflectcli write` prints that it is in force.
+TINY_PROFILE: dict[str, Any] = {
+    "max_sections": 3,
+    "max_rounds": 2,
+    "temperature": 0.2,
+    "section_tokens": 220,
+}
+
+
 class Settings(BaseModel):
     """Everything a run can be configured with; every field has a default."""
 
@@ -70,8 +83,24 @@ class Settings(BaseModel):
     max_sections: int = Field(4, ge=1, le=12, description="Sections in the outline at most")
     language: str | None = Field(None, description="Language to write in; default: the task's")
     temperature: float = Field(0.7, ge=0, le=2, description="Sampling temperature")
-    timeout: float = Field(120.0, gt=0, le=3600, description="Seconds one model call may take")
+    timeout: float = Field(
+        120.0, gt=0, le=3600, description="Seconds a model call may go without producing a token"
+    )
     api_base: str | None = Field(None, description="Base URL of an OpenAI-compatible server")
+    critic_api_base: str | None = Field(
+        None, description="Base URL for the critic, when it is served elsewhere than the writer"
+    )
+    structured: Literal["auto", "schema", "json", "prompt"] = Field(
+        "auto",
+        description="How JSON answers are asked of remote models: a JSON schema, JSON mode, or "
+        "the prompt alone; auto = a schema where the model or server takes one",
+    )
+    section_tokens: int = Field(
+        SECTION_TOKENS, ge=32, le=8192, description="Tokens one drafted section may take at most"
+    )
+    threads: int = Field(
+        0, ge=0, le=64, description="CPU threads for local models; 0 = chosen from the load at start"
+    )
     runs_dir: str = Field("runs", description="Folder for reflect.db and the run artifacts")
     retries: int = Field(
         3, ge=0, le=10, description="Retries of a model call on 429, 5xx, timeouts, lost connections"
@@ -80,6 +109,18 @@ class Settings(BaseModel):
     interactive: bool = Field(False, description="Ask before going on after the outline and "
                               "when the loop stops without passing")  # fmt: skip
     policy: Policy = Field(default_factory=Policy, description="The revision policy")
+
+    profile: str | None = Field(None, description="Set by reflectcli: the model profile in force")
+
+    @model_validator(mode="after")
+    def _profile(self) -> Settings:
+        """The tiny-model profile for the embedded model, under whatever the user set."""
+        if self.model == EMBEDDED and self.profile is None:
+            for key, value in TINY_PROFILE.items():
+                if key not in self.model_fields_set:
+                    setattr(self, key, value)
+            self.profile = "tiny"
+        return self
 
     @property
     def critic(self) -> str:
@@ -90,7 +131,7 @@ class Settings(BaseModel):
         return self.model_dump()
 
 
-KEYS = tuple(k for k in Settings.model_fields if k != "policy")
+KEYS = tuple(k for k in Settings.model_fields if k not in ("policy", "profile"))
 POLICY_KEYS = tuple(Policy.model_fields)
 HOISTED = ("threshold", "max_rounds")  # accepted in [policy] too; they live at the top level
 

@@ -5,9 +5,22 @@ from reflectcli.errors import ConfigError
 
 
 def test_defaults():
+    s = load_settings(flags={"model": "openai/x"})
+    assert (s.threshold, s.max_rounds, s.max_sections, s.section_tokens) == (8, 3, 4, 1024)
+    assert (s.temperature, s.profile) == (0.7, None)
+    assert s.critic == "openai/x" and s.language is None and s.runs_dir == "runs"
+
+
+def test_the_embedded_model_gets_the_tiny_profile_under_what_the_user_set(tmp_path, monkeypatch):
     s = load_settings()
-    assert (s.model, s.threshold, s.max_rounds, s.max_sections) == ("local/smollm2", 8, 3, 4)
-    assert s.critic == "local/smollm2" and s.language is None and s.runs_dir == "runs"
+    assert (s.model, s.profile) == ("local/smollm2", "tiny")
+    assert (s.max_sections, s.max_rounds, s.temperature, s.section_tokens) == (3, 2, 0.2, 220)
+    (tmp_path / "config.toml").write_text("max_sections = 5\n")
+    monkeypatch.setenv("REFLECTCLI_TEMPERATURE", "0.9")
+    s = load_settings(flags={"max_rounds": 4})
+    assert (s.max_sections, s.max_rounds, s.temperature, s.section_tokens) == (5, 4, 0.9, 220)
+    saved = s.run_params()  # a resumed run keeps what it ran with
+    assert resume_settings(saved).model_dump() == s.model_dump()
 
 
 def test_precedence_file_env_flag(tmp_path, monkeypatch):

@@ -12,10 +12,11 @@ def rules(**kw):
     return Rules(**{**base, **kw})
 
 
-def facts(*scores, imps=(A,), prev=(B,), dims=None, tokens=0, cost=None):
+def facts(*scores, imps=(A,), prev=(B,), dims=None, tokens=0, cost=None, fallback=False,
+          rejected=False):  # fmt: skip
     return Facts(round=len(scores), scores=tuple(scores), dimensions=dims or {},
                  improvements=tuple(imps), previous_improvements=tuple(prev),
-                 tokens=tokens, cost=cost)  # fmt: skip
+                 tokens=tokens, cost=cost, fallback=fallback, rejected=rejected)  # fmt: skip
 
 
 CASES = [
@@ -53,12 +54,58 @@ CASES = [
     ("budget beats saturation", facts(6, 6.2, 6.3, tokens=50), rules(max_tokens=50), "stop", "budget"),
     ("no critique", facts(6, imps=()), rules(), "stop", "no_new_critique"),
     (
-        "repeated critique",
-        facts(6, 7, imps=("Add a concrete example!",), prev=(A,)),
+        "repeated critique without gain",
+        facts(6, 6.3, imps=("Add a concrete example!",), prev=(A,)),
         rules(),
         "stop",
         "no_new_critique",
     ),
+    (
+        "repeated critique, score falling",
+        facts(6, 5.5, imps=(A,), prev=(A,)),
+        rules(min_gain=0),
+        "stop",
+        "no_new_critique",
+    ),
+    (
+        "repeated critique, no change, min_gain 0",
+        facts(6, 6, imps=(A,), prev=(A,)),
+        rules(min_gain=0),
+        "stop",
+        "no_new_critique",
+    ),
+    (
+        "repeated critique while climbing goes on",
+        facts(5, 6, imps=(A,), prev=(A,)),
+        rules(),
+        "revise",
+        "below_threshold",
+    ),  # fmt: skip
+    (
+        "climbing 5 -> 6 -> 8 passes",
+        facts(5, 6, 8, imps=(A,), prev=(A,)),
+        rules(max_rounds=3),
+        "stop",
+        "passed",
+    ),  # fmt: skip
+    ("fallback never passes", facts(5, fallback=True), rules(threshold=4), "stop", "critic_fallback"),
+    (
+        "fallback never passes at 0",
+        facts(0, fallback=True),
+        rules(threshold=0),
+        "stop",
+        "critic_fallback",
+    ),  # fmt: skip
+    (
+        "fallback below threshold revises",
+        facts(5, fallback=True),
+        rules(),
+        "revise",
+        "below_threshold",
+    ),  # fmt: skip
+    ("threshold 0 passes a real review", facts(0), rules(threshold=0), "stop", "passed"),
+    ("rejected rewrite stops", facts(6, rejected=True), rules(), "stop", "rewrite_rejected"),
+    ("rejected beats everything", facts(9, rejected=True), rules(), "stop", "rewrite_rejected"),
     ("new critique goes on", facts(6, 7, imps=(A, C), prev=(A,)), rules(), "revise", "below_threshold"),
     ("saturation beats repetition", facts(6, 6.1, 6.2, imps=(A,), prev=(A,)), rules(), "stop", "saturated"),
     ("regressed revises from best", facts(7, 6), rules(), "revise", "regressed"),

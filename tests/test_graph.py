@@ -78,16 +78,35 @@ def test_rewrite_guard_keeps_previous_version(scripted, runs_dir):
 
     def blow_up(step, messages):
         if step.startswith("revise"):
-            return "## Section 1\n\n" + "repeat " * 6000
+            return "## Section 1\n\n" + " ".join(f"word{i}" for i in range(6000))
         return responder(step, messages)
 
     scripted.responder = blow_up
-    state = run(runs_dir, threshold=9, max_rounds=2, max_sections=2).state
+    state = run(runs_dir, threshold=9, max_rounds=3, max_sections=2).state
     assert len(state["versions"]) == 1  # the blow-up never became a version
     guards = [e for e in state["trace"] if e.get("kind") == "guard"]
     assert len(guards) == 1 and guards[0]["guard"] == "too_long"
-    assert [r["version"] for r in state["reviews"]] == [1, 1]
-    assert state["final_version"] == 1
+    # no round is spent re-reviewing the unchanged text: the run stops, with its own reason
+    assert [r["version"] for r in state["reviews"]] == [1]
+    assert scripted.steps().count("review:r1") == 1 and "review:r2" not in scripted.steps()
+    assert [d["reason"] for d in state["decisions"]] == ["below_threshold", "rewrite_rejected"]
+    assert state["stop_reason"] == "rewrite_rejected" and state["final_version"] == 1
+
+
+def test_a_looping_generation_is_cut_and_flagged(scripted, runs_dir):
+    responder = ScriptedResponder(scores=[9], sections=2)
+
+    def loops(step, messages):
+        if step == "draft:s2":
+            return "Revision matters. " + "The draft is a record of what the writer thought. " * 40
+        return responder(step, messages)
+
+    scripted.responder = loops
+    state = run(runs_dir, threshold=8, max_sections=2).state
+    body = state["sections"][1] if "sections" in state else state["versions"][0]["text"]
+    assert body.count("The draft is a record of what the writer thought.") == 1
+    loops_seen = [e for e in state["trace"] if e.get("kind") == "loop"]
+    assert len(loops_seen) == 1 and loops_seen[0]["section"] == 2
 
 
 def test_bad_critic_json_falls_back_and_the_run_goes_on(scripted, runs_dir):

@@ -22,7 +22,7 @@ ALLOWED = {
     "models": {"writing", "errors"},
     "store": {"errors"},
     "output": {"writing", "errors"},
-    "graph": {"models", "writing", "output", "errors"},
+    "graph": {"models", "writing", "output", "config", "errors"},
     "runner": {"graph", "models", "writing", "output", "store", "config", "errors"},
     "cli": {
         "runner",

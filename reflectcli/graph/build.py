@@ -62,10 +62,14 @@ def make_routers(interactive: bool):
     def after_gate_stop(state) -> Literal["revise", "finalize"]:
         return "revise" if state["decisions"][-1]["decision"] == "more" else "finalize"
 
-    def after_revise(state) -> Literal["revise", "review", "finalize"]:
+    def after_revise(state) -> Literal["revise", "review", "decide", "finalize"]:
         if _budget_stopped(state):
             return "finalize"
-        return "revise" if revision_pending(state) else "review"
+        if revision_pending(state):
+            return "revise"
+        if state.get("rejected") == len(state["reviews"]) + 1:
+            return "decide"  # nothing new to review: the controller stops (rewrite_rejected)
+        return "review"
 
     return {
         "plan": after_plan, "gate_outline": after_gate_outline, "draft": after_draft,

@@ -5,9 +5,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from reflectcli.config import SECTION_TOKENS
 from reflectcli.graph.controller import Rules, budget_spent
 from reflectcli.models.base import Completion, ModelClient
 from reflectcli.output.summary import summarize
+from reflectcli.writing.textops import trim_generation
 
 
 def now() -> str:
@@ -28,6 +30,7 @@ def call_event(node: str, completion: Completion, **extra: Any) -> dict[str, Any
         "retries": completion.retries,
         "retry_log": completion.retry_log,
         "replayed": completion.replayed,
+        "finish_reason": completion.finish_reason,
         **extra,
     }
 
@@ -79,3 +82,26 @@ def budget_stop(node: str, exc: BudgetExceeded, round_no: int) -> dict[str, Any]
             {"round": round_no, "decision": "stop", "reason": "budget", "detail": exc.why}
         ],  # fmt: skip
     }
+
+
+def section_tokens(state: dict[str, Any]) -> int:
+    """The run's cap on one section's tokens (drafting, and the floor for rewrites); runs saved
+    before the setting existed get the default."""
+    return int(state["params"].get("section_tokens") or SECTION_TOKENS)
+
+
+def generated_text(completion: Completion, node: str, **extra: Any) -> tuple[str, list[dict]]:
+    """A generation's usable text, and trace notes when it had to be cut: a loop (the text
+    started repeating itself) is cut before the loop, a text stopped by the token cap is cut
+    back to its last full sentence. Neither is ever kept silently."""
+    text, cut = trim_generation(completion.text, completion.finish_reason)
+    notes = []
+    if cut == "loop":
+        notes.append(note_event(node, "loop", f"{completion.step}: the text began repeating "
+                                "itself; cut before the repetition", step_of=completion.step,
+                                **extra))  # fmt: skip
+    elif cut == "length":
+        notes.append(note_event(node, "truncated", f"{completion.step}: stopped by the "
+                                f"{completion.completion_tokens}-token cap; cut back to its last "
+                                "full sentence", step_of=completion.step, **extra))  # fmt: skip
+    return text, notes

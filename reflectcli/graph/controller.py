@@ -2,13 +2,17 @@
 
 Rules, in order of precedence (the first that applies wins):
 
-1. `passed`          score >= threshold and every per-dimension minimum met      → stop
-2. `max_rounds`      rounds used = max_rounds (the hard cap)                       → stop
-3. `budget`          tokens or cost spent reached the budget                       → stop
-4. `saturated`       the last `patience` gains were each < `min_gain`              → stop
-5. `no_new_critique` the critique is empty or repeats the previous round's         → stop
-6. `regressed`       score below an earlier round's: revise from the best version  → revise
-7. `below_threshold` otherwise                                                     → revise
+1. `rewrite_rejected` every rewrite of the last revision was rejected by a guard      → stop
+2. `passed`          score >= threshold and every per-dimension minimum met, from a
+                     real review (a heuristic fallback review never passes)          → stop
+3. `critic_fallback` the same, but the review is the heuristic fallback             → stop
+4. `max_rounds`      rounds used = max_rounds (the hard cap)                          → stop
+5. `budget`          tokens or cost spent reached the budget                          → stop
+6. `saturated`       the last `patience` gains were each < `min_gain`                 → stop
+7. `no_new_critique` the critique is empty, or it repeats the previous round's and the
+                     score did not gain `min_gain` (and more than 0)                  → stop
+8. `regressed`       score below an earlier round's: revise from the best version     → revise
+9. `below_threshold` otherwise                                                        → revise
 """
 
 from __future__ import annotations
@@ -20,8 +24,6 @@ from difflib import SequenceMatcher
 from typing import Any, Literal
 
 Action = Literal["revise", "stop"]
-STOP_REASONS = ("passed", "max_rounds", "budget", "saturated", "no_new_critique")
-REVISE_REASONS = ("regressed", "below_threshold")
 SIMILAR = 0.8  # two improvements this alike (difflib ratio) say the same thing
 
 
@@ -60,6 +62,8 @@ class Facts:
     previous_improvements: tuple[str, ...] = ()
     tokens: int = 0
     cost: float | None = None
+    fallback: bool = False  # this round's review is the heuristic fallback, not the critic's
+    rejected: bool = False  # the revision after this round made no version (guards)
 
 
 @dataclass(frozen=True)
@@ -111,12 +115,18 @@ def decide(facts: Facts, rules: Rules) -> Decision:
     def stop(reason: str, detail: str) -> Decision:
         return Decision("stop", reason, detail, numbers)
 
+    if facts.rejected:
+        return stop("rewrite_rejected", f"every rewrite of round {facts.round + 1} was rejected "
+                    f"by a guard; keeping the best version ({max(facts.scores):g})")  # fmt: skip
     below = [
         f"{name} {facts.dimensions.get(name, score):g} < minimum {minimum:g}"
         for name, minimum in rules.minimums.items()
         if facts.dimensions.get(name, score) < minimum
     ]
     if score >= rules.threshold and not below:
+        if facts.fallback:
+            return stop("critic_fallback", f"the critic's answer was unusable; a heuristic "
+                        f"score ({score:g}) cannot pass, whatever the threshold")  # fmt: skip
         return stop("passed", f"score {score:g} >= threshold {rules.threshold:g}")
     short = f"score {score:g} < threshold {rules.threshold:g}" if score < rules.threshold else (
         f"score {score:g} passes but " + ", ".join(below))  # fmt: skip
@@ -131,8 +141,10 @@ def decide(facts: Facts, rules: Rules) -> Decision:
                     f"{rules.patience} rounds; {short}")  # fmt: skip
     if not facts.improvements:
         return stop("no_new_critique", f"the critic named no improvement; {short}")
-    if repeats(facts.improvements, facts.previous_improvements):
-        return stop("no_new_critique", f"the improvements repeat round {facts.round - 1}'s; {short}")
+    gain = gains[-1] if gains else 0.0
+    if repeats(facts.improvements, facts.previous_improvements) and (gain <= 0 or gain < rules.min_gain):
+        return stop("no_new_critique", f"the improvements repeat round {facts.round - 1}'s and "
+                    f"the score gained {gain:+.2g}; {short}")  # fmt: skip
     if earlier and score < max(earlier):
         return Decision("revise", "regressed", f"score {score:g} fell below the best "
                         f"{max(earlier):g}; revising from the best version", numbers)  # fmt: skip

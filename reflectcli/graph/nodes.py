@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from reflectcli.graph.common import Budgeted, BudgetExceeded, budget_stop, call_event, note_event
+from reflectcli.graph.common import (
+    Budgeted,
+    BudgetExceeded,
+    budget_stop,
+    call_event,
+    generated_text,
+    note_event,
+    section_tokens,
+)
 from reflectcli.graph.controller import Facts, Rules, decide
 from reflectcli.models.base import ModelClient
 from reflectcli.models.fallbacks import fallback_outline, heuristic_review
@@ -18,7 +26,6 @@ from reflectcli.writing.schemas import Outline, Review, outline_schema, review_s
 from reflectcli.writing.textops import assemble, clean_section
 
 PLAN_TOKENS = 600
-SECTION_TOKENS = 1024
 REVIEW_TOKENS = 900
 
 
@@ -84,14 +91,15 @@ class Nodes:
                     state["task"], outline, written, index, state["params"].get("language")
                 ),
                 step=f"draft:s{index + 1}",
-                max_tokens=SECTION_TOKENS,
+                max_tokens=section_tokens(state),
             )
         except BudgetExceeded as exc:
             return budget_stop("draft", exc, 0)
-        body = clean_section(completion.text, outline[index]["title"])
+        raw, notes = generated_text(completion, "draft", section=index + 1)
+        body = clean_section(raw, outline[index]["title"], [s["title"] for s in outline])
         update: dict[str, Any] = {
             "sections": [body],
-            "trace": [call_event("draft", completion, section=index + 1)],
+            "trace": [call_event("draft", completion, section=index + 1), *notes],
         }
         if index + 1 == len(outline):
             text = assemble(outline, [*written, body])
@@ -167,6 +175,8 @@ class Nodes:
             previous_improvements=tuple(i["issue"] for i in previous),
             tokens=spent["tokens"],
             cost=spent["cost"],
+            fallback=review.get("source") == "fallback",
+            rejected=state.get("rejected") == review["round"] + 1,
         )
         decision = decide(facts, rules)
         update: dict[str, Any] = {"decisions": [decision.log_entry(review["round"])]}

@@ -1,45 +1,91 @@
-"""The revise step: rewrite the best version so far, as a whole (`full`) or section by section
-(`section`: only the sections the critique names, one per step, the rest kept byte for byte)."""
+"""The revise step: rewrite the best version so far.
+
+- `full`: the whole article in one call.
+- `section` (default): only the sections the critique names. Each is found by its outline title
+  and replaced in place; every other byte of the article is kept. When few sections are named
+  they are rewritten one per step, each call carrying only its section, the outline and a short
+  context; when a single call carrying the article costs fewer tokens (most sections named), they
+  are rewritten together in one call that returns only the named sections.
+
+A rewrite that is empty, shorter than half or more than six times longer than what it replaces
+is rejected (the guard is recorded). A round whose every rewrite was rejected makes no version:
+the run goes to `decide` (which stops, `rewrite_rejected`) instead of reviewing unchanged text.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from reflectcli.graph.common import Budgeted, BudgetExceeded, budget_stop, call_event, note_event
+from reflectcli.graph.common import (
+    Budgeted,
+    BudgetExceeded,
+    budget_stop,
+    call_event,
+    generated_text,
+    note_event,
+    section_tokens,
+)
 from reflectcli.models.base import ModelClient
 from reflectcli.output.summary import best_version, review_of
 from reflectcli.writing import prompts
 from reflectcli.writing.textops import (
     clean_article,
     clean_section,
-    join_sections,
+    estimate_tokens,
+    locate_sections,
     match_section,
+    replace_bodies,
     rewrite_guard,
-    split_sections,
+    section_bodies,
 )
 
-SECTION_TOKENS = 1024
+
+def rewrite_tokens(text: str, floor: int) -> int:
+    """`max_tokens` for rewriting `text`: half as long again as it is (in tokens), at least
+    `floor`. (Sized in tokens: a cap in characters lets a rewrite run ~3x too long.)"""
+    return max(floor, int(1.5 * estimate_tokens(text)) + 64)
 
 
-def plan_revision(base: dict[str, Any], review: dict[str, Any], round_no: int) -> dict[str, Any]:
-    """Which sections to rewrite, each with the improvements that name it. Items naming no
-    known section go to every targeted section; with no named section, all are targeted."""
-    sections = split_sections(base["text"])
-    titles = [title for title, _ in sections]
+def _messages_tokens(messages: list[dict[str, str]]) -> int:
+    return sum(estimate_tokens(m["content"]) for m in messages)
+
+
+def plan_revision(state: dict[str, Any], base: dict[str, Any], review: dict[str, Any],
+                  round_no: int) -> dict[str, Any]:  # fmt: skip
+    """Which sections to rewrite, each with the improvements that name it, and whether one call
+    (the article in, the named sections out) is cheaper than one call per section. Items naming
+    no section go to every target; with no section named, every section is a target."""
+    outline = state["outline"]["sections"]
+    titles = [s["title"] for s in outline]
+    bodies = section_bodies(base["text"], titles)
+    present = [i for i, body in enumerate(bodies) if body is not None]
     per: dict[int, list[dict[str, Any]]] = {}
     general = []
     for imp in review.get("improvements") or []:
         index = match_section(imp.get("section") or "", titles)
-        if index is None:
+        if index is None or bodies[index] is None:
             general.append(imp)
         else:
             per.setdefault(index, []).append(imp)
-    targets = sorted(per) or list(range(len(sections)))
+    targets = sorted(per) or present
+    items = [per.get(i, []) + general for i in targets]
+    language = state["params"].get("language")
+    one_by_one = sum(
+        _messages_tokens(prompts.section_revise_messages(
+            state["task"], outline, bodies, i, its, round_no, language))
+        + estimate_tokens(bodies[i] or "")
+        for i, its in zip(targets, items, strict=True)
+    )  # fmt: skip
+    together = _messages_tokens(prompts.sections_revise_messages(
+        state["task"], base["text"], [titles[i] for i in targets],
+        [imp for its in items for imp in its], round_no, language,
+    )) + sum(estimate_tokens(bodies[i] or "") + 8 for i in targets)  # fmt: skip
     return {
         "round": round_no,
         "base": base["n"],
         "targets": targets,
-        "items": [per.get(i, []) + general for i in targets],
+        "items": items,
+        "together": len(targets) > 1 and together < one_by_one,
         "done": [],
     }
 
@@ -63,18 +109,26 @@ class Reviser:
                 ))  # fmt: skip
             revision = None
         mode = (state["params"].get("policy") or {}).get("revision", "full")
+        titles = [s["title"] for s in state["outline"]["sections"]]
+        if mode == "section" and not any(locate_sections(base["text"], titles)):
+            mode = "full"  # no outline heading left to revise by: rewrite it whole
         writer = Budgeted(self.writer, state)
         try:
             if mode == "full":
                 update = self._full(state, writer, base, review, round_no)
             else:
-                revision = revision or plan_revision(base, review, round_no)
-                update = self._section(state, writer, base, revision, round_no)
+                revision = revision or plan_revision(state, base, review, round_no)
+                if revision["together"]:
+                    update = self._together(state, writer, base, revision, round_no)
+                else:
+                    update = self._section(state, writer, base, revision, round_no)
         except BudgetExceeded as exc:
             stop = budget_stop("revise", exc, round_no)
             stop["trace"] = trace + stop["trace"]
             return stop
         update["trace"] = trace + update["trace"]
+        if update.get("revision") is None:  # the round is over: did it make a version?
+            update["rejected"] = None if update.get("versions") else round_no
         return update
 
     def _new_version(self, state, base, text: str, round_no: int) -> dict[str, Any]:
@@ -87,63 +141,120 @@ class Reviser:
                 state["task"], base["text"], review, round_no, state["params"].get("language")
             ),  # fmt: skip
             step=f"revise:r{round_no}",
-            max_tokens=max(SECTION_TOKENS, 2 * len(base["text"]) // 3),
+            max_tokens=rewrite_tokens(base["text"], section_tokens(state)),
         )
-        text = clean_article(completion.text)
-        trace = [call_event("revise", completion, round=round_no)]
+        raw, notes = generated_text(completion, "revise", round=round_no)
+        text = clean_article(raw)
+        trace = [call_event("revise", completion, round=round_no), *notes]
+        titles = [s["title"] for s in state["outline"]["sections"]]
         guard = rewrite_guard(base["text"], text)
+        if guard is None and None in locate_sections(text, titles):
+            guard = "lost_sections"
         if guard:
             trace.append(note_event(
-                "revise", "guard", f"rewrite rejected ({guard}: {len(text)} chars vs "
+                "revise", "guard", f"rewrite rejected ({_why(guard)}: {len(text)} chars vs "
                 f"{len(base['text'])}); kept version {base['n']}", guard=guard, round=round_no,
                 chars=len(text), previous_chars=len(base["text"]),
             ))  # fmt: skip
-            return {"trace": trace}
-        return {"versions": [self._new_version(state, base, text, round_no)], "trace": trace}
+            return {"trace": trace, "revision": None}
+        return {
+            "versions": [self._new_version(state, base, text, round_no)],
+            "trace": trace,
+            "revision": None,
+        }
 
     def _section(self, state, writer, base, revision, round_no) -> dict[str, Any]:
-        sections = split_sections(base["text"])
+        outline = state["outline"]["sections"]
+        titles = [s["title"] for s in outline]
+        bodies = section_bodies(base["text"], titles)
         k = len(revision["done"])
         index = revision["targets"][k]
-        title, body = sections[index]
+        body = bodies[index] or ""
         completion = writer.complete(
             prompts.section_revise_messages(
                 state["task"],
-                base["text"],
-                title,
-                body,
+                outline,
+                bodies,
+                index,
                 revision["items"][k],
                 round_no,
                 state["params"].get("language"),
             ),  # fmt: skip
             step=f"revise:r{round_no}:s{index + 1}",
-            max_tokens=max(SECTION_TOKENS, 2 * len(body) // 3),
+            max_tokens=rewrite_tokens(body, section_tokens(state)),
         )
-        new_body = clean_section(completion.text, title)
-        trace = [call_event("revise", completion, round=round_no, section=index + 1)]
+        raw, notes = generated_text(completion, "revise", round=round_no, section=index + 1)
+        new_body = clean_section(raw, titles[index], titles)
+        trace = [call_event("revise", completion, round=round_no, section=index + 1), *notes]
+        new_body, guard = self._guarded(body, new_body, index, round_no, trace)
+        revision = {**revision, "done": [*revision["done"], new_body]}
+        if len(revision["done"]) < len(revision["targets"]):
+            return {"revision": revision, "trace": trace}
+        return self._finish(state, base, revision, round_no, trace)
+
+    def _together(self, state, writer, base, revision, round_no) -> dict[str, Any]:
+        titles = [s["title"] for s in state["outline"]["sections"]]
+        bodies = section_bodies(base["text"], titles)
+        targets = revision["targets"]
+        named = "\n\n".join(bodies[i] or "" for i in targets)
+        completion = writer.complete(
+            prompts.sections_revise_messages(
+                state["task"], base["text"], [titles[i] for i in targets],
+                [imp for its in revision["items"] for imp in its], round_no,
+                state["params"].get("language"),
+            ),
+            step=f"revise:r{round_no}",
+            max_tokens=rewrite_tokens(named, section_tokens(state)),
+        )  # fmt: skip
+        raw, notes = generated_text(completion, "revise", round=round_no)
+        trace = [call_event("revise", completion, round=round_no,
+                            sections=[i + 1 for i in targets]), *notes]  # fmt: skip
+        answered = section_bodies(clean_article(raw), [titles[i] for i in targets])
+        done = []
+        for index, new_body in zip(targets, answered, strict=True):
+            if new_body is None:
+                trace.append(note_event(
+                    "revise", "guard", f"section {index + 1} missing from the answer; kept its "
+                    "text", guard="missing", round=round_no, section=index + 1,
+                ))  # fmt: skip
+                done.append(None)
+                continue
+            new_body = clean_section(new_body, titles[index], titles)
+            done.append(self._guarded(bodies[index] or "", new_body, index, round_no, trace)[0])
+        return self._finish(state, base, {**revision, "done": done}, round_no, trace)
+
+    def _guarded(self, body, new_body, index, round_no, trace) -> tuple[str | None, str | None]:
         guard = rewrite_guard(body, new_body)
         if guard:
             trace.append(note_event(
-                "revise", "guard", f"section {index + 1} rewrite rejected ({guard}: "
+                "revise", "guard", f"section {index + 1} rewrite rejected ({_why(guard)}: "
                 f"{len(new_body)} chars vs {len(body)}); kept its text", guard=guard,
                 round=round_no, section=index + 1,
             ))  # fmt: skip
-            new_body = None
-        done = [*revision["done"], new_body]
-        revision = {**revision, "done": done}
-        if len(done) < len(revision["targets"]):
-            return {"revision": revision, "trace": trace}
-        replaced = list(sections)
-        changed = 0
-        for target, text in zip(revision["targets"], done, strict=True):
-            if text is not None:
-                replaced[target] = (sections[target][0], text)
-                changed += 1
+            return None, guard
+        return new_body, None
+
+    def _finish(self, state, base, revision, round_no, trace) -> dict[str, Any]:
+        titles = [s["title"] for s in state["outline"]["sections"]]
+        new = {t: text for t, text in zip(revision["targets"], revision["done"], strict=True)
+               if text is not None}  # fmt: skip
         update: dict[str, Any] = {"revision": None, "trace": trace}
-        if changed:
-            text = join_sections(replaced)
+        if new:
+            text = replace_bodies(base["text"], titles, new)
             update["versions"] = [self._new_version(state, base, text, round_no)]
         return update
+
+
+_GUARDS = {
+    "empty": "empty",
+    "too_short": "shorter than half",
+    "too_long": "more than six times longer",
+    "lost_sections": "sections of the outline missing",
+}
+
+
+def _why(guard: str) -> str:
+    return _GUARDS.get(guard, guard)
 
 
 def revision_pending(state: dict[str, Any]) -> bool:

@@ -27,6 +27,7 @@ class RunState(TypedDict, total=False):
     plans: int  # outlines asked for (a regenerated outline is the 2nd)
     critiques: dict[str, dict[str, Any]]  # improvement id -> item with status open|addressed
     revision: dict[str, Any] | None  # a section-by-section revision in progress
+    rejected: int | None  # the round whose revision made no version (every rewrite guarded)
     extra_rounds: int  # rounds granted by a human past max_rounds
     known_issues: list[dict[str, Any]]  # open improvements of the output, when it did not pass
     accepted: bool | None  # the human's answer at the stop gate

@@ -21,6 +21,7 @@ class Completion:
     retries: int = 0
     replayed: bool = False
     retry_log: list[str] = field(default_factory=list)
+    finish_reason: str | None = None  # stop | length (the token cap) | loop (cut: it repeated)
 
     @property
     def tokens(self) -> int:

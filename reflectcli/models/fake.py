@@ -103,6 +103,15 @@ PARAGRAPH = (
     "Revision turns notes to self into an argument for a reader, cutting what wanders and "
     "adding the example that makes a claim land."
 )
+PARAGRAPHS = (
+    PARAGRAPH,
+    "A draft written in one sitting mixes the points that matter with the ones that only "
+    "helped the writer get started; a second pass tells them apart and puts the best first.",
+    "Editors see the same pattern in every newsroom: the second version of a story is "
+    "shorter, clearer and easier to check than the first, because its author reread it.",
+    "Revising also catches the claims a reader would doubt, so the writer can support them "
+    "with a source, a number or an example before anyone else has to ask for one.",
+)
 
 
 IMPROVED = "A concrete example now supports it."
@@ -121,7 +130,8 @@ class ScriptedResponder:
         if kind == "plan":
             return outline_json(self.sections)
         if kind == "draft":
-            return f"{PARAGRAPH} ({step})"
+            n = int(re.search(r"s(\d+)", step).group(1))
+            return f"{PARAGRAPHS[(n - 1) % len(PARAGRAPHS)]} ({step})"
         if kind == "review":
             round_no = int(re.search(r"r(\d+)", step).group(1))
             section = f"Section {(round_no - 1) % self.sections + 1}"
@@ -134,7 +144,13 @@ class ScriptedResponder:
                 return part.group(1) + " " + IMPROVED
             article = re.search(r"<article>\n(.*)\n</article>", prompt, re.S)
             text = article.group(1) if article else ""
-            return text.replace(PARAGRAPH, PARAGRAPH + " " + IMPROVED, 1)
+            named = re.search(r"Rewrite only these sections:\n((?:## .*\n)+)", prompt)
+            if named:  # several sections in one call: return those sections only
+                titles = [line[3:] for line in named.group(1).splitlines()]
+                parts = re.split(r"^## (.*)$", text, flags=re.M)
+                bodies = {parts[i].strip(): parts[i + 1].strip() for i in range(1, len(parts), 2)}
+                return "\n\n".join(f"## {t}\n\n{bodies.get(t, '')} {IMPROVED}" for t in titles)
+            return re.sub(r"(\(draft:s\d+\))", r"\1 " + IMPROVED, text, count=1)
         raise AssertionError(f"unscripted step {step!r}")
 
 

@@ -76,12 +76,17 @@ def pending_step(state: dict[str, Any]) -> str | None:
         return "review round 1"
     if len(decisions) < len(reviews):
         return "decision"
-    if decisions[-1]["decision"] == "stop":
+    if decisions[-1]["decision"] in ("stop", "accept"):
         return "finalize"
     next_round = len(reviews) + 1
-    revised = any(v["round"] == len(reviews) for v in state.get("versions") or []) or any(
-        e.get("kind") == "guard" and e.get("round") == next_round for e in state.get("trace") or []
-    )
+    revision = state.get("revision")
+    if revision and len(revision["done"]) < len(revision["targets"]):
+        return (f"revision for round {next_round} (section {len(revision['done']) + 1} of "
+                f"{len(revision['targets'])})")  # fmt: skip
+    if state.get("rejected") == next_round:
+        return "decision"
+    revised = any(v["round"] == len(reviews) and v["kind"] == "revision"
+                  for v in state.get("versions") or [])  # fmt: skip
     return f"review round {next_round}" if revised else f"revision for round {next_round}"
 
 
@@ -100,12 +105,16 @@ def usage_by_model(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def best_version(state: dict[str, Any]) -> dict[str, Any]:
-    """The highest-scoring reviewed version (the later one on a tie); the latest if none."""
+    """The highest-scoring reviewed version (the later one on a tie); the latest if none. Scores
+    of heuristic fallback reviews are not compared with the critic's: they count only when no
+    review of the run is the critic's own."""
     versions = state.get("versions") or []
     by_n = {v["n"]: v for v in versions}
+    reviews = [r for r in state.get("reviews") or [] if r["version"] in by_n]
+    judged = [r for r in reviews if r.get("source") != "fallback"] or reviews
     best_n, best = versions[-1]["n"], -1.0
-    for review in state.get("reviews") or []:
-        if review["score"] >= best and review["version"] in by_n:
+    for review in judged:
+        if review["score"] >= best:
             best_n, best = review["version"], review["score"]
     return by_n[best_n]
 

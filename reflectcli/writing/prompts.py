@@ -162,15 +162,29 @@ def _items(improvements: list[dict[str, Any]]) -> str:
     )
 
 
+def _neighbours(bodies: list[str | None], index: int) -> str:
+    """A short context for one section: how the previous one ends, how the next one starts."""
+    parts = []
+    before = bodies[index - 1] if index > 0 else None
+    after = bodies[index + 1] if index + 1 < len(bodies) else None
+    if before:
+        parts.append(f'The previous section ends: "...{before.strip()[-200:]}"')
+    if after:
+        parts.append(f'The next section begins: "{after.strip()[:200]}..."')
+    return "\n".join(parts) + ("\n\n" if parts else "")
+
+
 def section_revise_messages(
     task: str,
-    article: str,
-    title: str,
-    body: str,
+    outline: list[dict[str, Any]],
+    bodies: list[str | None],
+    index: int,
     improvements: list[dict[str, Any]],
     round_no: int,
     language: str | None,
 ) -> Messages:
+    """One section's rewrite: the section, the outline and a short context, not the article."""
+    title = outline[index]["title"]
     return [
         {
             "role": "system",
@@ -179,13 +193,46 @@ def section_revise_messages(
         {
             "role": "user",
             "content": (
-                f"Task: {task}\n\nRevision for round {round_no}. The whole article, for "
-                f"context:\n\n<article>\n{article}\n</article>\n\n"
-                f'Rewrite only the section "{title}". Its current text:\n\n<section>\n{body}\n'
-                f"</section>\n\nImprovements to make in it:\n{_items(improvements)}\n\n"
+                f"Task: {task}\n\nRevision for round {round_no}. Outline:\n"
+                f"{_outline_lines(outline, index)}\n\n{_neighbours(bodies, index)}"
+                f'Rewrite the section "{title}". Its current text:\n\n<section>\n'
+                f"{bodies[index]}\n</section>\n\nImprovements to make in it:\n"
+                f"{_items(improvements)}\n\n"
                 "Address every improvement and keep what was good. Keep the length similar "
-                "unless an improvement asks for more. Return only the new body of this "
+                "unless an improvement asks for more. Return only the new text of this "
                 f"section: no heading, no preamble, no notes. {language_rule(language)}"
+            ),
+        },
+    ]
+
+
+def sections_revise_messages(
+    task: str,
+    article: str,
+    titles: list[str],
+    improvements: list[dict[str, Any]],
+    round_no: int,
+    language: str | None,
+) -> Messages:
+    """Several sections rewritten in one call: the article goes in once, and only the named
+    sections come back, each under its own heading."""
+    named = "\n".join(f"## {t}" for t in titles)
+    return [
+        {
+            "role": "system",
+            "content": "You are a writer revising your own article after an editor's review.",
+        },
+        {
+            "role": "user",
+            "content": (
+                f"Task: {task}\n\nRevision for round {round_no}. The current article:\n\n"
+                f"<article>\n{article}\n</article>\n\n"
+                f"Improvements to make:\n{_items(improvements)}\n\n"
+                f"Rewrite only these sections:\n{named}\n\n"
+                "Address every improvement and keep what was good; keep each section's length "
+                "similar unless an improvement asks for more. Return only the rewritten "
+                "sections, each starting with its '## ' heading line exactly as above, nothing "
+                f"before or after them. {language_rule(language)}"
             ),
         },
     ]

@@ -1,14 +1,44 @@
-"""Pure text operations on drafts: cleaning model output, assembling sections, rewrite guards."""
+"""Pure text operations on drafts: cleaning model output, finding the outline's sections in an
+article, replacing some of them byte for byte, loop detection and the rewrite guards.
+
+A section is one of the outline's titles as a heading line (`#` to `###`, case, punctuation and
+trailing spaces ignored), found in outline order; its body runs to the next outline title's
+heading. Any other heading line (an inner `## Notes`, say) is part of a body. Text before the first
+title and the whitespace around each body belong to no section and are never rewritten.
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 MIN_RATIO = 0.5  # a rewrite shorter than half the previous version is rejected
 MAX_RATIO = 6.0  # ... and one more than six times longer (the seed's 777 → 35,000 blow-up)
 
-_FENCED = re.compile(r"^\s*```[a-zA-Z]*\s*\n(.*?)\n?```\s*$", re.S)
+_FENCED = re.compile(r"^\s*```[a-zA-Z]*[ \t]*\n(.*?)\n?```\s*$", re.S)
+_HEADING = re.compile(r"^(#{1,3})[ \t]+(.*?)[ \t#]*$", re.M)
+_BOUNDARY = re.compile(r"^#{1,2}[ \t]+\S.*$", re.M)  # a heading that would start a section
+_PREAMBLE = re.compile(
+    r"^\W*(sure|certainly|of course|okay|ok|absolutely|here is|here's|here are|below is|"
+    r"the following|revised|rewritten|updated|improved|new version)\b[^\n]{0,120}:\s*$",
+    re.I,
+)
+_EPILOGUE = re.compile(
+    r"^\W*(i hope|hope this|let me know|feel free|this revised|this revision|this version|"
+    r"in this revision|i have (revised|rewritten|made|addressed)|i've (revised|rewritten|made|"
+    r"addressed)|note\s*:|changes made|summary of changes)",
+    re.I,
+)
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\W+", " ", text.lower()).strip()
+
+
+def normalize(text: str) -> str:
+    """Lower case, punctuation and runs of space folded: the one normaliser for comparisons."""
+    return _norm(text)
 
 
 def unfence(text: str) -> str:
@@ -16,21 +46,44 @@ def unfence(text: str) -> str:
     return match.group(1) if match else text
 
 
-def clean_section(text: str, title: str) -> str:
-    """A section body: no fences, no leading heading lines, no repeated title."""
-    lines = unfence(text).strip().splitlines()
-    while lines and (
-        lines[0].lstrip().startswith("#")
-        or lines[0].strip().strip("*").strip().rstrip(":").lower() == title.strip().lower()
-        or not lines[0].strip()
-    ):
+def strip_chatter(text: str) -> str:
+    """Model output without code fences, a preamble line ("Here is the revised section:") or a
+    closing remark ("I hope this helps", "Note: I added ...")."""
+    lines = unfence(text.strip()).strip().splitlines()
+    while lines and (not lines[0].strip() or _PREAMBLE.match(lines[0].strip())):
         lines.pop(0)
+    while lines and (not lines[-1].strip() or (_EPILOGUE.match(lines[-1].strip())
+                                                and len(lines[-1]) < 400)):  # fmt: skip
+        lines.pop()
     return "\n".join(lines).strip()
+
+
+def _is_title_line(line: str, title: str) -> bool:
+    stripped = line.strip().strip("*_").strip().rstrip(":").strip()
+    return _norm(stripped.lstrip("#")) == _norm(title)
+
+
+def clean_section(text: str, title: str, titles: list[str] | None = None) -> str:
+    """A section body from a model's answer: no chatter, no heading of its own, nothing of other
+    sections. An answer holding the whole article (or several `## ` sections) gives the part
+    under this section's heading; text after the body that starts another section is cut."""
+    text = strip_chatter(text)
+    own = next((m for m in _HEADING.finditer(text) if _norm(m.group(2)) == _norm(title)), None)
+    if own is not None:
+        text = text[own.end() :]
+    lines = text.splitlines()
+    while lines and (not lines[0].strip() or _is_title_line(lines[0], title)):
+        lines.pop(0)
+    text = "\n".join(lines)
+    boundary = _BOUNDARY.search(text)
+    if boundary is not None:
+        text = text[: boundary.start()]
+    return text.strip()
 
 
 def clean_article(text: str) -> str:
     """A whole article: no fences, no chatter before the first `## ` section heading."""
-    text = unfence(text.strip()).strip()
+    text = strip_chatter(text)
     match = re.search(r"^## ", text, re.M)
     if match and match.start() > 0:
         text = text[match.start() :]
@@ -55,21 +108,72 @@ def rewrite_guard(previous: str, candidate: str) -> str | None:
     return None
 
 
-def split_sections(text: str) -> list[tuple[str, str]]:
-    """An article's `## ` sections as (title, body); text before the first heading is dropped
-    unless there is no heading at all (then the whole text is one untitled section)."""
-    parts = re.split(r"^## +(.*)$", text, flags=re.M)
-    if len(parts) == 1:
-        return [("", text.strip())]
-    return [(parts[i].strip(), parts[i + 1].strip()) for i in range(1, len(parts), 2)]
+# --- sections of an article -------------------------------------------------------------------
 
 
-def join_sections(sections: list[tuple[str, str]]) -> str:
-    return "\n\n".join(f"## {title}\n\n{body}" if title else body for title, body in sections)
+@dataclass(frozen=True)
+class Span:
+    """Where one outline section sits in an article: its heading line and its body's bytes
+    (`body_start:body_end` includes the blank lines around the body)."""
+
+    heading_start: int
+    body_start: int
+    body_end: int
 
 
-def _norm(text: str) -> str:
-    return re.sub(r"\W+", " ", text.lower()).strip()
+def locate_sections(text: str, titles: list[str]) -> list[Span | None]:
+    """Each outline title's span in `text`, in outline order (None when a title is missing).
+    Exact (normalised) heading matches first; a heading that contains the title, or is contained
+    in it, stands in when there is none."""
+    headings = [(m.start(), m.end(), _norm(m.group(2))) for m in _HEADING.finditer(text)]
+    found: list[int | None] = []
+    after = -1
+    for title in titles:
+        wanted = _norm(title)
+        candidates = [i for i, h in enumerate(headings) if i > after]
+        pick = next((i for i in candidates if headings[i][2] == wanted), None)
+        if pick is None and wanted:
+            pick = next((i for i in candidates if headings[i][2]
+                         and (wanted in headings[i][2] or headings[i][2] in wanted)), None)  # fmt: skip
+        found.append(pick)
+        if pick is not None:
+            after = pick
+    starts = sorted(headings[i][0] for i in found if i is not None)
+    spans: list[Span | None] = []
+    for pick in found:
+        if pick is None:
+            spans.append(None)
+            continue
+        start, end, _ = headings[pick]
+        following = [s for s in starts if s > start]
+        spans.append(Span(start, end, following[0] if following else len(text)))
+    return spans
+
+
+def section_bodies(text: str, titles: list[str]) -> list[str | None]:
+    """Each outline section's body, stripped (None when its heading is missing)."""
+    return [None if s is None else text[s.body_start : s.body_end].strip()
+            for s in locate_sections(text, titles)]  # fmt: skip
+
+
+def replace_bodies(text: str, titles: list[str], new: dict[int, str]) -> str:
+    """`text` with the bodies of sections `new` names replaced; every other byte (other
+    sections, text before the first heading, the blank lines around each body) kept."""
+    spans = locate_sections(text, titles)
+    out, at = [], 0
+    for index in sorted(new):
+        span = spans[index]
+        if span is None:
+            raise ValueError(f"section {index + 1} ({titles[index]!r}) is not in the text")
+        old = text[span.body_start : span.body_end]
+        lead = old[: len(old) - len(old.lstrip())] or "\n\n"
+        trail = old[len(old.rstrip()) :]
+        if not trail and span.body_end < len(text):
+            trail = "\n\n"
+        out += [text[at : span.body_start], lead, new[index].strip(), trail]
+        at = span.body_end
+    out.append(text[at:])
+    return "".join(out)
 
 
 def match_section(name: str, titles: list[str]) -> int | None:
@@ -83,9 +187,69 @@ def match_section(name: str, titles: list[str]) -> int | None:
         return normed.index(wanted)
     number = re.fullmatch(r"(?:section )?(\d+)", wanted)
     if number and 1 <= int(number.group(1)) <= len(titles):
-        if wanted not in normed:
-            return int(number.group(1)) - 1
+        return int(number.group(1)) - 1
     for i, title in enumerate(normed):
         if title and (wanted in title or title in wanted):
             return i
     return None
+
+
+# --- degenerate generations ------------------------------------------------------------------
+
+LOOP_NGRAM = 12  # words
+LOOP_REPEATS = 3  # the same 12 words three times = a loop
+
+
+def find_loop(text: str, n: int = LOOP_NGRAM, repeats: int = LOOP_REPEATS) -> int | None:
+    """Where a generation starts repeating itself: the offset of the second occurrence of a run
+    of `n` words that occurs `repeats` times (None when there is no loop). Natural prose does
+    not repeat twelve words three times; a small model's loop does at once."""
+    words = [(m.start(), m.group().lower()) for m in re.finditer(r"\w+", text)]
+    seen: dict[tuple[str, ...], list[int]] = {}
+    for i in range(len(words) - n + 1):
+        gram = tuple(w for _, w in words[i : i + n])
+        places = seen.setdefault(gram, [])
+        places.append(i)
+        if len(places) >= repeats:
+            return words[places[1]][0]
+    return None
+
+
+def cut_loop(text: str) -> tuple[str, bool]:
+    """`text` cut before its loop (at the last sentence end before it, if any), and whether a
+    loop was found."""
+    at = find_loop(text)
+    if at is None:
+        return text, False
+    head = text[:at]
+    end = last_sentence_end(head)
+    if end is not None and end > len(head) // 2:
+        head = head[:end]
+    return head.rstrip(), True
+
+
+def estimate_tokens(text: str) -> int:
+    """A token count without a tokenizer: ~4 characters per token in Latin scripts, about one
+    per character in CJK scripts. Used to size `max_tokens`, never to bill."""
+    wide = sum(1 for ch in text if ord(ch) > 0x2E7F)
+    return (len(text) - wide) // 4 + wide + 1
+
+
+def last_sentence_end(text: str) -> int | None:
+    """The offset just past the last full sentence (None when there is none)."""
+    ends = [m.end() for m in re.finditer(r"[.!?。！？][\"')\]]*(?=\s|$)", text)]
+    return ends[-1] if ends else None
+
+
+def trim_generation(text: str, finish_reason: str | None) -> tuple[str, str | None]:
+    """A generation made usable: cut before a loop (`loop`), or, when the token cap stopped it
+    mid-sentence, back to its last full sentence (`length`). Returns the text and what was done."""
+    cut, looped = cut_loop(text)
+    if looped or finish_reason == "loop":
+        return cut, "loop"
+    if finish_reason == "length":
+        end = last_sentence_end(text)
+        if end is not None and end > len(text) // 3:
+            return text[:end].rstrip(), "length"
+        return text.rstrip(), "length"
+    return text, None

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from reflectcli.configfile import ENV_PREFIX, find_config_file, read_toml
 from reflectcli.errors import ConfigError
+from reflectcli.writing.languages import resolve_language
 from reflectcli.writing.rubric import DIMENSIONS
 
 
@@ -81,7 +82,9 @@ class Settings(BaseModel):
     threshold: float = Field(8.0, ge=0, le=10, description="Overall score that passes (0-10)")
     max_rounds: int = Field(3, ge=1, le=20, description="Reviews at most (hard cap)")
     max_sections: int = Field(4, ge=1, le=12, description="Sections in the outline at most")
-    language: str | None = Field(None, description="Language to write in; default: the task's")
+    language: str | None = Field(
+        None, description="Language to write in, a name or a code (fr, zh-CN); default: the task's"
+    )
     temperature: float = Field(0.7, ge=0, le=2, description="Sampling temperature")
     timeout: float = Field(
         120.0, gt=0, le=3600, description="Seconds a model call may go without producing a token"
@@ -111,6 +114,13 @@ class Settings(BaseModel):
     policy: Policy = Field(default_factory=Policy, description="The revision policy")
 
     profile: str | None = Field(None, description="Set by reflectcli: the model profile in force")
+
+    @field_validator("language")
+    @classmethod
+    def _language(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        return resolve_language(value)
 
     @model_validator(mode="after")
     def _profile(self) -> Settings:

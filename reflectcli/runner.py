@@ -151,6 +151,8 @@ class Runner:
         for client in {id(writer): writer, id(critic): critic}.values():
             if hasattr(client, "notify"):
                 client.notify = self.ui.notice
+            if hasattr(client, "download"):
+                client.download = self.ui.download
             if hasattr(client, "progress"):
                 client.progress = lambda step, tokens: self.ui.call_event(
                     "call_progress", {"step": step, "tokens": tokens}, self.state

@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from reflectcli.errors import ModelError, RunInterrupted
-from reflectcli.models.fake import PARAGRAPH, ScriptedResponder, review_json
+from reflectcli.models.fake import PARAGRAPH, TITLES, ScriptedResponder, review_json
 from reflectcli.runner import Runner
 from tests.helpers import FailOnce, quiet_ui, settings
 
@@ -78,7 +78,7 @@ def test_rewrite_guard_keeps_previous_version(scripted, runs_dir):
 
     def blow_up(step, messages):
         if step.startswith("revise"):
-            return "## Section 1\n\n" + " ".join(f"word{i}" for i in range(6000))
+            return f"## {TITLES[0]}\n\n" + " ".join(f"word{i}" for i in range(6000))
         return responder(step, messages)
 
     scripted.responder = blow_up
@@ -187,9 +187,12 @@ def test_run_index_and_artifact_are_written(scripted, runs_dir):
     assert oct(result.artifact.stat().st_mode & 0o777) == "0o600"
 
 
-def test_language_setting_reaches_prompts(scripted, runs_dir):
-    run(runs_dir, threshold=7, language="French")
-    assert "Write in French." in scripted.history[1]["messages"][-1]["content"]
+@pytest.mark.parametrize("lang", ["fr", "French", "français", "FR"])
+def test_language_setting_reaches_prompts(scripted, runs_dir, lang):
+    state = run(runs_dir, threshold=7, language=lang).state
+    assert state["params"]["language"] == "French (français)"
+    for call in scripted.history:  # plan, drafts, review: every prompt names it
+        assert "only in French (français)." in call["messages"][-1]["content"], call["step"]
 
 
 class Killed(BaseException):

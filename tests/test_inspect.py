@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from reflectcli.cli.app import app
 from reflectcli.errors import ModelError
-from reflectcli.models.fake import ScriptedResponder
+from reflectcli.models.fake import TITLES, ScriptedResponder
 from reflectcli.runner import Runner
 from tests.helpers import FailOnce, quiet_ui, settings
 
@@ -92,7 +92,7 @@ def test_history_on_empty_dir(runs_dir):
 
 def test_show_has_outline_scores_feedback_decisions_trace(runs):
     out = invoke("show", "alpha", "--runs-dir", runs).output
-    for text in ("Outline", "Section 1", "Scores", "Round 1 feedback", "Decisions",
+    for text in ("Outline", TITLES[0], "Scores", "Round 1 feedback", "Decisions",
                  "round 1: revise (below_threshold)", "round 2: stop (passed)", "Trace",
                  "review:r2", "artifact:"):  # fmt: skip
         assert text in out, text
@@ -113,7 +113,7 @@ def test_show_json(runs):
 
 def test_export_md_is_the_article_alone(runs):
     md = invoke("export", "alpha", "--runs-dir", runs).output
-    assert md.startswith("## Section 1") and "Review" not in md
+    assert md.startswith(f"## {TITLES[0]}") and "Review" not in md
     first = invoke("export", "alpha", "--runs-dir", runs, "--version", "1").output
     assert first != md and "A concrete example now supports it." not in first
     assert invoke("export", "alpha", "--runs-dir", runs, "--version", "best").output == md
@@ -180,7 +180,7 @@ def test_finished_runs_are_compacted_and_still_exportable(runs):
         left = dict(db.execute("SELECT thread_id, COUNT(*) FROM checkpoints GROUP BY thread_id"))
     assert set(left) == {"gamma"}  # only the unfinished run keeps checkpoints
     assert invoke("diff", "beta", "--runs-dir", runs).exit_code == 0
-    assert invoke("export", "beta", "--runs-dir", runs).output.startswith("## Section 1")
+    assert invoke("export", "beta", "--runs-dir", runs).output.startswith(f"## {TITLES[0]}")
 
 
 def test_delete_and_prune(runs):

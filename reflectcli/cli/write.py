@@ -111,7 +111,7 @@ def fetch_model(debug: DebugOpt = False) -> None:
     try:
         from reflectcli.models.local import ensure_embedded_model
 
-        path = ensure_embedded_model(ui.notice)
+        path = ensure_embedded_model(ui.notice, ui.download)
     except Exception as exc:
         raise _fail(ui, exc, debug) from None
     ui.console.print(f"embedded model: {path}", markup=False, soft_wrap=True)

@@ -46,6 +46,16 @@ def weighted(score: float, dims: dict[str, float], weights: dict[str, float] | N
     return round(sum(dims[d] * weights.get(d, 0.0) for d in DIMENSIONS) / total, 2)
 
 
+def compact(state: dict[str, Any]) -> bool:
+    """Short, direct prompts: the tiny-model profile is in force."""
+    return state["params"].get("profile") == "tiny"
+
+
+def takes_schema(client: Any) -> bool:
+    """Whether a JSON schema will constrain the client's answer (then no example is shown)."""
+    return bool(getattr(client, "takes_schema", False))
+
+
 class Nodes:
     """The loop's steps, bound to a writer and a critic client."""
 
@@ -61,10 +71,16 @@ class Nodes:
         try:
             result = complete_structured(
                 writer,
-                prompts.plan_messages(state["task"], limit, params.get("language")),
+                prompts.plan_messages(
+                    state["task"],
+                    limit,
+                    params.get("language"),
+                    compact=compact(state),
+                    example=not takes_schema(writer),
+                ),
                 Outline,
                 step="plan" if attempt == 1 else f"plan:g{attempt}",
-                fallback=lambda: fallback_outline(limit),
+                fallback=lambda: fallback_outline(state["task"], limit),
                 json_schema=outline_schema(limit),
                 max_tokens=PLAN_TOKENS,
             )
@@ -88,7 +104,13 @@ class Nodes:
         try:
             completion = Budgeted(self.writer, state).complete(
                 prompts.section_messages(
-                    state["task"], outline, written, index, state["params"].get("language")
+                    state["task"],
+                    outline,
+                    written,
+                    index,
+                    state["params"].get("language"),
+                    compact=compact(state),
+                    words=max(40, section_tokens(state) * 3 // 5),
                 ),
                 step=f"draft:s{index + 1}",
                 max_tokens=section_tokens(state),
@@ -116,12 +138,18 @@ class Nodes:
             result = complete_structured(
                 Budgeted(self.critic, state),
                 prompts.review_messages(
-                    state["task"], version["text"], round_no, state["params"].get("language"), open_items
-                ),  # fmt: skip
+                    state["task"],
+                    version["text"],
+                    round_no,
+                    state["params"].get("language"),
+                    open_items,
+                    compact=compact(state),
+                    example=not takes_schema(self.critic),
+                ),
                 Review,
                 step=f"review:r{round_no}",
                 fallback=lambda: heuristic_review(version["text"], titles),
-                json_schema=review_schema(titles),
+                json_schema=review_schema(titles, [c["id"] for c in open_items]),
                 max_tokens=REVIEW_TOKENS,
             )
         except BudgetExceeded as exc:

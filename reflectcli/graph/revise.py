@@ -70,6 +70,7 @@ def plan_revision(state: dict[str, Any], base: dict[str, Any], review: dict[str,
     targets = sorted(per) or present
     items = [per.get(i, []) + general for i in targets]
     language = state["params"].get("language")
+    compact = state["params"].get("profile") == "tiny"
     one_by_one = sum(
         _messages_tokens(prompts.section_revise_messages(
             state["task"], outline, bodies, i, its, round_no, language))
@@ -85,7 +86,8 @@ def plan_revision(state: dict[str, Any], base: dict[str, Any], review: dict[str,
         "base": base["n"],
         "targets": targets,
         "items": items,
-        "together": len(targets) > 1 and together < one_by_one,
+        # a tiny model cannot be trusted to return several sections under their headings
+        "together": len(targets) > 1 and together < one_by_one and not compact,
         "done": [],
     }
 

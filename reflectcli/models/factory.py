@@ -30,7 +30,7 @@ def make_client(model: str, settings: Any) -> ModelClient:
     if prefix == "local":
         from reflectcli.models.local import LocalClient
 
-        return LocalClient(model, temperature=settings.temperature)
+        return LocalClient(model, temperature=settings.temperature, threads=settings.threads)
     from reflectcli.models.remote import LiteLLMClient
 
     return LiteLLMClient(

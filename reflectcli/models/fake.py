@@ -69,18 +69,38 @@ ISSUES = (
 )
 
 
+TITLES = (
+    "Why first drafts fall short",
+    "What revision changes",
+    "How professionals revise",
+    "When to stop revising",
+    "Tools that help",
+    "Revising with feedback",
+    "Common mistakes",
+    "A revision checklist",
+    "Revision in other fields",
+    "Teaching revision",
+    "Revision and voice",
+    "The last pass",
+)
+
+
 def review_json(
     score: float,
     improvements: Sequence[dict[str, str]] | None = None,
     round_no: int = 1,
-    section: str = "Section 1",
+    section: str | None = None,
     **dims,
 ) -> str:
     improvements = (
         list(improvements)
         if improvements is not None
         else [
-            {"section": section, "issue": ISSUES[(round_no - 1) % len(ISSUES)], "severity": "major"}
+            {
+                "section": section or TITLES[0],
+                "issue": ISSUES[(round_no - 1) % len(ISSUES)],
+                "severity": "major",
+            }
         ]  # fmt: skip
     )
     return json.dumps(
@@ -95,7 +115,10 @@ def review_json(
 
 
 def outline_json(n: int) -> str:
-    return json.dumps({"sections": [{"title": f"Section {i}", "goal": f"Goal {i}"} for i in range(1, n + 1)]})
+    return json.dumps(
+        {"sections": [{"title": TITLES[i], "goal": f"Explain {TITLES[i].lower()}."}
+                      for i in range(n)]}
+    )  # fmt: skip
 
 
 PARAGRAPH = (
@@ -134,7 +157,7 @@ class ScriptedResponder:
             return f"{PARAGRAPHS[(n - 1) % len(PARAGRAPHS)]} ({step})"
         if kind == "review":
             round_no = int(re.search(r"r(\d+)", step).group(1))
-            section = f"Section {(round_no - 1) % self.sections + 1}"
+            section = TITLES[(round_no - 1) % self.sections]
             score = self.scores[min(round_no, len(self.scores)) - 1]
             return review_json(score, round_no=round_no, section=section)
         if kind == "revise":

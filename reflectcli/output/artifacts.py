@@ -133,7 +133,8 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) 
             tokens = e.get("prompt_tokens", 0) + e.get("completion_tokens", 0)
             note = e.get("note", "")
             if e.get("retries"):
-                note = f"{e['retries']} retries: " + "; ".join(e.get("retry_log") or [])
+                n = e["retries"]
+                note = f"{n} {'retry' if n == 1 else 'retries'}: " + "; ".join(e.get("retry_log") or [])
             if e.get("replayed"):
                 note = (note + " replayed from journal").strip()
             out.append(

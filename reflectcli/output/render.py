@@ -47,6 +47,10 @@ def step_label(step: str, state: dict[str, Any]) -> str:
     return label
 
 
+def plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
 def bar(score: float, width: int = 10) -> str:
     filled = round(max(0.0, min(10.0, score)) / 10 * width)
     return "█" * filled + "·" * (width - filled)
@@ -62,6 +66,7 @@ class Renderer:
         self.live = self.console.is_terminal and not quiet
         self._progress: Progress | None = None
         self._tasks: dict[str, Any] = {}
+        self._download: dict[str, Any] | None = None
 
     def _print(self, *args: Any, **kwargs: Any) -> None:
         if not self.quiet:
@@ -74,10 +79,42 @@ class Renderer:
         self._print(f"[bold]{verb}[/] [cyan]{thread_id}[/]")
         critic = settings.critic
         models = settings.model if critic == settings.model else f"{settings.model} → critic {critic}"
+        profile = " · tiny-model profile" if getattr(settings, "profile", None) == "tiny" else ""
         self._print(
             f"[dim]{escape(models)} · threshold {settings.threshold:g} · max rounds "
-            f"{settings.max_rounds} · sections ≤ {settings.max_sections}[/]"
+            f"{settings.max_rounds} · sections ≤ {settings.max_sections}{profile}[/]"
         )
+
+    def download(self, done: int, total: int) -> None:
+        """The embedded model's one-time download: a bar with size and speed on a terminal, a
+        line at the end elsewhere."""
+        import time
+
+        if self._download is None:
+            self._download = {"started": time.monotonic(), "bar": None, "task": None}
+            if self.live:
+                from rich.progress import (
+                    BarColumn,
+                    DownloadColumn,
+                    TimeRemainingColumn,
+                    TransferSpeedColumn,
+                )
+
+                bar = Progress(TextColumn("  model"), BarColumn(), DownloadColumn(),
+                               TransferSpeedColumn(), TimeRemainingColumn(), console=self.console,
+                               transient=True)  # fmt: skip
+                bar.start()
+                self._download.update(bar=bar, task=bar.add_task("model", total=total))
+        state = self._download
+        if state["bar"] is not None:
+            state["bar"].update(state["task"], completed=done, total=total)
+        if done >= total and not state.get("done"):
+            state["done"] = True
+            if state["bar"] is not None:
+                state["bar"].stop()
+            took = max(0.001, time.monotonic() - state["started"])
+            self._print(f"  [green]✓[/] model downloaded [dim]{total / 1e6:.1f} MB in {took:.1f}s "
+                        f"({total / 1e6 / took:.1f} MB/s)[/]")  # fmt: skip
 
     def notice(self, message: str) -> None:
         self._print(f"[dim]{escape(message)}[/]")
@@ -114,7 +151,7 @@ class Renderer:
         self._drop_task(step)
         if kind == "call_finished":
             c = data["completion"]
-            retries = f" · {c.retries} retries" if c.retries else ""
+            retries = f" · {plural(c.retries, 'retry', 'retries')}" if c.retries else ""
             self._print(
                 f"  [green]✓[/] {escape(label)} [dim]{c.duration:.1f}s · "
                 f"{c.prompt_tokens}+{c.completion_tokens} tok{retries}[/]"

@@ -1,4 +1,9 @@
-"""Prompt builders, one per step. Each returns a list of chat messages."""
+"""Prompt builders, one per step. Each returns a list of chat messages.
+
+Two styles: the full one for capable models (the whole outline and the sections already written
+as context), and `compact=True` for tiny models (the tiny-model profile): one short, direct
+instruction, no context a small model would copy or drift into. `example=False` leaves the JSON
+example out when a JSON schema already constrains the answer (a small model copies examples)."""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ Messages = list[dict[str, str]]
 
 def language_rule(language: str | None) -> str:
     if language:
-        return f"Write in {language}."
+        return f"Write only in {language}."
     return "Write in the same language as the task."
 
 
@@ -23,9 +28,25 @@ def _outline_lines(outline: list[dict[str, Any]], current: int | None = None) ->
     return "\n".join(lines)
 
 
-def plan_messages(task: str, max_sections: int, language: str | None) -> Messages:
+def plan_messages(
+    task: str, max_sections: int, language: str | None, *, compact: bool = False,
+    example: bool = True,
+) -> Messages:  # fmt: skip
     count = "exactly 1 section" if max_sections == 1 else f"2 to {max_sections} sections"
-    example = {"sections": [{"title": "Section title", "goal": "what this section must achieve"}]}
+    shape = {"sections": [{"title": "<title>", "goal": "<goal>"}]}
+    form = f"\n\nReply with only a JSON object of this form:\n{json.dumps(shape)}" if example else ""
+    if compact:
+        return [
+            {"role": "system", "content": "You plan short articles. Answer with JSON only."},
+            {
+                "role": "user",
+                "content": (
+                    f"Plan an article that answers: {task}\nGive {count} in a logical order. "
+                    "Each has a title (a few words, specific to the topic) and a goal (one "
+                    f"sentence). {language_rule(language)}{form}"
+                ),
+            },
+        ]
     return [
         {
             "role": "system",
@@ -36,9 +57,8 @@ def plan_messages(task: str, max_sections: int, language: str | None) -> Message
             "content": (
                 f"Task: {task}\n\n"
                 f"Plan an article for this task with {count}. Each section has a short title "
-                "and a one-line goal. The sections must follow a logical order and together "
-                f"cover the task. {language_rule(language)}\n\n"
-                f"Reply with only a JSON object of this form:\n{json.dumps(example)}"
+                "specific to this task and a one-line goal. The sections must follow a logical "
+                f"order and together cover the task. {language_rule(language)}{form}"
             ),
         },
     ]
@@ -50,8 +70,24 @@ def section_messages(
     written: list[str],
     index: int,
     language: str | None,
+    *,
+    compact: bool = False,
+    words: int = 250,
 ) -> Messages:
     section = outline[index]
+    if compact:
+        goal = f" ({section['goal']})" if section.get("goal") else ""
+        return [
+            {"role": "system", "content": "You are a clear, concrete writer."},
+            {
+                "role": "user",
+                "content": (
+                    f"Article: {task}\nSection: {section['title']}{goal}\nWrite this section "
+                    f"as one paragraph of about {words} words. Use a concrete example. No "
+                    f"title, no list. {language_rule(language)}"
+                ),
+            },
+        ]
     earlier = "\n\n".join(f"## {outline[i]['title']}\n\n{body}" for i, body in enumerate(written[:index]))
     context = f"Sections already written:\n\n{earlier}\n\n" if earlier else ""
     goal = f" Its goal: {section['goal']}." if section.get("goal") else ""
@@ -74,13 +110,17 @@ def section_messages(
     ]
 
 
+def _feedback_language(language: str | None) -> str:
+    if language:
+        return f"Write the feedback and improvements only in {language}."
+    return "Write the feedback in the article's language."
+
+
 REVIEW_EXAMPLE = {
     "score": 6,
     "dimensions": {"accuracy": 7, "completeness": 5, "readability": 7, "structure": 6},
-    "feedback": "What is wrong, in two or three sentences.",
-    "improvements": [
-        {"section": "Section title", "issue": "A concrete, actionable change.", "severity": "major"}
-    ],
+    "feedback": "<what is wrong, in two or three sentences>",
+    "improvements": [{"section": "<section title>", "issue": "<a concrete change>", "severity": "major"}],
 }
 
 
@@ -90,6 +130,9 @@ def review_messages(
     round_no: int,
     language: str | None,
     open_items: list[dict[str, Any]] | None = None,
+    *,
+    compact: bool = False,
+    example: bool = True,
 ) -> Messages:
     tracked = ""
     if open_items:
@@ -101,7 +144,23 @@ def review_messages(
             "In `addressed`, list the ids of those the article now fully addresses. Do not "
             "repeat an addressed one among the new improvements.\n"
         )
-    example = dict(REVIEW_EXAMPLE, addressed=[open_items[0]["id"]] if open_items else [])
+    shape = dict(REVIEW_EXAMPLE, addressed=["<id>"] if open_items else [])
+    form = f"\nReply with only a JSON object of this form:\n{json.dumps(shape)}" if example else ""
+    if compact:
+        return [
+            {"role": "system", "content": "You are a strict editor. Answer with JSON only."},
+            {
+                "role": "user",
+                "content": (
+                    f'Review round {round_no}. Here is a short article about "{task}":\n\n'
+                    f"{draft}\n\nScore it from 0 to 10 (7 = acceptable) overall and for "
+                    "accuracy, completeness, readability and structure. In feedback, write two "
+                    "plain sentences saying what is weak in the article. In improvements, name "
+                    "a section and one concrete change to make in it, starting with a verb. "
+                    f"{_feedback_language(language)}{tracked}{form}"
+                ),
+            },
+        ]
     return [
         {
             "role": "system",
@@ -118,9 +177,8 @@ def review_messages(
                 "feedback: what is wrong, in two or three sentences.\n"
                 "improvements: up to five concrete, actionable changes, each naming the section "
                 "title it concerns and a severity (major or minor). Leave the list empty only if "
-                f"the article is excellent. Write the feedback in the article's language.\n"
-                f"{tracked}\n"
-                f"Reply with only a JSON object of this form:\n{json.dumps(example)}"
+                f"the article is excellent. {_feedback_language(language)}\n"
+                f"{tracked}{form}"
             ),
         },
     ]
@@ -182,9 +240,26 @@ def section_revise_messages(
     improvements: list[dict[str, Any]],
     round_no: int,
     language: str | None,
+    *,
+    compact: bool = False,
 ) -> Messages:
     """One section's rewrite: the section, the outline and a short context, not the article."""
     title = outline[index]["title"]
+    if compact:
+        changes = " ".join(imp["issue"] for imp in improvements) or "Make it clearer."
+        words = max(40, len((bodies[index] or "").split()))
+        return [
+            {"role": "system", "content": "You are a clear, concrete writer."},
+            {
+                "role": "user",
+                "content": (
+                    f"Revision for round {round_no}. Article: {task}\nSection: {title}\n"
+                    f"Current text:\n<section>\n{bodies[index]}\n</section>\n\nRewrite this "
+                    f"section as one paragraph of about {words} words. Make these changes: "
+                    f"{changes} Keep what is good. No title, no list. {language_rule(language)}"
+                ),
+            },
+        ]
     return [
         {
             "role": "system",

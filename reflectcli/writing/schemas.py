@@ -13,20 +13,60 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from reflectcli.writing.rubric import DIMENSIONS
 
-SOURCES = ("llm", "llm-retry", "fallback")
-
 _WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
     "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
 }  # fmt: skip
-_EXAMPLE_TEXTS = {"a concrete actionable change", "what is wrong in two or three sentences"}
+_EXAMPLE_TEXTS = {
+    "a concrete actionable change",
+    "what is wrong in two or three sentences",
+    "what this section must achieve",
+    "section title",
+}
+TITLE_MAX = 120
 
 
 def _plain(text: str) -> str:
     return re.sub(r"\W+", " ", text.lower()).strip()
 
 
-_PLACEHOLDERS = {"title", "section title", "section", "goal", "heading", "short title"}
+# generic titles: "Title1", "Section 2", "Goal", "Heading three", "<title>", "Part A"
+_PLACEHOLDER = re.compile(
+    r"^(section|title|heading|goal|part|chapter|topic|subtitle|point|subheading|short title|"
+    r"section title|section heading|your title|title here)\s*[-_#:.]?\s*"
+    r"(\d+|[a-z]|one|two|three|four|five|six|seven|eight|nine|ten)?$"
+)
+# an answer that is not a review: an error message, a data dump, a refusal, chatter about files
+_NOT_PROSE = re.compile(
+    r"an? (unexpected )?error (has )?occurred|^\W*value error\b|\btraceback\b|"
+    r"\bjson (file|object|format|data)\b|\bhas been (added|saved|stored|written|updated) to\b|"
+    r"\bas an ai\b|\bi (cannot|can't|can not|am unable to) (help|assist|review|do)\b|"
+    r"^\s*[\[{(<]|^\W*(none|null|n/?a|ok|yes|no|true|false|undefined)\W*$",
+    re.I,
+)
+_EXCEPTION_NAME = re.compile(r"\b[A-Z][A-Za-z]*(Error|Exception)\b")
+
+
+def placeholder(text: str) -> bool:
+    """A title or goal that is a generic stand-in, not one written for the task."""
+    plain = _plain(text)
+    return (not plain or bool(_PLACEHOLDER.fullmatch(plain)) or plain in _EXAMPLE_TEXTS
+            or bool(re.fullmatch(r"<.*>|\[.*\]|\.\.\.|…", text.strip())))  # fmt: skip
+
+
+def not_a_critique(text: str, min_words: int = 3) -> str | None:
+    """Why `text` is not an editor's critique (None when it may be one): too short, the
+    prompt's example, an error message, a data dump, a refusal."""
+    plain = _plain(text)
+    if len(plain.split()) < min_words:
+        return f"{text!r} is too short to be a critique"
+    if plain in _EXAMPLE_TEXTS:
+        return f"{text!r} is the example's text"
+    if _NOT_PROSE.search(text.strip()) or _EXCEPTION_NAME.search(text):
+        return f"{text[:80]!r} is not a critique of the article (an error message or data)"
+    return None
+
+
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
@@ -70,20 +110,38 @@ class Section(BaseModel):
     @classmethod
     def _strip(cls, value: Any) -> Any:
         if isinstance(value, str):
-            return value.strip().lstrip("#").strip()
+            value = value.strip().lstrip("#").strip().strip("*").strip()
+            if len(value) >= TITLE_MAX and " " in value:  # cut by a length limit: whole words
+                value = value[:TITLE_MAX].rsplit(" ", 1)[0].rstrip(" ,;:-")
         return value
 
     @field_validator("title")
     @classmethod
     def _not_placeholder(cls, value: str) -> str:
-        if value.lower().strip(" .:") in _PLACEHOLDERS or re.fullmatch(r"<.*>", value):
-            raise ValueError(f"{value!r} is a placeholder copied from the example; "
-                             "write a real title for this task")  # fmt: skip
+        if placeholder(value):
+            raise ValueError(f"{value!r} is a placeholder, not a title; write a real title "
+                             "for this task")  # fmt: skip
         return value
+
+    @field_validator("goal")
+    @classmethod
+    def _no_placeholder_goal(cls, value: str) -> str:
+        return "" if placeholder(value) else value
 
 
 class Outline(BaseModel):
     sections: list[Section] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _distinct(self) -> Outline:
+        seen: set[str] = set()
+        for section in self.sections:
+            key = _plain(section.title)
+            if key in seen:
+                raise ValueError(f"the title {section.title!r} appears twice; each section "
+                                 "needs its own title")  # fmt: skip
+            seen.add(key)
+        return self
 
     @model_validator(mode="before")
     @classmethod
@@ -116,8 +174,8 @@ class Improvement(BaseModel):
     @field_validator("issue")
     @classmethod
     def _not_example(cls, value: str) -> str:
-        if _plain(value) in _EXAMPLE_TEXTS:
-            raise ValueError(f"{value!r} is the example's text; name a real change")
+        if why := not_a_critique(value, min_words=2):
+            raise ValueError(f"{why}; name a concrete change to the article")
         return value
 
     @field_validator("severity", mode="before")
@@ -147,7 +205,7 @@ class Dimensions(BaseModel):
 class Review(BaseModel):
     score: float
     dimensions: Dimensions
-    feedback: str = ""
+    feedback: str = Field("", validate_default=True)
     improvements: list[Improvement] = Field(default_factory=list)
     addressed: list[str] = Field(default_factory=list)  # ids of earlier improvements now done
 
@@ -193,9 +251,10 @@ class Review(BaseModel):
 
     @field_validator("feedback")
     @classmethod
-    def _feedback_not_example(cls, value: str) -> str:
-        if _plain(value) in _EXAMPLE_TEXTS:
-            raise ValueError("the feedback is the example's text; say what is wrong")
+    def _feedback_is_a_critique(cls, value: str) -> str:
+        if why := not_a_critique(value, min_words=4):
+            raise ValueError(f"feedback: {why}; say in two or three sentences what is wrong "
+                             "with the article")  # fmt: skip
         return value
 
 
@@ -211,7 +270,7 @@ def outline_schema(max_sections: int) -> dict[str, Any]:
                 "items": {
                     "type": "object",
                     "properties": {
-                        "title": {"type": "string", "minLength": 3, "maxLength": 80},
+                        "title": {"type": "string", "minLength": 3, "maxLength": TITLE_MAX},
                         "goal": {"type": "string", "maxLength": 200},
                     },
                     "required": ["title", "goal"],
@@ -222,8 +281,9 @@ def outline_schema(max_sections: int) -> dict[str, Any]:
     }
 
 
-def review_schema(titles: list[str] | None = None) -> dict[str, Any]:
-    """JSON schema for the critic's answer; `section` is held to the outline's titles."""
+def review_schema(titles: list[str] | None = None, open_ids: list[str] | None = None) -> dict[str, Any]:
+    """JSON schema for the critic's answer: `section` held to the outline's titles, `addressed`
+    to the ids of the improvements still open (none: an empty list)."""
     section: dict[str, Any] = {"type": "string", "maxLength": 80}
     if titles:
         section = {"type": "string", "enum": [*titles, "whole article"]}
@@ -237,7 +297,7 @@ def review_schema(titles: list[str] | None = None) -> dict[str, Any]:
                 "properties": dict.fromkeys(DIMENSIONS, score),
                 "required": list(DIMENSIONS),
             },
-            "feedback": {"type": "string", "maxLength": 600},
+            "feedback": {"type": "string", "minLength": 20, "maxLength": 600},
             "improvements": {
                 "type": "array",
                 "maxItems": 6,
@@ -251,7 +311,13 @@ def review_schema(titles: list[str] | None = None) -> dict[str, Any]:
                     "required": ["section", "issue", "severity"],
                 },
             },
-            "addressed": {"type": "array", "maxItems": 12, "items": {"type": "string", "maxLength": 12}},
+            "addressed": {
+                "type": "array",
+                "maxItems": len(open_ids or []),
+                "items": {"type": "string", "enum": list(open_ids)}
+                if open_ids
+                else {"type": "string", "maxLength": 12},
+            },
         },
         "required": ["score", "dimensions", "feedback", "improvements", "addressed"],
     }

@@ -27,7 +27,7 @@ _PREAMBLE = re.compile(
 _EPILOGUE = re.compile(
     r"^\W*(i hope|hope this|let me know|feel free|this revised|this revision|this version|"
     r"in this revision|i have (revised|rewritten|made|addressed)|i've (revised|rewritten|made|"
-    r"addressed)|note\s*:|changes made|summary of changes)",
+    r"addressed)|note\s*:|changes made|summary of changes|word count|\(?\d+ words\b)",
     re.I,
 )
 
@@ -197,13 +197,13 @@ def match_section(name: str, titles: list[str]) -> int | None:
 # --- degenerate generations ------------------------------------------------------------------
 
 LOOP_NGRAM = 12  # words
-LOOP_REPEATS = 3  # the same 12 words three times = a loop
+LOOP_REPEATS = 2  # the same 12 words twice in one generation = a loop
 
 
 def find_loop(text: str, n: int = LOOP_NGRAM, repeats: int = LOOP_REPEATS) -> int | None:
     """Where a generation starts repeating itself: the offset of the second occurrence of a run
-    of `n` words that occurs `repeats` times (None when there is no loop). Natural prose does
-    not repeat twelve words three times; a small model's loop does at once."""
+    of `n` words that occurs `repeats` times (None when there is no loop). Prose does not repeat
+    twelve words verbatim; a small model's loop does at once."""
     words = [(m.start(), m.group().lower()) for m in re.finditer(r"\w+", text)]
     seen: dict[tuple[str, ...], list[int]] = {}
     for i in range(len(words) - n + 1):

@@ -1,0 +1,120 @@
+"""The README's first command, as a new user runs it: `reflectcli write "Why do writers revise
+their drafts?"` on the embedded model (fetched beforehand: the download is not timed), in a fresh
+process from the repository root (so ./config.toml is read), into a temp runs folder.
+
+Per run it prints the wall time, the machine's 1-minute load average before and after, and
+checks what a reader would see:
+
+- no placeholder among the outline's titles (`Title1`, `Section 2`, `<title>`, duplicates ...);
+- no drafted section stopped by the token cap (`finish_reason == "length"`), no loop left in
+  any section of the final article (the same 12 words twice);
+- every review either the critic's (`llm`, `llm-retry`) with feedback that is a critique, or a
+  flagged `fallback`;
+- the stop reason, rounds, calls, tokens, and the article's first lines.
+
+Target: <= 120 s wall per run on 2 idle cores. Reports the load beside each time; a busy machine
+is slower (see README: the embedded model's threads follow the load).
+
+    python bench/bench_first_run.py [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from reflectcli.writing.schemas import not_a_critique, placeholder  # noqa: E402
+from reflectcli.writing.textops import find_loop, section_bodies  # noqa: E402
+
+TASK = "Why do writers revise their drafts?"
+TARGET = 120.0
+
+
+def run_once(runs: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REFLECTCLI_")}
+    env["NO_COLOR"] = "1"
+    load_before = os.getloadavg()[0]
+    started = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "reflectcli", "write", TASK, "--runs-dir", str(runs)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800,
+    )  # fmt: skip
+    wall = time.monotonic() - started
+    if proc.returncode != 0:
+        raise SystemExit(f"exit {proc.returncode}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    with sqlite3.connect(runs / "reflect.db") as db:
+        state = json.loads(db.execute("SELECT state FROM run_state").fetchone()[0])
+    return {"wall": wall, "load": (load_before, os.getloadavg()[0]), "state": state,
+            "stdout": proc.stdout}  # fmt: skip
+
+
+def check(state: dict) -> list[str]:
+    problems = []
+    titles = [s["title"] for s in state["outline"]["sections"]]
+    bad = [t for t in titles if placeholder(t)]
+    if bad or len({t.lower() for t in titles}) != len(titles):
+        problems.append(f"placeholder or duplicate titles: {titles}")
+    capped = [e["step"] for e in state["trace"] if e.get("node") == "draft"
+              and e.get("finish_reason") == "length"]  # fmt: skip
+    if capped:
+        problems.append(f"sections at the token cap: {capped}")
+    final = next(v["text"] for v in state["versions"] if v["n"] == state["final_version"])
+    titles = [s["title"] for s in state["outline"]["sections"]]
+    for title, body in zip(titles, section_bodies(final, titles), strict=True):
+        if body is None or find_loop(body) is not None:
+            problems.append(f"section {title!r}: missing, or a loop left in it")
+    for review in state["reviews"]:
+        if review["source"] != "fallback" and not_a_critique(review["feedback"], 4):
+            problems.append(f"round {review['round']}: feedback is not a critique")
+    return problems
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    opts = parser.parse_args()
+    from reflectcli.models.local import ensure_embedded_model
+
+    ensure_embedded_model()  # the one-time download is not part of the timing
+    print(f"{TASK!r} on {os.cpu_count()} cores, {opts.runs} runs (the model's sampling varies)")
+    walls, failed = [], 0
+    for i in range(opts.runs):
+        with tempfile.TemporaryDirectory() as tmp:
+            result = run_once(Path(tmp) / "runs")
+        state = result["state"]
+        calls = [e for e in state["trace"] if "step" in e]
+        problems = check(state)
+        failed += bool(problems)
+        walls.append(result["wall"])
+        sources = ",".join(r["source"] for r in state["reviews"])
+        print(
+            f"run {i + 1}: {result['wall']:.1f}s wall (load {result['load'][0]:.2f} → "
+            f"{result['load'][1]:.2f}) · {state['stop_reason']} · {len(state['reviews'])} rounds "
+            f"· {len(calls)} calls · {sum(e['prompt_tokens'] + e['completion_tokens'] for e in calls)}"
+            f" tokens · reviews {sources} · {'OK' if not problems else 'PROBLEMS: ' + '; '.join(problems)}"
+        )
+        titles = [s["title"] for s in state["outline"]["sections"]]
+        print(f"  outline: {' | '.join(titles)}")
+        final = next(v["text"] for v in state["versions"] if v["n"] == state["final_version"])
+        first = next((line for line in final.splitlines() if line and not line.startswith("#")), "")
+        print(f"  article starts: {first[:150]}")
+    median = statistics.median(walls)
+    verdict = "met" if median <= TARGET else "ABOVE TARGET"
+    print(f"median wall {median:.1f}s (target <= {TARGET:.0f}s on idle cores: {verdict}); "
+          f"runs with problems: {failed}/{opts.runs}")  # fmt: skip
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -33,7 +33,6 @@ import json
 import os
 import random
 import signal
-import socketserver
 import sqlite3
 import sys
 import tempfile
@@ -68,16 +67,6 @@ from tests.openai_server import (  # noqa: E402
     loopback_only,
     step_of,
 )
-
-
-def _quiet_handle_error(self, request, client_address) -> None:
-    """The killed clients reset their connections: not worth a traceback from the server."""
-    if not isinstance(sys.exc_info()[1], ConnectionError):
-        _handle_error(self, request, client_address)
-
-
-_handle_error = socketserver.BaseServer.handle_error
-socketserver.BaseServer.handle_error = _quiet_handle_error
 
 KEY = "sk-test-SECRET-7f3a9c"
 SCORES, SECTIONS = (6.0, 9.5), 3

@@ -18,11 +18,11 @@ from typing import Any
 from reflectcli.config import Settings, resume_settings
 from reflectcli.errors import RunInterrupted, UserError
 from reflectcli.graph.state import initial_state
-from reflectcli.models.factory import make_client
+from reflectcli.models.factory import api_base_for, make_client
 from reflectcli.models.journal import JournaledClient
 from reflectcli.output.artifacts import artifact_path, write_artifact
 from reflectcli.output.summary import pending_step, progress, summarize, usage_by_model
-from reflectcli.store.db import Store, validate_thread_id
+from reflectcli.store.db import DB_NAME, Store, validate_thread_id
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +90,7 @@ class Runner:
     def write(self, task: str, settings: Settings, thread_id: str | None = None) -> RunResult:
         task = check_task(task)
         thread_id = validate_thread_id(thread_id) if thread_id else new_thread_id(task)
+        models = self._models(settings)  # an unknown model or a missing key stops here: no run
         store = Store(settings.runs_dir)
         if store.get_run(thread_id) is not None:
             raise UserError(f"thread {thread_id} already exists",
@@ -99,15 +100,15 @@ class Runner:
         store.create_run(thread_id, task, params, str(path))
         store.acquire(thread_id)  # before a `resume` of the new thread could
         self.ui.started(thread_id, task, settings, path, resumed=False)
-        graph, config = self._graph(store, thread_id, settings)
+        graph, config = self._graph(store, thread_id, settings, models)
         return self._drive(store, thread_id, settings, graph, config, initial_state(task, params))
 
     def resume(self, thread_id: str, runs_dir: str, flags: dict[str, Any]) -> RunResult:
         validate_thread_id(thread_id)
-        store = Store(runs_dir)
-        run = store.get_run(thread_id)
-        if run is None:
-            raise UserError(f"unknown thread id {thread_id!r} in {store.path}",
+        store = Store.existing(runs_dir, read_only=False)  # resume never creates a database
+        run = store.get_run(thread_id) if store else None
+        if store is None or run is None:
+            raise UserError(f"unknown thread id {thread_id!r} in {Path(runs_dir) / DB_NAME}",
                             hint="`reflectcli history` lists the runs")  # fmt: skip
         settings = resume_settings(run["settings"], {k: flags.get(k) for k in RESUME_FLAGS})
         settings = settings.model_copy(update={"runs_dir": runs_dir})
@@ -120,7 +121,7 @@ class Runner:
             state = store.load_state(thread_id) or {}
             return RunResult(thread_id, state, path, summarize(state), 0.0, already_finished=True)
         try:
-            graph, config = self._graph(store, thread_id, settings)
+            graph, config = self._graph(store, thread_id, settings, self._models(settings))
             snapshot = graph.get_state(config)
         except BaseException:
             store.release(thread_id)
@@ -136,18 +137,31 @@ class Runner:
             start = None
         else:  # killed before the first checkpoint landed: start from the beginning
             start = initial_state(run["task"], settings.run_params())
+            saved = store.journal_count(thread_id)
+            self.ui.notice("nothing checkpointed yet → outline" + (
+                f" ({saved} answer{'s' if saved != 1 else ''} in the journal will be replayed, "
+                "not paid again)" if saved else ""))  # fmt: skip
         if state.get("params") and flags_changed(state["params"], settings):
             self.ui.notice("overriding for this resume: " + flags_changed(state["params"], settings))
         return self._drive(store, thread_id, settings, graph, config, start, state)
 
     # --- internals --------------------------------------------------------------------------
 
-    def _clients(self, store: Store, thread_id: str, settings: Settings):
+    def _models(self, settings: Settings) -> tuple[Any, Any]:
+        """The writer and critic clients, checked (known model, credentials) before any call."""
+        writer = make_client(settings.model, settings)
+        same = settings.critic == settings.model and api_base_for(settings, "critic") == settings.api_base
+        critic = writer if same else make_client(settings.critic, settings, "critic")
+        for client in {id(writer): writer, id(critic): critic}.values():
+            if hasattr(client, "preflight"):
+                client.preflight()
+        return writer, critic
+
+    def _clients(self, store: Store, thread_id: str, models: tuple[Any, Any]):
         def listener(kind: str, data: dict[str, Any]) -> None:
             self.ui.call_event(kind, data, self.state)
 
-        writer = make_client(settings.model, settings)
-        critic = writer if settings.critic == settings.model else make_client(settings.critic, settings)
+        writer, critic = models
         for client in {id(writer): writer, id(critic): critic}.values():
             if hasattr(client, "notify"):
                 client.notify = self.ui.notice
@@ -160,10 +174,10 @@ class Runner:
         return (JournaledClient(writer, store, thread_id, listener),
                 JournaledClient(critic, store, thread_id, listener))  # fmt: skip
 
-    def _graph(self, store: Store, thread_id: str, settings: Settings):
+    def _graph(self, store: Store, thread_id: str, settings: Settings, models: tuple[Any, Any]):
         from reflectcli.graph.build import build_graph, recursion_limit
 
-        writer, critic = self._clients(store, thread_id, settings)
+        writer, critic = self._clients(store, thread_id, models)
         graph = build_graph(writer, critic, store.checkpointer(), settings.interactive)
         config = {
             "configurable": {"thread_id": thread_id},

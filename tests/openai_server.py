@@ -55,11 +55,17 @@ class Action:
     code: str | None = None
     message: str | None = None
     delay: float = 0.0  # seconds to wait before acting (to provoke client timeouts)
+    finish: str = "stop"  # the finish_reason sent (`length`: cut by max_tokens)
+    chunk_delay: float = 0.0  # streaming: seconds between chunks
+    stall_after: int | None = None  # streaming: stop sending after this many chunks, then drop
 
 
-def answer(text: str, delay: float = 0.0) -> Action:
-    """A 200 chat.completion whose message content is `text`."""
-    return Action("text", text=text, delay=delay)
+def answer(text: str, delay: float = 0.0, finish: str = "stop", chunk_delay: float = 0.0,
+           stall_after: int | None = None) -> Action:  # fmt: skip
+    """A 200 chat.completion whose message content is `text` (as server-sent events when the
+    request asks to stream: one chunk per word, usage last when asked for)."""
+    return Action("text", text=text, delay=delay, finish=finish, chunk_delay=chunk_delay,
+                  stall_after=stall_after)  # fmt: skip
 
 
 def error(status: int, message: str | None = None, code: str | None = None,
@@ -137,6 +143,17 @@ class Record:
     settled: bool = False  # the handler is done with it (answered, refused or dropped)
 
 
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        """A client that went away (killed, timed out, closed a stream early) is not an error."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 @dataclass
 class OpenAIServer:
     """Start with `start()` or `with`; `base_url` is `http://127.0.0.1:PORT/v1`."""
@@ -161,7 +178,7 @@ class OpenAIServer:
         class Handler(_Handler):
             owner = server
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
@@ -242,7 +259,8 @@ class OpenAIServer:
             self.records.append(record)
             return record
 
-    def _completion(self, body: dict[str, Any], text: str, record: Record) -> dict[str, Any]:
+    def _completion(self, body: dict[str, Any], text: str, record: Record,
+                    finish: str = "stop") -> dict[str, Any]:  # fmt: skip
         prompt = sum(len(str(m.get("content", ""))) for m in body.get("messages") or []) // 4
         completion = max(1, len(text) // 4)
         return {
@@ -256,7 +274,7 @@ class OpenAIServer:
                     "index": 0,
                     "message": {"role": "assistant", "content": text},
                     "logprobs": None,
-                    "finish_reason": "stop",
+                    "finish_reason": finish,
                 }
             ],
             "usage": {
@@ -287,6 +305,46 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
         self.wfile.flush()
+
+    def _send_stream(self, server: OpenAIServer, body: dict[str, Any], action: Action,
+                     record: Record) -> bool:  # fmt: skip
+        """Server-sent events, chunked: a role chunk, one chunk per word, the finish chunk, a
+        usage chunk (when asked), [DONE]. False when it stalled and dropped the connection."""
+        full = server._completion(body, action.text, record, action.finish)
+        base = {k: full[k] for k in ("id", "created", "model", "system_fingerprint")}
+        base["object"] = "chat.completion.chunk"
+
+        def event(choices: list[dict[str, Any]], usage: dict[str, Any] | None = None) -> bytes:
+            payload = {**base, "choices": choices}
+            if usage is not None:
+                payload["usage"] = usage
+            return f"data: {json.dumps(payload)}\n\n".encode()
+
+        words = re.findall(r"\S+\s*|\s+", action.text) or [""]
+        events = [event([{"index": 0, "delta": {"role": "assistant", "content": ""},
+                          "finish_reason": None}])]  # fmt: skip
+        events += [event([{"index": 0, "delta": {"content": w}, "finish_reason": None}])
+                   for w in words]  # fmt: skip
+        events.append(event([{"index": 0, "delta": {}, "finish_reason": action.finish}]))
+        if (body.get("stream_options") or {}).get("include_usage"):
+            events.append(event([], full["usage"]))
+        events.append(b"data: [DONE]\n\n")
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for i, data in enumerate(events):
+            if action.stall_after is not None and i >= action.stall_after:
+                while not server.stopping.wait(0.05) and not self._peer_gone():
+                    pass  # silent until the client gives up (a stall)
+                return False
+            self.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
+            self.wfile.flush()
+            if action.chunk_delay:
+                time.sleep(action.chunk_delay)
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+        return True
 
     def _peer_gone(self) -> bool:
         """True when the client has closed its end (EOF or reset pending on the socket)."""
@@ -348,7 +406,12 @@ class _Handler(BaseHTTPRequestHandler):
                                      "param": None, "code": action.code}}  # fmt: skip
                 self._send_json(action.status, payload)
                 return
-            self._send_json(200, server._completion(body, action.text, record))
+            if body.get("stream"):
+                if not self._send_stream(server, body, action, record):
+                    self.close_connection = True
+                    return
+            else:
+                self._send_json(200, server._completion(body, action.text, record, action.finish))
         except OSError:  # the client went away (timed out, killed): not completed
             self.close_connection = True
             return
@@ -369,7 +432,7 @@ def loopback_only(setenv, delenv, **extra: str) -> None:
         delenv(var)
         delenv(var.lower())
     for key, value in {"NO_PROXY": "127.0.0.1,localhost", "OPENAI_API_KEY": "sk-test",
-                       **extra}.items():  # fmt: skip
+                       "REFLECTCLI_API_KEY": "sk-test", **extra}.items():  # fmt: skip
         setenv(key, value)
 
 

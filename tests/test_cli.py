@@ -69,15 +69,18 @@ def test_thread_id_flag_and_duplicate_refused(scripted, runs_dir):
         (["write", TASK, "--threshold", "12"], 2, "--threshold: config key 'threshold'"),
         (["write", TASK, "--max-rounds", "0"], 2, "--max-rounds: config key 'max_rounds'"),
         (["write", TASK, "--sections", "40"], 2, "--sections: config key 'max_sections'"),
-        (["write", TASK, "--thread-id", "../x"], 1, "invalid thread id '../x'"),
-        (["resume", "/etc/passwd"], 1, "invalid thread id '/etc/passwd'"),
+        (["write", TASK, "--thread-id", "../x"], 2, "invalid thread id '../x'"),
+        (["write", TASK, "--thread-id", "bad id!"], 2, "invalid thread id 'bad id!'"),
+        (["resume", "/etc/passwd"], 2, "invalid thread id '/etc/passwd'"),
+        (["write", TASK, "--lang", "xx"], 2, "unknown language code 'xx'"),
         (["resume", "nope"], 1, "unknown thread id 'nope'"),
         (["write", TASK, "--config", "missing.toml"], 2, "config file not found"),
     ],
 )
-def test_bad_input_is_one_line_and_an_exit_code(fake, args, code, message):
+def test_bad_input_is_one_line_and_an_exit_code(fake, args, code, message, tmp_path):
     result = runner.invoke(app, args)
     assert result.exit_code == code, result.output
+    assert not (tmp_path / "runs").exists()  # bad input creates nothing, not even the database
     assert message in result.output
     assert "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1

@@ -83,7 +83,7 @@ FATAL = {
     "500-bounded": (only("draft:s2", *[error(500)] * 9), "gave up after 3 attempts", 3),
     "503-bounded": (only("plan", *[error(503)] * 9), "gave up after 3 attempts", 3),
     "timeout-bounded": (only("review:r1", *[delay(3.0)] * 9), "gave up after 2 attempts", 2),
-    "401-no-retry": (only("draft:s1", error(401)), "set OPENAI_API_KEY to a valid API key", 1),
+    "401-no-retry": (only("draft:s1", error(401)), "set REFLECTCLI_API_KEY to a valid API key", 1),
     "context-window": (only("revise:r2", context_window_error()),
                        f"{MODEL}: the prompt is longer than the model's context window", 1),
     "model-not-found": (only("plan", error(404)), f"{MODEL}: model not found", 1),
@@ -160,18 +160,26 @@ def test_connection_refused_then_resume_elsewhere(tmp_path):
         assert server.steps(completed_only=True) == FULL
 
 
-def test_unknown_provider_names_the_model_then_resume_with_another(tmp_path):
+def test_unknown_provider_names_the_model_and_leaves_no_run(tmp_path):
+    """A typo in the model name is bad input: one line, exit 2, before any run exists (no
+    `failed` row in history for a run that never started, no database)."""
     runs = tmp_path / "runs"
     result = invoke("write", TASK, "--model", "nosuchprovider/big-model", "--runs-dir", runs,
                     "--thread-id", "unknown-model", "--sections", "2")  # fmt: skip
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     lines = error_lines(result)
     assert len(lines) == 1 and "unknown model 'nosuchprovider/big-model'" in lines[0], lines
-    with OpenAIServer(reply=KillScript((9.5,), 2)) as server:
-        resumed = invoke("resume", "unknown-model", "--runs-dir", runs, "--model", MODEL,
-                         "--api-base", server.base_url)  # fmt: skip
-        assert resumed.exit_code == 0, resumed.output
-        assert server.steps(completed_only=True) == ["plan", "draft:s1", "draft:s2", "review:r1"]
+    assert not runs.exists()
+
+
+def test_a_missing_key_is_one_line_naming_the_variable_and_no_retry(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    runs = tmp_path / "runs"
+    result = invoke("write", "Test", "--model", "openai/nope", "--runs-dir", runs)
+    assert result.exit_code == 2
+    lines = error_lines(result)
+    assert len(lines) == 1 and "no credentials: set OPENAI_API_KEY" in lines[0], lines
+    assert not runs.exists()
 
 
 # --- bad input ----------------------------------------------------------------------------------

@@ -187,9 +187,22 @@ def test_plain_answer_with_token_usage(openai_server):
 
 def test_no_key_with_api_base_sends_a_placeholder(openai_server, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY")
+    monkeypatch.delenv("REFLECTCLI_API_KEY")
     client = make_client(MODEL, settings_for(openai_server))
     assert client.complete(MESSAGES, step="plan").text == "ok"
     assert openai_server.records[0].headers["authorization"] == "Bearer no-key"
+
+
+def test_an_exported_provider_key_is_not_sent_to_a_custom_server(openai_server, monkeypatch):
+    """OPENAI_API_KEY belongs to OpenAI: a server behind api_base gets a key only from
+    REFLECTCLI_API_KEY (the critic's own server: REFLECTCLI_CRITIC_API_KEY)."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-SECRET")
+    monkeypatch.delenv("REFLECTCLI_API_KEY")
+    make_client(MODEL, settings_for(openai_server)).complete(MESSAGES, step="plan")
+    monkeypatch.setenv("REFLECTCLI_API_KEY", "sk-local")
+    make_client(MODEL, settings_for(openai_server)).complete(MESSAGES, step="plan")
+    seen = [r.headers["authorization"] for r in openai_server.wait_completed(2)]
+    assert seen == ["Bearer no-key", "Bearer sk-local"]
 
 
 def test_rate_limit_is_retried(openai_server):
@@ -256,7 +269,7 @@ def test_authentication_error_is_not_retried(openai_server):
     openai_server.reply = lambda body: error(401)
     with pytest.raises(ModelError) as caught:
         make_client(MODEL, settings_for(openai_server)).complete(MESSAGES, step="plan")
-    assert "OPENAI_API_KEY" in caught.value.message
+    assert "set REFLECTCLI_API_KEY" in caught.value.message  # the custom server's key
     assert "\n" not in caught.value.message
     assert openai_server.count == 1
 
@@ -307,7 +320,7 @@ def test_model_error_through_the_cli_is_one_line_and_resumable(openai_server, tm
                     "--thread-id", "auth-fail")  # fmt: skip
     assert result.exit_code == 1
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
-    assert len(errors) == 1 and "OPENAI_API_KEY" in errors[0], result.stderr
+    assert len(errors) == 1 and "REFLECTCLI_API_KEY" in errors[0], result.stderr
     assert "Traceback" not in result.output + result.stderr
     assert openai_server.steps() == ["plan", "draft:s1", "draft:s2"]
 

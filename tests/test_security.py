@@ -100,7 +100,8 @@ def test_checkpoints_and_state_hold_json_types_only(scripted, runs_dir):
     _json_only(state, "run_state")
     assert state["reviews"] and state["trace"]
 
-    graph, _ = Runner(quiet_ui())._graph(store, "halfway", settings(runs_dir))
+    runner = Runner(quiet_ui())
+    graph, _ = runner._graph(store, "halfway", settings(runs_dir), runner._models(settings(runs_dir)))
     assert graph.checkpointer.serde.pickle_fallback is False
     assert graph.checkpointer.serde._allowed_msgpack_modules is None
 
@@ -169,12 +170,13 @@ def _scan(folder: Path, needles: tuple[bytes, ...]) -> list[str]:
 
 @pytest.mark.slow
 def test_api_key_never_written(tmp_path, monkeypatch):
-    """OPENAI_API_KEY=sk-test-SECRET-123456: `write --debug` meets a 401 whose message echoes
+    """REFLECTCLI_API_KEY=sk-test-SECRET-123456 (the key for an api_base server): `write
+    --debug` meets a 401 whose message echoes
     the key masked (as OpenAI's does), then `resume --debug` meets a 429; then show, history
     and every export. Not one byte under the work folder (database with its WAL, artifact,
     exports, the processes' stdout and stderr with debug logs) holds the key or its secret
     part, though the key did reach the provider."""
-    loopback_fixture(monkeypatch, OPENAI_API_KEY=KEY)
+    loopback_fixture(monkeypatch, REFLECTCLI_API_KEY=KEY)
     script = KillScript((6.0, 9.5), 2)
     failed = {"draft:s2": False, "review:r1": False}
 
@@ -189,12 +191,12 @@ def test_api_key_never_written(tmp_path, monkeypatch):
 
         server.reply = reply
         base = ["--runs-dir", "runs", "--debug"]
-        env = {"OPENAI_API_KEY": KEY}
+        env = {"REFLECTCLI_API_KEY": KEY}
         first = Child(tmp_path, "write", ["write", TASK, "--model", MODEL, "--api-base",
                                           server.base_url, "--thread-id", "key", "--sections",
                                           "2", "--threshold", "9", *base], env=env)  # fmt: skip
         assert first.finish() == 1, first.describe()
-        assert "set OPENAI_API_KEY" in first.stderr and "sk-test-*********3456" in first.stderr
+        assert "set REFLECTCLI_API_KEY" in first.stderr and "sk-test-*********3456" in first.stderr
         second = Child(tmp_path, "resume", ["resume", "key", *base], env=env)
         assert second.finish() == 0, second.describe()
         assert "DEBUG" in second.stderr  # there were logs to scan
@@ -211,7 +213,7 @@ def test_api_key_never_written(tmp_path, monkeypatch):
         assert result.exit_code == 0, result.output
         outputs.append(result.output)
     (tmp_path / "cli-outputs.txt").write_text("\n".join(outputs))
-    assert "1 retries: RateLimitError" in (runs / "key.md").read_text()
+    assert "1 retry: RateLimitError" in (runs / "key.md").read_text()
     # SQLite's WAL too: the folder is scanned after the processes ended and before anything
     # else opened the database, then again with a connection holding it open.
     needles = (KEY.encode(), b"SECRET", KEY.encode("utf-16-le"))
@@ -243,7 +245,7 @@ def test_hostile_thread_ids_are_refused_before_any_path(thread, tmp_path, fake):
     ]
     for args in commands:
         result = invoke(*args)
-        assert result.exit_code == 1, (args, result.output)
+        assert result.exit_code == 2, (args, result.output)
         lines = result.output.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: invalid thread id"), (args, lines)
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before

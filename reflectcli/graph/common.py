@@ -21,7 +21,7 @@ def call_event(node: str, completion: Completion, **extra: Any) -> dict[str, Any
     return {
         "node": node,
         "step": completion.step,
-        "at": now(),
+        "at": completion.at or now(),
         "model": completion.model,
         "duration": round(completion.duration, 3),
         "prompt_tokens": completion.prompt_tokens,
@@ -60,6 +60,7 @@ class Budgeted:
         spent = summarize(state)
         self.tokens, self.cost = spent["tokens"], spent["cost"]
         self.calls: list[Completion] = []
+        self.takes_schema = bool(getattr(client, "takes_schema", False))
 
     def complete(self, messages, *, step, json_schema=None, max_tokens=None) -> Completion:
         tokens = self.tokens + sum(c.tokens for c in self.calls)

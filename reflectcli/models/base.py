@@ -22,6 +22,7 @@ class Completion:
     replayed: bool = False
     retry_log: list[str] = field(default_factory=list)
     finish_reason: str | None = None  # stop | length (the token cap) | loop (cut: it repeated)
+    at: str = ""  # when the answer arrived (UTC, ISO 8601)
 
     @property
     def tokens(self) -> int:

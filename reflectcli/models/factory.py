@@ -22,8 +22,18 @@ def unregister_client(prefix: str) -> None:
     _FACTORIES.pop(prefix, None)
 
 
-def make_client(model: str, settings: Any) -> ModelClient:
-    """A client for `model`, configured from `settings` (timeout, api_base, retries...)."""
+def api_base_for(settings: Any, role: str) -> str | None:
+    """The server a role's model is reached at: the critic takes `critic_api_base` when set
+    ("none" = the provider's own endpoint), else the writer's `api_base`."""
+    if role == "critic":
+        chosen = getattr(settings, "critic_api_base", None)
+        if chosen is not None:
+            return None if chosen.strip().lower() in ("", "none", "default") else chosen
+    return settings.api_base
+
+
+def make_client(model: str, settings: Any, role: str = "writer") -> ModelClient:
+    """A client for `model` as the run's writer or critic, configured from `settings`."""
     prefix = model.split("/", 1)[0]
     if prefix in _FACTORIES:
         return _FACTORIES[prefix](model, settings)
@@ -31,13 +41,17 @@ def make_client(model: str, settings: Any) -> ModelClient:
         from reflectcli.models.local import LocalClient
 
         return LocalClient(model, temperature=settings.temperature, threads=settings.threads)
-    from reflectcli.models.remote import LiteLLMClient
+    from reflectcli.models.remote import CUSTOM_KEY_ENV, LiteLLMClient
 
+    api_base = api_base_for(settings, role)
+    separate = role == "critic" and api_base and api_base != settings.api_base
     return LiteLLMClient(
         model,
         temperature=settings.temperature,
         timeout=settings.timeout,
-        api_base=settings.api_base,
+        api_base=api_base,
+        api_key_env="REFLECTCLI_CRITIC_API_KEY" if separate else CUSTOM_KEY_ENV,
+        structured=settings.structured,
         retries=settings.retries,
         backoff=settings.backoff,
     )

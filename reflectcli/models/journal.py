@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from reflectcli.models.base import Completion, ModelClient
@@ -35,6 +36,10 @@ class JournaledClient:
         self.thread_id = thread_id
         self.listener = listener
 
+    @property
+    def takes_schema(self) -> bool:
+        return bool(getattr(self.inner, "takes_schema", False))
+
     def complete(self, messages, *, step, json_schema=None, max_tokens=None) -> Completion:
         payload = {"messages": messages, "schema": json_schema, "max_tokens": max_tokens}
         key = request_key(self.thread_id, step, self.model, payload)
@@ -53,6 +58,7 @@ class JournaledClient:
             self.listener("call_failed", {"step": step, "model": self.model, "error": exc})
             raise
         completion.step = step
+        completion.at = datetime.now(UTC).isoformat(timespec="milliseconds")
         self.store.journal_put(key, self.thread_id, step, completion.to_dict())
         self.listener("call_finished", {"step": step, "completion": completion})
         return completion

@@ -14,6 +14,7 @@ from typing import Any
 
 from reflectcli.errors import ModelError
 from reflectcli.models.base import Completion
+from reflectcli.writing.textops import estimate_tokens, find_loop
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +81,8 @@ _KEY_ENV = {
     "xai": "XAI_API_KEY",
     "cohere": "COHERE_API_KEY",
 }
+CUSTOM_KEY_ENV = "REFLECTCLI_API_KEY"  # the key for an api_base server, if it needs one
+MODES = ("schema", "json", "prompt")  # how JSON answers are asked for, strongest first
 
 
 def key_env_var(model: str) -> str:
@@ -88,8 +91,15 @@ def key_env_var(model: str) -> str:
     return _KEY_ENV.get(provider, provider.upper() + "_API_KEY")
 
 
+class Stalled(Exception):
+    """No token arrived for `timeout` seconds in the middle of a streamed answer."""
+
+
 class LiteLLMClient:
-    """Any litellm model; retries only what retrying can fix (429, 5xx, timeouts, connections)."""
+    """Any litellm model, streamed: live token counts, Ctrl-C at once, and `timeout` counted
+    between tokens (a slow but steady server is never cut). Retries only what retrying can fix
+    (429, 5xx, stalls, lost connections); a stalled generation is retried with a smaller token
+    cap, never unchanged. Tokens of failed attempts that generated text are counted."""
 
     def __init__(
         self,
@@ -98,6 +108,8 @@ class LiteLLMClient:
         temperature: float = 0.7,
         timeout: float = 120.0,
         api_base: str | None = None,
+        api_key_env: str = CUSTOM_KEY_ENV,
+        structured: str = "auto",
         retries: int = 3,
         backoff: float = 1.0,
         sleep: Callable[[float], None] = time.sleep,
@@ -106,26 +118,94 @@ class LiteLLMClient:
         self.temperature = temperature
         self.timeout = timeout
         self.api_base = api_base
+        self.api_key_env = api_key_env
+        self.structured = structured
         self.retries = retries
         self.backoff = backoff
+        self.progress: Callable[[str, int], None] | None = None  # (step, tokens so far)
         self._sleep = sleep
+        self._mode: str | None = None  # the structured-output mode in force, once chosen
 
-    def complete(self, messages, *, step, json_schema=None, max_tokens=None) -> Completion:
+    # --- set-up ---------------------------------------------------------------------------
+
+    def preflight(self) -> None:
+        """Fail at once, before a run is created, on an unknown model or a missing key."""
         litellm = _litellm()
+        try:
+            litellm.get_llm_provider(self.model)
+        except Exception as exc:
+            raise ModelError(f"unknown model '{self.model}': use local/smollm2, local/<file>.gguf "
+                             "or a litellm model string such as openai/gpt-4o-mini",
+                             exit_code=2) from exc  # fmt: skip
+        if self.api_base:
+            return
+        try:
+            missing = litellm.validate_environment(self.model).get("missing_keys") or []
+        except Exception:  # an unusual provider: let the call tell
+            missing = []
+        if missing:
+            raise ModelError(f"{self.model}: no credentials: set {' and '.join(missing)}",
+                             hint="or pass --api-base for a server that needs none", exit_code=2)  # fmt: skip
+
+    @property
+    def takes_schema(self) -> bool:
+        """A JSON schema constrains this model's structured answers (so no example is needed)."""
+        return self.mode() == "schema"
+
+    def mode(self) -> str:
+        """`schema`, `json` or `prompt`: the `structured` setting, or for `auto` what litellm
+        knows of the model; any OpenAI-compatible server behind api_base takes a schema."""
+        if self._mode is None:
+            if self.structured != "auto":
+                self._mode = self.structured
+            elif self.api_base:
+                self._mode = "schema"
+            else:
+                litellm = _litellm()
+                try:
+                    if litellm.supports_response_schema(model=self.model):
+                        self._mode = "schema"
+                    elif "response_format" in (litellm.get_supported_openai_params(self.model) or []):
+                        self._mode = "json"
+                    else:
+                        self._mode = "prompt"
+                except Exception:
+                    self._mode = "prompt"
+        return self._mode
+
+    def _kwargs(self, messages, json_schema, max_tokens, step) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
             "temperature": self.temperature,
-            "timeout": self.timeout,
+            "timeout": self.timeout,  # httpx applies it to each read: a stall timeout
             "num_retries": 0,
             "max_retries": 0,
+            "stream": True,
+            "stream_options": {"include_usage": True},
         }
         if max_tokens:
             kwargs["max_tokens"] = max_tokens
         if self.api_base:
             kwargs["api_base"] = self.api_base
-            if not os.environ.get(key_env_var(self.model)):
-                kwargs["api_key"] = "no-key"  # local OpenAI-compatible servers need none
+            # an exported OPENAI_API_KEY is not this server's key: send one only if configured
+            kwargs["api_key"] = os.environ.get(self.api_key_env) or "no-key"
+        if json_schema is not None:
+            mode = self.mode()
+            if mode == "schema":
+                name = re.sub(r"[^A-Za-z0-9_-]", "_", step.split(":")[0]) or "answer"
+                kwargs["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": name, "schema": json_schema, "strict": False},
+                }
+            elif mode == "json":
+                kwargs["response_format"] = {"type": "json_object"}
+        return kwargs
+
+    # --- a call ---------------------------------------------------------------------------
+
+    def complete(self, messages, *, step, json_schema=None, max_tokens=None) -> Completion:
+        litellm = _litellm()
         retryable = (
             litellm.RateLimitError,
             litellm.Timeout,
@@ -133,64 +213,134 @@ class LiteLLMClient:
             litellm.InternalServerError,
             litellm.ServiceUnavailableError,
             litellm.BadGatewayError,
+            Stalled,
         )
         retry_log: list[str] = []
+        wasted = {"prompt": 0, "completion": 0}  # tokens of failed attempts that generated
         started = time.monotonic()
-        for attempt in range(self.retries + 1):
+        cap = max_tokens
+        attempt = 0
+        while True:
+            parts: list[str] = []
             try:
-                response = litellm.completion(**kwargs)
+                text, finish, usage = self._stream(litellm, messages, json_schema, cap, step, parts)
                 break
             except retryable as exc:
                 reason = _short(exc)
+                generated = _estimate("".join(parts))
+                if generated:
+                    wasted["prompt"] += sum(_estimate(m.get("content") or "") for m in messages)
+                    wasted["completion"] += generated
+                    reason += f" after ~{generated} tokens (counted)"
+                    if cap:  # never the same request again: a smaller cap
+                        cap = max(64, cap * 3 // 4)
+                        reason += f"; retrying with max_tokens {cap}"
                 retry_log.append(reason)
-                if attempt == self.retries:
-                    hint = "the run is saved; try `reflectcli resume` later or raise `timeout`"
-                    if "Connection error" in reason or isinstance(exc, litellm.APIConnectionError):
-                        where = self.api_base or "the provider"
-                        hint = f"the run is saved; check that {where} is reachable, then resume"
-                    raise ModelError(
-                        f"{self.model}: gave up after {attempt + 1} attempts: {reason}", hint=hint
-                    ) from exc
+                if attempt >= self.retries:
+                    raise self._gave_up(exc, attempt + 1, reason, litellm, wasted) from exc
                 delay = min(30.0, self.backoff * (2**attempt))
                 log.warning("%s: %s; retry %d in %.1fs", self.model, reason, attempt + 1, delay)
                 self._sleep(delay)
+                attempt += 1
+            except litellm.BadRequestError as exc:
+                if json_schema is not None and self._downgrade(exc):
+                    retry_log.append(f"the server refused response_format; now {self._mode}")
+                    continue
+                raise self._fatal(exc, litellm) from exc
             except Exception as exc:
                 raise self._fatal(exc, litellm) from exc
             finally:
                 _hold_main_event_loop()
-        text = response.choices[0].message.content or ""
-        usage = getattr(response, "usage", None)
-        cost = None
-        try:
-            cost = float(litellm.completion_cost(completion_response=response))
-        except Exception:  # unknown model price: cost stays unknown, not zero
-            cost = None
+        prompt = int(usage.get("prompt_tokens") or 0) + wasted["prompt"]
+        done = int(usage.get("completion_tokens") or 0) or _estimate(text)
         return Completion(
             text=text,
             model=self.model,
             step=step,
-            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-            cost=cost,
+            prompt_tokens=prompt,
+            completion_tokens=done + wasted["completion"],
+            cost=self._cost(litellm, prompt, done + wasted["completion"]),
             duration=time.monotonic() - started,
             retries=len(retry_log),
             retry_log=retry_log,
+            finish_reason=finish,
         )
+
+    def _stream(self, litellm, messages, json_schema, cap, step, parts) -> tuple[str, str | None, dict]:
+        """One attempt, token by token. A loop in free text is cut as it starts."""
+        response = litellm.completion(**self._kwargs(messages, json_schema, cap, step))
+        finish: str | None = None
+        usage: dict[str, Any] = {}
+        try:
+            for chunk in response:
+                for choice in getattr(chunk, "choices", None) or []:
+                    delta = getattr(choice, "delta", None)
+                    parts.append(getattr(delta, "content", None) or "")
+                    finish = getattr(choice, "finish_reason", None) or finish
+                found = getattr(chunk, "usage", None)
+                if found:
+                    usage = {k: getattr(found, k, 0) for k in ("prompt_tokens", "completion_tokens")}
+                if len(parts) % 8 == 0 and parts:
+                    if self.progress is not None:
+                        self.progress(step, len(parts))
+                    if json_schema is None and len(parts) % 16 == 0 and find_loop("".join(parts)):
+                        finish = "loop"  # it would only repeat itself to the cap
+                        break
+        except litellm.Timeout as exc:
+            if parts:  # it had started answering, then went silent
+                raise Stalled(f"no token for {self.timeout:g}s") from exc
+            raise
+        finally:
+            _close_stream(response)
+        return "".join(parts), finish, usage
+
+    def _downgrade(self, exc: Exception) -> bool:
+        """A server that refuses response_format: the next weaker mode (schema → json →
+        prompt), remembered for this client. False when there is nothing weaker to try."""
+        text = str(exc).lower()
+        if not any(w in text for w in ("response_format", "json_schema", "json schema", "grammar")):
+            return False
+        current = self.mode()
+        if current == "prompt":
+            return False
+        self._mode = MODES[MODES.index(current) + 1]
+        log.warning("%s: the server refused %s output; using %s", self.model, current, self._mode)
+        return True
+
+    def _cost(self, litellm, prompt: int, completion: int) -> float | None:
+        try:
+            a, b = litellm.cost_per_token(model=self.model, prompt_tokens=prompt,
+                                          completion_tokens=completion)  # fmt: skip
+            return float(a + b)
+        except Exception:  # a price litellm does not know: unknown, not zero
+            return None
+
+    def _gave_up(self, exc, attempts: int, reason: str, litellm, wasted) -> ModelError:
+        counted = wasted["prompt"] + wasted["completion"]
+        spent = f" ({counted} tokens of failed attempts)" if counted else ""
+        hint = "the run is saved; try `reflectcli resume` later or raise `timeout`"
+        if isinstance(exc, litellm.APIConnectionError) or "onnection" in reason:
+            where = self.api_base or "the provider"
+            hint = f"the run is saved; check that {where} is reachable, then resume"
+        return ModelError(f"{self.model}: gave up after {attempts} attempts{spent}: {reason}", hint=hint)
 
     def _fatal(self, exc: Exception, litellm) -> ModelError:
         """A one-line error for failures that retrying cannot fix."""
         hint = "the run is saved; fix this, then `reflectcli resume`"
-        if isinstance(exc, litellm.AuthenticationError):
-            env = key_env_var(self.model)
-            return ModelError(f"{self.model}: authentication failed; set {env} to a valid API key", hint=hint)
+        text = str(exc)
+        if isinstance(exc, litellm.AuthenticationError) or _credentials(text):
+            env = self.api_key_env if self.api_base else key_env_var(self.model)
+            return ModelError(f"{self.model}: authentication failed; set {env} to a valid API key",
+                              hint=hint)  # fmt: skip
         if isinstance(exc, litellm.ContextWindowExceededError):
             return ModelError(
                 f"{self.model}: the prompt is longer than the model's context window",
-                hint="use a model with a larger context or fewer --sections",
+                hint="the run is saved; resume it with a model that has a larger context "
+                "(`reflectcli resume ID --model ...`)",
             )
         if isinstance(exc, litellm.NotFoundError):
             return ModelError(f"{self.model}: model not found by the provider", hint=hint)
-        if isinstance(exc, litellm.BadRequestError) and "LLM Provider NOT provided" in str(exc):
+        if isinstance(exc, litellm.BadRequestError) and "LLM Provider NOT provided" in text:
             return ModelError(
                 f"unknown model '{self.model}': use local/smollm2, local/<file>.gguf or a "
                 "litellm model string such as openai/gpt-4o-mini",
@@ -198,8 +348,39 @@ class LiteLLMClient:
         return ModelError(f"{self.model}: {_short(exc)}", hint=hint)
 
 
+def _credentials(text: str) -> bool:
+    text = text.lower()
+    return (
+        "missing credentials" in text
+        or "api_key client option must be set" in text
+        or ("api key" in text and ("missing" in text or "not set" in text or "no api key" in text))
+    )
+
+
+def _close_stream(response: Any) -> None:
+    """Close a stream we stop reading early (a loop, Ctrl-C, a stall): its connection goes."""
+    for target in (getattr(response, "completion_stream", None), response):
+        close = getattr(target, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:
+                pass
+
+
+def _estimate(text: str) -> int:
+    return estimate_tokens(text) if text else 0
+
+
 def _short(exc: Exception) -> str:
-    """The first line of an exception, without litellm's long preambles."""
+    """The first line of an exception, without litellm's long preambles and repetitions."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     text = re.sub(r"\b(\w+): (\1: )+", r"\1: ", text.replace("litellm.", ""))
-    return f"{type(exc).__name__}: {text[:300]}" if type(exc).__name__ not in text else text[:300]
+    text = re.sub(r"(APITimeoutError - )?Request timed out\.?( Error_str: Request timed out\.?)?",
+                  "request timed out", text)  # fmt: skip
+    if re.search(r"connection refused|connect call failed|errno 111", str(exc), re.I):
+        return "connection refused"
+    name = type(exc).__name__
+    if name == "InternalServerError" and "onnection" in text:
+        name = "APIConnectionError"
+    return f"{name}: {text[:300]}" if name not in text else text[:300]

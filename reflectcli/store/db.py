@@ -36,6 +36,7 @@ def validate_thread_id(thread_id: str) -> str:
         raise UserError(
             f"invalid thread id {thread_id!r}: use 1-64 letters, digits, '-' or '_'",
             hint="`reflectcli history` lists the runs",
+            exit_code=2,
         )
     return thread_id
 
@@ -260,6 +261,11 @@ class Store:
     def journal_get(self, key: str) -> dict[str, Any] | None:
         row = self.conn.execute("SELECT answer FROM call_journal WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
+
+    def journal_count(self, thread_id: str) -> int:
+        return self.conn.execute(
+            "SELECT COUNT(*) FROM call_journal WHERE thread_id = ?", (thread_id,)
+        ).fetchone()[0]
 
     def journal_put(self, key: str, thread_id: str, step: str, answer: dict[str, Any]) -> None:
         self.conn.execute(

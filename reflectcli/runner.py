@@ -27,7 +27,8 @@ from reflectcli.store.db import DB_NAME, Store, validate_thread_id
 log = logging.getLogger(__name__)
 
 MAX_TASK_CHARS = 4000
-RESUME_FLAGS = ("model", "critic_model", "timeout", "api_base", "retries", "backoff", "interactive")
+RESUME_FLAGS = ("model", "critic_model", "timeout", "api_base", "critic_api_base", "retries",
+                "backoff", "interactive")  # fmt: skip
 
 
 @dataclass

@@ -21,6 +21,9 @@ ConfigOpt = Annotated[Path | None, typer.Option("--config", help="Config file (d
                       "./config.toml, then the user config dir).")]  # fmt: skip
 TimeoutOpt = Annotated[float | None, typer.Option("--timeout", help="Seconds one model call "
                        "may take.")]  # fmt: skip
+CriticApiBaseOpt = Annotated[str | None, typer.Option("--critic-api-base", help="Base URL "
+                             "of the critic's server, when it is not the writer's ('none': "
+                             "the provider's own endpoint).")]  # fmt: skip
 ApiBaseOpt = Annotated[str | None, typer.Option("--api-base", help="Base URL of an "
                        "OpenAI-compatible server (Ollama, vLLM, llama.cpp server).")]  # fmt: skip
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the article path "

@@ -12,6 +12,7 @@ import typer
 from reflectcli.cli.options import (
     ApiBaseOpt,
     ConfigOpt,
+    CriticApiBaseOpt,
     CriticOpt,
     DebugOpt,
     InteractiveOpt,
@@ -44,6 +45,11 @@ def write(
     config: ConfigOpt = None,
     timeout: TimeoutOpt = None,
     api_base: ApiBaseOpt = None,
+    critic_api_base: CriticApiBaseOpt = None,
+    structured: Annotated[
+        str | None,
+        typer.Option(help="How JSON answers are asked of remote models: auto, schema, json or prompt."),
+    ] = None,  # fmt: skip
     revision: Annotated[
         str | None,
         typer.Option(
@@ -68,6 +74,7 @@ def write(
             "max_rounds": max_rounds, "max_sections": sections, "language": lang,
             "runs_dir": str(runs_dir) if runs_dir else None, "timeout": timeout,
             "api_base": api_base, "interactive": interactive,
+            "critic_api_base": critic_api_base, "structured": structured,
             "policy": {"revision": revision, "max_tokens": max_tokens, "max_cost": max_cost},
         })  # fmt: skip
         result = Runner(ui).write(task, settings, thread_id)
@@ -82,6 +89,7 @@ def resume(
     critic_model: CriticOpt = None,
     timeout: TimeoutOpt = None,
     api_base: ApiBaseOpt = None,
+    critic_api_base: CriticApiBaseOpt = None,
     interactive: InteractiveOpt = None,
     runs_dir: RunsDirOpt = None,
     config: ConfigOpt = None,
@@ -97,7 +105,8 @@ def resume(
 
         where = load_settings(config, flags={"runs_dir": str(runs_dir) if runs_dir else None})
         flags = {"model": model, "critic_model": critic_model, "timeout": timeout,
-                 "api_base": api_base, "interactive": interactive}  # fmt: skip
+                 "api_base": api_base, "interactive": interactive,
+                 "critic_api_base": critic_api_base}  # fmt: skip
         result = Runner(ui).resume(thread, where.runs_dir, flags)
     except (UserError, RunInterrupted, Exception) as exc:
         raise _fail(ui, exc, debug) from None

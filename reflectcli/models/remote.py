@@ -319,7 +319,7 @@ class LiteLLMClient:
         counted = wasted["prompt"] + wasted["completion"]
         spent = f" ({counted} tokens of failed attempts)" if counted else ""
         hint = "the run is saved; try `reflectcli resume` later or raise `timeout`"
-        if isinstance(exc, litellm.APIConnectionError) or "onnection" in reason:
+        if isinstance(exc, litellm.APIConnectionError) or "connection" in reason:
             where = self.api_base or "the provider"
             hint = f"the run is saved; check that {where} is reachable, then resume"
         return ModelError(f"{self.model}: gave up after {attempts} attempts{spent}: {reason}", hint=hint)
@@ -378,9 +378,24 @@ def _short(exc: Exception) -> str:
     text = re.sub(r"\b(\w+): (\1: )+", r"\1: ", text.replace("litellm.", ""))
     text = re.sub(r"(APITimeoutError - )?Request timed out\.?( Error_str: Request timed out\.?)?",
                   "request timed out", text)  # fmt: skip
-    if re.search(r"connection refused|connect call failed|errno 111", str(exc), re.I):
-        return "connection refused"
+    if why := _connection_problem(exc):
+        return why
     name = type(exc).__name__
-    if name == "InternalServerError" and "onnection" in text:
-        name = "APIConnectionError"
     return f"{name}: {text[:300]}" if name not in text else text[:300]
+
+
+def _connection_problem(exc: BaseException) -> str | None:
+    """`connection refused` / `connection lost` for a failed connection, whatever litellm
+    wrapped it in (it reports a refused connection as an InternalServerError)."""
+    seen: BaseException | None = exc
+    lost = False
+    for _ in range(8):
+        if seen is None:
+            break
+        text = f"{type(seen).__name__}: {seen}".lower()
+        if isinstance(seen, ConnectionRefusedError) or "connection refused" in text or "errno 111" in text:
+            return "connection refused"
+        if "connection error" in text or "remoteprotocolerror" in text or "connection reset" in text:
+            lost = True
+        seen = seen.__cause__ or seen.__context__
+    return "connection failed (refused, reset or closed)" if lost else None

@@ -152,7 +152,7 @@ def test_connection_refused_then_resume_elsewhere(tmp_path):
     assert result.exit_code == 1
     lines = error_lines(result)
     assert len(lines) == 1 and "gave up after 3 attempts" in lines[0], result.stderr
-    assert "Connection" in lines[0] and f"check that {dead} is reachable" in lines[0]
+    assert "connection refused" in lines[0] and "InternalServerError" not in lines[0] and f"check that {dead} is reachable" in lines[0]
     with OpenAIServer(reply=KillScript((6.0, 9.5), 2)) as server:
         resumed = invoke("resume", "refused", "--runs-dir", runs, "--api-base", server.base_url)
         assert resumed.exit_code == 0, resumed.output

@@ -157,3 +157,19 @@ def test_the_critic_has_its_own_server_and_key(monkeypatch, tmp_path):
         assert [step_of(r.body) for r in critic.records] == ["review:r1"]
         assert {r.headers["authorization"] for r in writer.records} == {"Bearer sk-writer"}
         assert {r.headers["authorization"] for r in critic.records} == {"Bearer sk-critic"}
+
+
+@pytest.mark.slow
+def test_debug_logs_go_to_stderr_never_stdout(tmp_path):
+    """`--debug` turns on litellm's own logging, which sends records below WARNING to stdout:
+    reflectcli routes all of it to stderr, so stdout stays the program's output."""
+    from tests.crashkit import Child
+
+    with OpenAIServer(reply=KillScript((9.0,), 2)) as srv:
+        child = Child(tmp_path, "debug", ["write", "Why do writers revise?", "--model", MODEL,
+                                          "--api-base", srv.base_url, "--runs-dir", "runs",
+                                          "--sections", "2", "--debug"])  # fmt: skip
+        assert child.finish() == 0, child.describe()
+    assert "LiteLLM" in child.stderr and "DEBUG" in child.stderr  # the logs exist
+    assert "LiteLLM" not in child.stdout and "DEBUG" not in child.stdout
+    assert len(child.stdout) < 5000, len(child.stdout)

@@ -31,14 +31,38 @@ def _litellm():
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         os.environ.setdefault("LITELLM_MODE", "PRODUCTION")
         os.environ.setdefault("LITELLM_TELEMETRY", "False")
-        import litellm
+        import contextlib
+        import sys
+
+        with contextlib.redirect_stdout(sys.stderr):  # its import-time log lines too
+            import litellm
 
         litellm.telemetry = False
         litellm.suppress_debug_info = True
         litellm.drop_params = True
+        _logs_to_stderr()
         atexit.register(_close_held_event_loops)
         _litellm_module = litellm
     return _litellm_module
+
+
+def _logs_to_stderr() -> None:
+    """litellm's loggers send everything below WARNING to stdout (its handlers route by level):
+    diagnostics go to stderr, stdout is the program's output. Once, not again through the
+    root logger."""
+    import sys
+
+    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
+        logger = logging.getLogger(name)
+        for handler in list(logger.handlers):
+            if isinstance(handler, logging.StreamHandler):
+                plain = logging.StreamHandler(sys.stderr)
+                plain.setFormatter(handler.formatter)
+                plain.setLevel(handler.level)
+                logger.removeHandler(handler)
+                logger.addHandler(plain)
+        if logger.handlers:
+            logger.propagate = False
 
 
 _HELD_LOOPS: list[Any] = []

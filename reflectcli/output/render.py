@@ -27,7 +27,7 @@ def step_label(step: str, state: dict[str, Any]) -> str:
     kind, num, retry = match["kind"], match["num"], match["retry"]
     sections = (state.get("outline") or {}).get("sections") or []
     if kind == "plan":
-        label = "planning the outline" + (f" (attempt {num})" if num else "")
+        label = "planning the outline" + (f", attempt {num}" if num else "")
     elif kind == "draft":
         i = int(num)
         title = f" · {sections[i - 1]['title']}" if i <= len(sections) else ""
@@ -37,13 +37,13 @@ def step_label(step: str, state: dict[str, Any]) -> str:
     elif kind == "revise" and match["sec"]:
         i = int(match["sec"])
         title = f" · {sections[i - 1]['title']}" if i <= len(sections) else ""
-        label = f"revising for round {num}: section {i}{title}"
+        label = f"revising for round {num}, section {i}{title}"
     elif kind == "revise":
         label = f"revising for round {num}"
     else:
         label = step
     if retry:
-        label += f" (retry {retry}: answer was not valid JSON)"
+        label += f" · retry {retry}, the answer was not usable"
     return label
 
 
@@ -67,6 +67,7 @@ class Renderer:
         self._progress: Progress | None = None
         self._tasks: dict[str, Any] = {}
         self._download: dict[str, Any] | None = None
+        self._shown: dict[str, Any] = {}  # what this process has printed (gates do not repeat it)
 
     def _print(self, *args: Any, **kwargs: Any) -> None:
         if not self.quiet:
@@ -130,8 +131,9 @@ class Renderer:
         if kind == "call_progress":
             task = self._tasks.get(step)
             if self._progress is not None and task is not None:
-                self._progress.update(task, description=f"{escape(label)} [dim]· "
-                                      f"{data['tokens']} tokens[/]")  # fmt: skip
+                tokens = f"{data['tokens']} tokens"
+                self._progress.update(task, description=f"{escape(self._fit(label, tokens))} "
+                                      f"[dim]· {tokens}[/]")  # fmt: skip
             return
         if kind == "call_started":
             if self.live:
@@ -145,20 +147,29 @@ class Renderer:
                     )
                     self._progress.start()
                 self._tasks[step] = self._progress.add_task(
-                    f"{escape(label)} [dim]({escape(data['model'])})[/]", total=None
+                    f"{escape(self._fit(label, data['model']))} [dim]· {escape(data['model'])}[/]",
+                    total=None,
                 )
             return
         self._drop_task(step)
         if kind == "call_finished":
             c = data["completion"]
             retries = f" · {plural(c.retries, 'retry', 'retries')}" if c.retries else ""
+            cut = {"length": " · stopped by the token cap", "loop": " · cut: it repeated"}.get(
+                c.finish_reason or "", ""
+            )
             self._print(
                 f"  [green]✓[/] {escape(label)} [dim]{c.duration:.1f}s · "
-                f"{c.prompt_tokens}+{c.completion_tokens} tok{retries}[/]"
+                f"{c.prompt_tokens}+{c.completion_tokens} tok{retries}[/][yellow]{cut}[/]"
             )
         elif kind == "call_replayed":
-            self._print(f"  [blue]↺[/] {escape(label)} [dim](answer replayed from the journal, "
-                        "not paid again)[/]")  # fmt: skip
+            self._print(f"  [blue]↺[/] {escape(label)} [dim]· answer replayed from the journal, "
+                        "not paid again[/]")  # fmt: skip
+
+    def _fit(self, label: str, after: str) -> str:
+        """A spinner line must fit on one line, or the elapsed time falls off the screen."""
+        room = self.console.width - len(after) - 18  # spinner, separators, elapsed time
+        return label if len(label) <= room else label[: max(10, room - 1)].rstrip() + "…"
 
     def _drop_task(self, step: str) -> None:
         task = self._tasks.pop(step, None)
@@ -187,12 +198,14 @@ class Renderer:
             self._decision(state["decisions"][-1])
 
     def _decision(self, d: dict[str, Any]) -> None:
+        self._shown["decision"] = d["detail"]
         colour = {"passed": "green", "human": "magenta"}.get(d["reason"], "yellow")
         if d["decision"] == "revise":
             colour = "cyan"
         self._print(f"[{colour}]→ {d['decision']}[/] ({d['reason']}): {escape(d['detail'])}")
 
     def _outline(self, outline: dict[str, Any]) -> None:
+        self._shown["outline"] = outline["sections"]
         flag = " [yellow](fallback)[/]" if outline["source"] == "fallback" else ""
         self._print(f"[bold]outline[/]{flag}")
         for i, section in enumerate(outline["sections"], 1):
@@ -201,17 +214,14 @@ class Renderer:
     def _review(self, review: dict[str, Any], threshold: float) -> None:
         if self.quiet:
             return
-        passed = review["score"] >= threshold
+        passed = review["score"] >= threshold and review["source"] != "fallback"
         mark = "[green]✓ pass[/]" if passed else "[red]✗ below[/]"
-        source = "" if review["source"] == "llm" else f" · source {review['source']}"
-        table = Table(
-            title=f"Round {review['round']}: {review['score']:g}/10 vs threshold "
-            f"{threshold:g} {mark}{source}",
-            title_justify="left",
-            show_header=True,
-            box=None,
-            padding=(0, 2),
-        )
+        if review["source"] == "fallback":
+            mark = "[yellow]heuristic fallback: cannot pass[/]"
+        source = " · source llm-retry" if review["source"] == "llm-retry" else ""
+        self._print(f"[bold]Round {review['round']}[/]: {review['score']:g}/10 vs threshold "
+                    f"{threshold:g} {mark}{source}")  # fmt: skip
+        table = Table(show_header=True, box=None, padding=(0, 2))
         table.add_column("dimension")
         table.add_column("score", justify="right")
         table.add_column("")
@@ -240,7 +250,8 @@ class Renderer:
 
         self.close()
         if question["gate"] == "outline":
-            self._outline({"sections": question["outline"], "source": "llm"})
+            if self._shown.get("outline") != question["outline"]:  # not on screen already
+                self._outline({"sections": question["outline"], "source": "llm"})
             choice = Prompt.ask(
                 "outline: \\[a]pprove, \\[e]dit in $EDITOR, \\[r]egenerate",
                 choices=["a", "e", "r"],
@@ -253,11 +264,13 @@ class Renderer:
                 return {"action": "edit", "sections": edit_outline(question["outline"])}
             return {"action": {"a": "approve", "r": "regenerate"}[choice]}
         best = question.get("best_score")
-        self._print(f"[yellow]stopped without passing[/] ({question['reason']}): "
-                    f"{escape(question['detail'])}")  # fmt: skip
+        if self._shown.get("decision") != question["detail"]:  # not on screen already
+            self._print(f"[yellow]stopped without passing[/] ({question['reason']}): "
+                        f"{escape(question['detail'])}")  # fmt: skip
         choice = Prompt.ask(
-            f"\\[a]ccept the best version ({question['best_version']}, score "
-            f"{best if best is not None else '?'}), one \\[m]ore round, or \\[s]top",
+            f"\\[a]ccept version {question['best_version']} (score "
+            f"{best if best is not None else '?'}) as the output, one \\[m]ore round, or "
+            "\\[s]top (the same output, recorded as not accepted)",
             choices=["a", "m", "s"], default="a", console=self.console,
         )  # fmt: skip
         return {"action": {"a": "accept", "m": "more", "s": "stop"}[choice]}
@@ -282,6 +295,10 @@ class Renderer:
             return
         cost = f" · ${s['cost']:.4f}" if s.get("cost") else ""
         final = f"{s['final_score']:g}" if s["final_score"] is not None else "?"
+        if s.get("final_version") and s["final_version"] != s.get("last_version"):
+            last = f"{s['last_score']:g}" if s.get("last_score") is not None else "no score"
+            final += (f" (version {s['final_version']} kept; version {s['last_version']} "
+                      f"scored {last})")  # fmt: skip
         self._print(
             f"[bold green]done[/] {s['stop_reason']} · final score {final} · "
             f"{s['rounds']} round{'s' if s['rounds'] != 1 else ''} · {s['calls']} calls · "

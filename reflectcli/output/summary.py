@@ -19,6 +19,7 @@ def summarize(state: dict[str, Any]) -> dict[str, Any]:
     fallbacks = sum(1 for r in reviews if r.get("source") == "fallback")
     fallbacks += 1 if outline.get("source") == "fallback" else 0
     final_n = state.get("final_version")
+    last_n = (state.get("versions") or [{}])[-1].get("n")
     final_score = None
     if final_n is not None:
         matching = [r["score"] for r in reviews if r["version"] == final_n]
@@ -41,6 +42,9 @@ def summarize(state: dict[str, Any]) -> dict[str, Any]:
         "retries": sum(e.get("retries", 0) for e in calls),
         "stop_reason": state.get("stop_reason"),
         "status": state.get("status"),
+        "final_version": final_n,
+        "last_version": last_n,
+        "last_score": next((r["score"] for r in reversed(reviews) if r["version"] == last_n), None),
     }
 
 

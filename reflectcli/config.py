@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from reflectcli.configfile import ENV_PREFIX, find_config_file, read_toml
+from reflectcli.configfile import ENV_PREFIX, find_config_file, read_toml, resolve_runs_dir
 from reflectcli.errors import ConfigError
 from reflectcli.writing.languages import resolve_language
 from reflectcli.writing.rubric import DIMENSIONS
@@ -185,6 +185,8 @@ def load_settings(
         _layer(merged, source, hoist_policy(read_toml(path), str(path)), lambda k: str(path))
     _layer(merged, source, env_values(environ), lambda k: ENV_PREFIX + k.upper())
     _layer(merged, source, flags or {}, _flag_name)
+    flag = (flags or {}).get("runs_dir")
+    merged["runs_dir"] = str(resolve_runs_dir(flag, path, environ))
     return _validate(merged, source)
 
 

@@ -46,11 +46,17 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: invalid TOML: {exc}", hint="fix that line") from exc
 
 
-def resolve_runs_dir(flag: str | Path | None, config_file: str | Path | None = None) -> Path:
-    """runs_dir from flag > env > config file > default, for commands that only read runs."""
+def resolve_runs_dir(
+    flag: str | Path | None,
+    config_file: str | Path | None = None,
+    environ: dict[str, str] | None = None,
+) -> Path:
+    """runs_dir from flag > env > config file > default: the one place that decides it (the
+    read commands call it alone, without loading the whole configuration)."""
+    environ = os.environ if environ is None else environ
     if flag:
         return Path(flag)
-    if env := os.environ.get(ENV_PREFIX + "RUNS_DIR"):
+    if env := environ.get(ENV_PREFIX + "RUNS_DIR"):
         return Path(env)
     path = find_config_file(config_file)
     if path is not None:

@@ -94,6 +94,7 @@ class Runner:
         models = self._models(settings)  # an unknown model or a missing key stops here: no run
         store = Store(settings.runs_dir)
         if store.get_run(thread_id) is not None:
+            store.close()
             raise UserError(f"thread {thread_id} already exists",
                             hint=f"resume it with `reflectcli resume {thread_id}`")  # fmt: skip
         path = artifact_path(settings.runs_dir, thread_id)
@@ -109,6 +110,8 @@ class Runner:
         store = Store.existing(runs_dir, read_only=False)  # resume never creates a database
         run = store.get_run(thread_id) if store else None
         if store is None or run is None:
+            if store is not None:
+                store.close()
             raise UserError(f"unknown thread id {thread_id!r} in {Path(runs_dir) / DB_NAME}",
                             hint="`reflectcli history` lists the runs")  # fmt: skip
         settings = resume_settings(run["settings"], {k: flags.get(k) for k in RESUME_FLAGS})
@@ -120,12 +123,14 @@ class Runner:
         if run["status"] == "finished":
             store.release(thread_id)
             state = store.load_state(thread_id) or {}
+            store.close()
             return RunResult(thread_id, state, path, summarize(state), 0.0, already_finished=True)
         try:
             graph, config = self._graph(store, thread_id, settings, self._models(settings))
             snapshot = graph.get_state(config)
         except BaseException:
             store.release(thread_id)
+            store.close()
             raise
         state = dict(snapshot.values or {})
         self.ui.started(thread_id, run["task"], settings, path, resumed=True)
@@ -216,6 +221,7 @@ class Runner:
             store.release(thread_id)
             if self.state:
                 self._record(store, thread_id, path, run)
+            store.close()
         summary = summarize(self.state)
         return RunResult(thread_id, self.state, path, summary, time.monotonic() - started,
                          waiting=waiting)  # fmt: skip

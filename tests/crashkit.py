@@ -190,6 +190,14 @@ def closed_port() -> int:
 # --- child processes ---------------------------------------------------------------------------
 
 
+def default_signals() -> None:
+    """In a child, before exec: SIGINT and SIGTERM back to their defaults. A test run started
+    with SIGINT ignored (`nohup python -m pytest &`, some CI runners) would otherwise hand the
+    ignore on, and the child would never see the Ctrl-C a test sends it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def child_env(work: Path, **extra: str) -> dict[str, str]:
     """A child `reflectcli`'s environment: no user config, no proxies, a test key, no backoff."""
     home = work / "home"
@@ -235,7 +243,7 @@ class Child:
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.proc = subprocess.Popen(
                 cmd, cwd=work, env=child_env(work, **extra), stdout=out, stderr=err,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.DEVNULL, preexec_fn=default_signals,
             )  # fmt: skip
 
     @property

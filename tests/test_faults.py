@@ -152,7 +152,11 @@ def test_connection_refused_then_resume_elsewhere(tmp_path):
     assert result.exit_code == 1
     lines = error_lines(result)
     assert len(lines) == 1 and "gave up after 3 attempts" in lines[0], result.stderr
-    assert "connection refused" in lines[0] and "InternalServerError" not in lines[0] and f"check that {dead} is reachable" in lines[0]
+    assert (
+        "connection refused" in lines[0]
+        and "InternalServerError" not in lines[0]
+        and f"check that {dead} is reachable" in lines[0]
+    )
     with OpenAIServer(reply=KillScript((6.0, 9.5), 2)) as server:
         resumed = invoke("resume", "refused", "--runs-dir", runs, "--api-base", server.base_url)
         assert resumed.exit_code == 0, resumed.output
@@ -239,7 +243,7 @@ def run_cli_without_privileges(tmp_path: Path, *args: str) -> subprocess.Complet
 
 
 @pytest.mark.slow
-def test_read_only_runs_dir_is_one_line(tmp_path):
+def test_read_only_runs_dir_is_one_line(tmp_path, scripted):
     """A real read-only folder (as root: a child without CAP_DAC_OVERRIDE): `write` is refused in
     one line; the read commands still read the database in it."""
     if os.geteuid() == 0:
@@ -248,8 +252,8 @@ def test_read_only_runs_dir_is_one_line(tmp_path):
         except (subprocess.SubprocessError, OSError):  # no CAP_SETPCAP: root ignores modes
             pytest.skip("cannot drop CAP_DAC_OVERRIDE here")
     ro = tmp_path / "ro"
-    assert invoke("write", TASK, "--model", "nosuch/x", "--runs-dir", ro).exit_code == 1
-    assert (ro / "reflect.db").is_file()  # a database (with a failed run) exists in it
+    assert invoke("write", TASK, "--model", "fake/w", "--runs-dir", ro).exit_code == 0
+    assert (ro / "reflect.db").is_file()  # a database (with a finished run) exists in it
     ro.chmod(0o500)
     try:
         proc = run_cli_without_privileges(tmp_path, "write", TASK, "--model", MODEL,
@@ -258,7 +262,7 @@ def test_read_only_runs_dir_is_one_line(tmp_path):
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and f"runs directory {ro} is not writable" in lines[0], lines
         history = run_cli_without_privileges(tmp_path, "history", "--runs-dir", str(ro))
-        assert history.returncode == 0 and "failed" in history.stdout, history
+        assert history.returncode == 0 and "finished" in history.stdout, history
         show = run_cli_without_privileges(tmp_path, "show", "x", "--runs-dir", str(ro))
         assert show.returncode == 1 and "unknown thread id 'x'" in show.stderr, show
         for proc in (history, show):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.crashkit import default_signals
 from tests.openai_server import OpenAIServer
 from tests.test_remote import MODEL, Script, child_env
 
@@ -26,7 +27,7 @@ class Terminal:
     def __init__(self, args: list[str], env: dict[str, str], cwd: Path):
         self.master, slave = pty.openpty()
         self.proc = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, env=env,
-                                     cwd=cwd, close_fds=True)  # fmt: skip
+                                     cwd=cwd, close_fds=True, preexec_fn=default_signals)  # fmt: skip
         os.close(slave)
         self.seen = ""
 

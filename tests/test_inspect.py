@@ -150,13 +150,30 @@ def test_export_html_escapes_everything(runs, scripted, runs_dir):
 
 def test_diff_unified_and_word_plain_in_a_pipe(runs):
     out = invoke("diff", "alpha", "--runs-dir", runs).output
-    assert out.startswith("--- version 1\n+++ version 2\n")
+    note, rest = out.split("\n", 1)
+    assert note == "version 1 (score 6) → version 2 (score 8.5); the output is version 2"
+    assert rest.startswith("--- version 1\n+++ version 2\n")
     assert any(line.startswith("+") and "concrete example" in line for line in out.splitlines())
     assert "\x1b[" not in out
     word = invoke("diff", "alpha", "1", "2", "--word", "--runs-dir", runs).output
     assert "[+A concrete example now supports it.+]" in word
     same = invoke("diff", "alpha", "2", "2", "--runs-dir", runs).output
     assert "no differences" in same
+
+
+def test_diff_by_default_shows_the_last_revision_even_when_it_was_not_kept(scripted, runs_dir):
+    """A 2-round run whose revision scored lower: the output is version 1, and the default diff
+    still shows what the revision changed (1 → 2), saying which one is the output; the word
+    diff shows the change with a little context, not the whole article."""
+    scripted.responder = ScriptedResponder(scores=[7, 6], sections=3)
+    Runner(quiet_ui()).write("Why revise?", settings(runs_dir, threshold=9, max_rounds=2), "down")
+    out = invoke("diff", "down", "--runs-dir", runs_dir).output
+    assert out.splitlines()[0] == ("version 1 (score 7) → version 2 (score 6); the output is "
+                                   "version 1")  # fmt: skip
+    assert "no differences" not in out and "+++ version 2" in out
+    word = invoke("diff", "down", "--word", "--runs-dir", runs_dir).output
+    assert "[+A concrete example now supports it.+]" in word and "…" in word
+    assert len(word) < len(invoke("export", "down", "-v", "2", "--runs-dir", runs_dir).output)
 
 
 def test_stats(runs):
@@ -209,3 +226,8 @@ def test_read_commands_import_neither_litellm_nor_langgraph(runs):
         )  # fmt: skip
         imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines()}
         assert not {m for m in imported if m.startswith(("litellm", "langgraph"))}, args
+
+
+def test_history_says_when_nothing_matches(runs):
+    out = invoke("history", "--search", "zzz", "--runs-dir", runs).output
+    assert out.startswith("no run matches in")

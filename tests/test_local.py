@@ -74,31 +74,44 @@ def test_embedded_model_end_to_end(runs_dir):
 @pytest.mark.slow
 def test_ctrl_c_stops_an_embedded_generation_at_once(tmp_path):
     """llama.cpp ignores exceptions raised in its token callback: the signal must still stop
-    the generation within moments, keep the checkpoint and print the resume command."""
+    the generation within moments, keep the checkpoint and print the resume command. The signal
+    is sent once the child has logged that the first section's generation started (--debug),
+    and the record shows that section was never finished."""
+    import json
     import os
     import signal
+    import sqlite3
     import sys
     import time
 
+    from tests.crashkit import default_signals
+
     runs = tmp_path / "runs"
     env = {k: v for k, v in os.environ.items() if not k.startswith("REFLECTCLI_")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "reflectcli", "write", "Why do writers revise their drafts?",
-         "--sections", "3", "--runs-dir", str(runs), "--thread-id", "stopme"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
-    )  # fmt: skip
-    artifact = runs / "stopme.md"
-    deadline = time.monotonic() + 120
-    while not (artifact.exists() and "| plan |" in artifact.read_text()):
-        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-        time.sleep(0.2)
-    time.sleep(1.0)  # now inside the first section's generation
-    proc.send_signal(signal.SIGINT)
-    sent = time.monotonic()
-    out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, (out, err)
+    err_path = tmp_path / "err.txt"
+    with open(err_path, "wb") as err_file:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "reflectcli", "write", "Why do writers revise their drafts?",
+             "--sections", "3", "--runs-dir", str(runs), "--thread-id", "stopme", "--debug"],
+            stdout=subprocess.PIPE, stderr=err_file, text=True, env=env, cwd=tmp_path,
+            preexec_fn=default_signals,
+        )  # fmt: skip
+        deadline = time.monotonic() + 120
+        while "draft:s1: generating" not in err_path.read_text(errors="replace"):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.05)
+        time.sleep(0.3)  # a few tokens into it
+        proc.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        out, _ = proc.communicate(timeout=60)
+    err = err_path.read_text(errors="replace")
+    assert proc.returncode == 130, (out, err[-2000:])
     assert time.monotonic() - sent < 10
     assert "reflectcli resume stopme" in err and "Traceback" not in err
+    with sqlite3.connect(runs / "reflect.db") as db:
+        state = json.loads(db.execute("SELECT state FROM run_state").fetchone()[0])
+    steps = [e["step"] for e in state["trace"] if "step" in e]
+    assert steps and steps[0].startswith("plan") and "draft:s1" not in steps  # stopped inside it
 
 
 FAKE_PIP = """

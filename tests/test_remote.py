@@ -30,7 +30,7 @@ from reflectcli.config import Settings
 from reflectcli.errors import ModelError
 from reflectcli.models.factory import make_client
 from reflectcli.models.fake import ScriptedResponder
-from tests.crashkit import child_env
+from tests.crashkit import child_env, default_signals
 from tests.openai_server import (
     Action,
     OpenAIServer,
@@ -377,6 +377,7 @@ class Child:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "reflectcli", *args],
                 cwd=tmp, env=child_env(tmp), stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                preexec_fn=default_signals,
             )  # fmt: skip
 
     @property

@@ -309,3 +309,21 @@ def test_html_export_escapes_everything(fake, runs_dir):
     text = "".join(parser.text)
     for snippet in EVIL:
         assert snippet in text, snippet  # shown, as text
+
+
+def test_the_runs_folder_and_the_parents_it_creates_are_private(scripted, tmp_path):
+    """`--runs-dir a/b/runs` creates a, a/b and runs owner-only (mkdir's mode covers the last
+    folder only); a runs folder that already existed open (as git checks out `runs/`, 0755) is
+    made private when the database is created in it."""
+    old = os.umask(0o022)
+    try:
+        deep = tmp_path / "a" / "b" / "runs"
+        Runner(quiet_ui()).write(TASK, settings(deep, threshold=1), "deep")
+        for folder in (tmp_path / "a", tmp_path / "a" / "b", deep):
+            assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+        tracked = tmp_path / "tracked"
+        tracked.mkdir(mode=0o755)
+        Runner(quiet_ui()).write(TASK, settings(tracked, threshold=1), "tracked")
+        assert stat.S_IMODE(tracked.stat().st_mode) == 0o700
+    finally:
+        os.umask(old)

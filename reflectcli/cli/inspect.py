@@ -67,7 +67,7 @@ def history(
 
         where = _runs_dir(runs_dir, config)
         runs = list_history(where, limit=limit, status=status, search=search)
-        views.json(runs) if as_json else views.history(runs, where)
+        views.json(runs) if as_json else views.history(runs, where, bool(status or search))
 
     _run(debug, body)
 
@@ -143,31 +143,57 @@ def export(
 
 def diff(
     thread: ThreadArg,
-    a: Annotated[str, typer.Argument(help="From version: a number, first, best or final.")] = "first",
-    b: Annotated[str, typer.Argument(help="To version (default final).")] = "final",
+    a: Annotated[
+        str | None,
+        typer.Argument(
+            help="From version: a number, first, best or "
+            "final (default: the version the last revision was written from)."
+        ),
+    ] = None,
+    b: Annotated[str | None, typer.Argument(help="To version (default: the last version).")] = None,
     word: Annotated[bool, typer.Option("--word", "-w", help="Word diff instead of unified.")] = False,
     runs_dir: RunsDirOpt = None,
     config: ConfigOpt = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Show what changed between two versions of a run (default: first and final)."""
+    """Show what changed between two versions of a run (default: what the last revision
+    changed), and which version is the run's output."""
 
     def body(views) -> None:
-        from reflectcli.output.diffs import unified, word_ops
+        from reflectcli.output.diffs import default_pair, trim_context, unified, word_ops
         from reflectcli.output.exporters import choose_version
         from reflectcli.store.catalog import load_run
 
         _, state = load_run(_runs_dir(runs_dir, config), thread)
+        first, last = default_pair(state)
         pick = {"first": "1"}
-        va = choose_version(state, pick.get(a, a))
-        vb = choose_version(state, pick.get(b, b))
+        va = choose_version(state, pick.get(a, a) if a else str(first))
+        vb = choose_version(state, pick.get(b, b) if b else str(last))
+        views.message(diff_note(state, va["n"], vb["n"]))
         if word:
-            views.word_diff(word_ops(va["text"], vb["text"]))
+            views.word_diff(trim_context(word_ops(va["text"], vb["text"])))
         else:
             views.unified_diff(unified(va["text"], vb["text"], f"version {va['n']}",
                                        f"version {vb['n']}"))  # fmt: skip
 
     _run(debug, body)
+
+
+def diff_note(state: dict, a: int, b: int) -> str:
+    """One line above a diff: which versions, and which one is the run's output."""
+    scores = {r["version"]: r["score"] for r in state.get("reviews") or []}
+
+    def name(n: int) -> str:
+        return f"version {n}" + (f" (score {scores[n]:g})" if n in scores else "")
+
+    output = state.get("final_version")
+    if output is None:
+        note = "the run is not finished: no output chosen yet"
+    else:
+        note = f"the output is version {output}"
+    if a == b:
+        return f"{name(a)} against itself; {note}"
+    return f"{name(a)} → {name(b)}; {note}"
 
 
 def stats(

@@ -100,14 +100,14 @@ def resume(
     _setup_logging(debug)
     ui = _renderer(quiet)
     try:
-        from reflectcli.config import load_settings
+        from reflectcli.configfile import resolve_runs_dir
         from reflectcli.runner import Runner
 
-        where = load_settings(config, flags={"runs_dir": str(runs_dir) if runs_dir else None})
+        where = resolve_runs_dir(runs_dir, config)
         flags = {"model": model, "critic_model": critic_model, "timeout": timeout,
                  "api_base": api_base, "interactive": interactive,
                  "critic_api_base": critic_api_base}  # fmt: skip
-        result = Runner(ui).resume(thread, where.runs_dir, flags)
+        result = Runner(ui).resume(thread, str(where), flags)
     except (UserError, RunInterrupted, Exception) as exc:
         raise _fail(ui, exc, debug) from None
     _ending(ui, result)

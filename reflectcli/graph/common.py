@@ -61,6 +61,7 @@ class Budgeted:
         self.tokens, self.cost = spent["tokens"], spent["cost"]
         self.calls: list[Completion] = []
         self.takes_schema = bool(getattr(client, "takes_schema", False))
+        self.tiny = bool(getattr(client, "tiny", False))
 
     def complete(self, messages, *, step, json_schema=None, max_tokens=None) -> Completion:
         tokens = self.tokens + sum(c.tokens for c in self.calls)

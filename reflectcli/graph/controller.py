@@ -17,11 +17,12 @@ Rules, in order of precedence (the first that applies wins):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any, Literal
+
+from reflectcli.writing.textops import normalize
 
 Action = Literal["revise", "stop"]
 SIMILAR = 0.8  # two improvements this alike (difflib ratio) say the same thing
@@ -78,16 +79,12 @@ class Decision:
                 "detail": self.detail, **self.numbers}  # fmt: skip
 
 
-def _norm(text: str) -> str:
-    return re.sub(r"\W+", " ", text.lower()).strip()
-
-
 def repeats(current: tuple[str, ...], previous: tuple[str, ...]) -> bool:
     """True when every current improvement says what one of the previous round's said."""
     if not current or not previous:
         return False
-    old = [_norm(p) for p in previous]
-    return all(any(SequenceMatcher(None, _norm(c), o).ratio() >= SIMILAR for o in old) for c in current)
+    old = [normalize(p) for p in previous]
+    return all(any(SequenceMatcher(None, normalize(c), o).ratio() >= SIMILAR for o in old) for c in current)
 
 
 def budget_spent(rules: Rules, tokens: int, cost: float | None) -> str | None:

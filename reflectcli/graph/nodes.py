@@ -46,9 +46,11 @@ def weighted(score: float, dims: dict[str, float], weights: dict[str, float] | N
     return round(sum(dims[d] * weights.get(d, 0.0) for d in DIMENSIONS) / total, 2)
 
 
-def compact(state: dict[str, Any]) -> bool:
-    """Short, direct prompts: the tiny-model profile is in force."""
-    return state["params"].get("profile") == "tiny"
+def compact(client: Any) -> bool:
+    """Short, direct prompts: the model answering is a tiny one (the embedded model). Decided by
+    the client, not the run's saved settings: a run resumed with a capable model gets full
+    prompts."""
+    return bool(getattr(client, "tiny", False))
 
 
 def takes_schema(client: Any) -> bool:
@@ -75,7 +77,7 @@ class Nodes:
                     state["task"],
                     limit,
                     params.get("language"),
-                    compact=compact(state),
+                    compact=compact(writer),
                     example=not takes_schema(writer),
                 ),
                 Outline,
@@ -109,7 +111,7 @@ class Nodes:
                     written,
                     index,
                     state["params"].get("language"),
-                    compact=compact(state),
+                    compact=compact(self.writer),
                     words=max(40, section_tokens(state) * 3 // 5),
                 ),
                 step=f"draft:s{index + 1}",
@@ -143,7 +145,7 @@ class Nodes:
                     round_no,
                     state["params"].get("language"),
                     open_items,
-                    compact=compact(state),
+                    compact=compact(self.critic),
                     example=not takes_schema(self.critic),
                 ),
                 Review,

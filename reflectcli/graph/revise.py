@@ -51,7 +51,7 @@ def _messages_tokens(messages: list[dict[str, str]]) -> int:
 
 
 def plan_revision(state: dict[str, Any], base: dict[str, Any], review: dict[str, Any],
-                  round_no: int) -> dict[str, Any]:  # fmt: skip
+                  round_no: int, compact: bool = False) -> dict[str, Any]:  # fmt: skip
     """Which sections to rewrite, each with the improvements that name it, and whether one call
     (the article in, the named sections out) is cheaper than one call per section. Items naming
     no section go to every target; with no section named, every section is a target."""
@@ -70,7 +70,6 @@ def plan_revision(state: dict[str, Any], base: dict[str, Any], review: dict[str,
     targets = sorted(per) or present
     items = [per.get(i, []) + general for i in targets]
     language = state["params"].get("language")
-    compact = state["params"].get("profile") == "tiny"
     one_by_one = sum(
         _messages_tokens(prompts.section_revise_messages(
             state["task"], outline, bodies, i, its, round_no, language))
@@ -119,7 +118,8 @@ class Reviser:
             if mode == "full":
                 update = self._full(state, writer, base, review, round_no)
             else:
-                revision = revision or plan_revision(state, base, review, round_no)
+                tiny = bool(getattr(self.writer, "tiny", False))
+                revision = revision or plan_revision(state, base, review, round_no, tiny)
                 if revision["together"]:
                     update = self._together(state, writer, base, revision, round_no)
                 else:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -20,12 +19,11 @@ Answer = str | BaseException | Callable[[str, list[dict[str, str]]], str]
 class FakeClient:
     """Answers from a queue (or a responder when the queue is empty) and records every call."""
 
-    def __init__(self, model: str = "fake/writer", responder=None, delay: float = 0.0):
+    def __init__(self, model: str = "fake/writer", responder=None):
         self.model = model
         self.queue: deque[Answer] = deque()
         self.history: list[dict[str, Any]] = []
         self.responder = responder
-        self.delay = delay
 
     def enqueue(self, *answers: Answer) -> FakeClient:
         self.queue.extend(answers)
@@ -46,8 +44,6 @@ class FakeClient:
             raise answer
         if callable(answer):
             answer = answer(step, messages)
-        if self.delay:
-            time.sleep(self.delay)
         prompt = sum(len(m["content"]) for m in messages) // 4
         return Completion(
             text=answer,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from reflectcli.writing.schemas import Dimensions, Improvement, Outline, Review, Section
-from reflectcli.writing.textops import section_bodies
+from reflectcli.writing.textops import normalize, section_bodies
 
 FALLBACK_CAP = 5.0  # a heuristic never claims a passing score (and the controller never lets it)
 _FRAMING = re.compile(
@@ -89,7 +89,7 @@ def _measured_improvements(titles: list[str], bodies: list[str | None]) -> list[
             continue
         seen: set[str] = set()
         for sentence in re.split(r"(?<=[.!?。！？])\s+", body):
-            key = re.sub(r"\W+", " ", sentence.lower()).strip()
+            key = normalize(sentence)
             if len(key.split()) >= 5 and key in seen:
                 items.append(Improvement(section=title, issue="Cut the repeated sentence: "
                                          f"\"{sentence.strip()[:80]}\".", severity="major"))  # fmt: skip

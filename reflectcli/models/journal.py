@@ -40,6 +40,10 @@ class JournaledClient:
     def takes_schema(self) -> bool:
         return bool(getattr(self.inner, "takes_schema", False))
 
+    @property
+    def tiny(self) -> bool:
+        return bool(getattr(self.inner, "tiny", False))
+
     def complete(self, messages, *, step, json_schema=None, max_tokens=None) -> Completion:
         payload = {"messages": messages, "schema": json_schema, "max_tokens": max_tokens}
         key = request_key(self.thread_id, step, self.model, payload)

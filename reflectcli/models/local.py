@@ -287,6 +287,7 @@ class LocalClient:
         notify: Callable[[str], None] = lambda msg: None,
     ):
         self.model = model
+        self.tiny = model == EMBEDDED_NAME  # 135M parameters: short, direct prompts
         self.temperature = temperature
         self.threads = threads
         self.notify = notify
@@ -355,6 +356,7 @@ class LocalClient:
             return stop["signal"] is not None
 
         request = {**request, "stream": True, "stream_options": {"include_usage": True}}
+        log.debug("%s: generating, at most %s tokens", step, request.get("max_tokens"))
         with _signals_as_flag(stop):
             try:
                 server.handle_chat_completions(request, on_chunk)

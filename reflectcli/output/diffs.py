@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from typing import Any
 
 
 def unified(a: str, b: str, label_a: str, label_b: str, context: int = 3) -> list[str]:
@@ -26,11 +27,41 @@ def word_ops(a: str, b: str) -> list[tuple[str, str]]:
     return ops
 
 
-def change_stats(a: str, b: str) -> dict[str, int]:
-    ops = word_ops(a, b)
-    return {
-        "words_removed": sum(len(t.split()) for op, t in ops if op == "-"),
-        "words_added": sum(len(t.split()) for op, t in ops if op == "+"),
-        "chars_before": len(a),
-        "chars_after": len(b),
-    }
+def trim_context(ops: list[tuple[str, str]], words: int = 12) -> list[tuple[str, str]]:
+    """A word diff with long unchanged stretches cut to `words` words on each side of a change
+    (the cut marked `…`), so a two-word change in a long article is not the whole article."""
+    out: list[tuple[str, str]] = []
+    for i, (op, chunk) in enumerate(ops):
+        if op != "=":
+            out.append((op, chunk))
+            continue
+        tokens = re.findall(r"\s+|\S+", chunk)
+        counted = [t for t in tokens if not t.isspace()]
+        if len(counted) <= 2 * words:
+            out.append((op, chunk))
+            continue
+        head = _first_words(tokens, words) if i > 0 else ""
+        tail = _first_words(tokens[::-1], words, reverse=True) if i < len(ops) - 1 else ""
+        out.append((op, f"{head} … {tail}".strip() if head or tail else "…"))
+    return out
+
+
+def _first_words(tokens: list[str], n: int, reverse: bool = False) -> str:
+    taken, seen = [], 0
+    for token in tokens:
+        if not token.isspace():
+            seen += 1
+            if seen > n:
+                break
+        taken.append(token)
+    return "".join(taken[::-1] if reverse else taken)
+
+
+def default_pair(state: dict[str, Any]) -> tuple[int, int]:
+    """What `diff` compares by default: what the last revision changed (the version it was
+    written from → the last version)."""
+    versions = state.get("versions") or []
+    if len(versions) < 2:
+        return (versions[0]["n"], versions[0]["n"]) if versions else (1, 1)
+    last = versions[-1]
+    return last.get("base") or versions[-2]["n"], last["n"]

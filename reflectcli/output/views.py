@@ -63,9 +63,9 @@ class Views:
 
     # --- history ------------------------------------------------------------------------
 
-    def history(self, runs: list[dict[str, Any]], runs_dir) -> None:
+    def history(self, runs: list[dict[str, Any]], runs_dir, filtered: bool = False) -> None:
         if not runs:
-            self.message(f"no runs in {runs_dir}")
+            self.message(f"no run matches in {runs_dir}" if filtered else f"no runs in {runs_dir}")
             return
         rows = [
             (r["thread_id"], _when(r["created_at"]), r["status"], str(r["rounds"]),

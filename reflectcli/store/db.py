@@ -64,6 +64,32 @@ def effective_status(run: dict[str, Any]) -> str:
     return run["status"]
 
 
+def make_private_dirs(folder: Path) -> None:
+    """Create `folder` and every missing parent owner-only (0700): thread ids are task slugs,
+    and the runs folder's listing is nobody else's business. (`mkdir(parents=True, mode=...)`
+    gives the mode to the last folder only.)"""
+    missing = []
+    for path in [folder, *folder.parents]:
+        if path.exists():
+            break
+        missing.append(path)
+    for path in reversed(missing):
+        try:
+            path.mkdir(mode=0o700)
+        except FileExistsError:
+            pass
+        _private(path)
+
+
+def _private(folder: Path) -> None:
+    """Owner-only, when this user owns it (best effort: never fails a run)."""
+    try:
+        if folder.stat().st_uid == os.getuid():
+            os.chmod(folder, 0o700)
+    except OSError:
+        pass
+
+
 def _connect(path: str | Path, **kwargs: Any) -> sqlite3.Connection:
     conn = sqlite3.connect(str(path), timeout=30, check_same_thread=False, **kwargs)
     conn.execute("PRAGMA busy_timeout = 30000")
@@ -90,11 +116,12 @@ class Store:
     def __init__(self, runs_dir: str | Path, read_only: bool = False):
         self.runs_dir = Path(runs_dir)
         self.path = self.runs_dir / DB_NAME
+        self._others: list[sqlite3.Connection] = []  # the checkpointer's connections
         if read_only:
             self._open_read_only()
             return
         try:
-            self.runs_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+            make_private_dirs(self.runs_dir)
         except OSError as exc:
             raise UserError(f"cannot create runs directory {self.runs_dir}: {exc.strerror}",
                             hint="pass a writable --runs-dir") from exc  # fmt: skip
@@ -105,6 +132,7 @@ class Store:
         try:
             if fresh:  # create it private before anything is written into it
                 os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
+                _private(self.runs_dir)  # a folder that existed (say, tracked by git as 0755)
             self.conn = _connect(self.path, isolation_level=None)
             self.conn.row_factory = sqlite3.Row
             if fresh:  # lets compaction hand freed pages back to the file system
@@ -184,12 +212,23 @@ class Store:
         from langgraph.checkpoint.sqlite import SqliteSaver
 
         serde = JsonPlusSerializer(pickle_fallback=False, allowed_msgpack_modules=None)
-        saver = SqliteSaver(_connect(self.path), serde=serde)
+        conn = _connect(self.path)
+        self._others.append(conn)
+        saver = SqliteSaver(conn, serde=serde)
         saver.setup()
         return saver
 
     def close(self) -> None:
-        self.conn.close()
+        """Close this store's connections (the checkpointer's too)."""
+        for conn in [*self._others, self.conn]:
+            conn.close()
+        self._others.clear()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
     # --- run index --------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from reflectcli.writing.rubric import DIMENSIONS
+from reflectcli.writing.textops import normalize
 
 _WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
@@ -26,8 +27,7 @@ _EXAMPLE_TEXTS = {
 TITLE_MAX = 120
 
 
-def _plain(text: str) -> str:
-    return re.sub(r"\W+", " ", text.lower()).strip()
+_plain = normalize
 
 
 # generic titles: "Title1", "Section 2", "Goal", "Heading three", "<title>", "Part A"

@@ -32,13 +32,13 @@ _EPILOGUE = re.compile(
 )
 
 
-def _norm(text: str) -> str:
+def normalize(text: str) -> str:
+    """Lower case, punctuation and runs of space folded: the one normaliser for comparing
+    titles, critiques and sentences."""
     return re.sub(r"\W+", " ", text.lower()).strip()
 
 
-def normalize(text: str) -> str:
-    """Lower case, punctuation and runs of space folded: the one normaliser for comparisons."""
-    return _norm(text)
+_norm = normalize
 
 
 def unfence(text: str) -> str:

@@ -149,12 +149,19 @@ class Store:
             ) from exc
 
     def _open_read_only(self) -> None:
-        """For commands that only read: works in a folder this user cannot write to."""
-        uri = f"file:{self.path}?mode=ro"
+        """For commands that only read: works in a folder this user cannot write to. (A WAL
+        database read with mode=ro needs its -shm file; when the last writer closed cleanly
+        there is none and none can be made in a read-only folder: then it is read as immutable,
+        since nobody can be writing to a folder nobody can write to.)"""
         try:
-            self.conn = _connect(uri, uri=True)
-            self.conn.row_factory = sqlite3.Row
-            done = {row[0] for row in self.conn.execute("SELECT name FROM _migrations")}
+            try:
+                done = self._connect_read_only(f"file:{self.path}?mode=ro")
+            except sqlite3.OperationalError as exc:
+                if "readonly" not in str(exc) and "unable to open" not in str(exc):
+                    raise
+                if os.access(self.runs_dir, os.W_OK):
+                    raise
+                done = self._connect_read_only(f"file:{self.path}?mode=ro&immutable=1")
         except sqlite3.DatabaseError as exc:
             raise UserError(
                 f"{self.path} is not a usable SQLite database ({exc})",
@@ -165,6 +172,15 @@ class Store:
             raise UserError(f"{self.path} is not a usable SQLite database (its reflectcli tables "
                             f"lack {', '.join(missing)})",
                             hint="run any write command on it once to upgrade it")  # fmt: skip
+
+    def _connect_read_only(self, uri: str) -> set[str]:
+        self.conn = _connect(uri, uri=True)
+        self.conn.row_factory = sqlite3.Row
+        try:
+            return {row[0] for row in self.conn.execute("SELECT name FROM _migrations")}
+        except sqlite3.DatabaseError:
+            self.conn.close()
+            raise
 
     @classmethod
     def existing(cls, runs_dir: str | Path, read_only: bool = True) -> Store | None:

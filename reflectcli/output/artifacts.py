@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from reflectcli.output import rows
 from reflectcli.output.summary import summarize
-from reflectcli.writing.rubric import DIMENSIONS
 
 
 def artifact_path(runs_dir: str | Path, thread_id: str) -> Path:
@@ -90,33 +90,23 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) 
         ]
         out.append("")
     for version in state.get("versions") or []:
-        out += [f"## Version {version['n']} ({version['kind']}, round {version['round']})", ""]
+        out += [f"## {rows.version_title(version)}", ""]
         out += [_demote(version["text"]), ""]
     for review in state.get("reviews") or []:
-        out += [
-            f"## Review, round {review['round']}: {review['score']:g}/10 "
-            f"(version {review['version']}, source: {review['source']})",
-            "",
-            "| dimension | score |",
-            "|---|---|",
-        ]
-        out += [f"| {d} | {review['dimensions'][d]:g} |" for d in DIMENSIONS]
+        out += [f"## {rows.review_title(review)}", "", "| dimension | score |", "|---|---|"]
+        out += [f"| {name} | {value:g} |" for name, value in rows.dimension_rows(review)[1:]]
         out += ["", f"**Feedback:** {review['feedback'] or '(none)'}", ""]
         if review["improvements"]:
             out.append("**Improvements:**")
-            out += [
-                f"- [{i['severity']}] {i['section'] or 'whole article'}: {i['issue']}"
-                for i in review["improvements"]
-            ]
+            out += [f"- {rows.improvement(i, with_id=True)}" for i in review["improvements"]]
             out.append("")
     critiques = list((state.get("critiques") or {}).values())
     if critiques:
         out += ["## Critiques", "", "| id | round | section | severity | status | improvement |",
                 "|---|---|---|---|---|---|"]  # fmt: skip
         for c in critiques:
-            status = c["status"] + (f" (round {c['closed_in']})" if c.get("closed_in") else "")
-            out.append(f"| {c['id']} | {c['round']} | {_cell(c['section'] or 'whole article')} "
-                       f"| {c['severity']} | {status} | {_cell(c['issue'])} |")  # fmt: skip
+            out.append(f"| {c['id']} | {c['round']} | {_cell(rows.where(c))} | {c['severity']} | "
+                       f"{rows.critique_status(c)} | {_cell(c['issue'])} |")  # fmt: skip
         out.append("")
     decisions = state.get("decisions") or []
     if decisions:
@@ -125,29 +115,19 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) 
             f"| {d['round']} | {d['decision']} | {d['reason']} | {_cell(d['detail'])} |" for d in decisions
         ]
         out.append("")
-    trace = state.get("trace") or []
+    trace = rows.trace_rows(state)
     if trace:
         out += ["## Trace", "", "| # | node | step | time | seconds | tokens | note |"]
         out.append("|---|---|---|---|---|---|---|")
-        for i, e in enumerate(trace, 1):
-            tokens = e.get("prompt_tokens", 0) + e.get("completion_tokens", 0)
-            note = e.get("note", "")
-            if e.get("retries"):
-                n = e["retries"]
-                note = f"{n} {'retry' if n == 1 else 'retries'}: " + "; ".join(e.get("retry_log") or [])
-            if e.get("replayed"):
-                note = (note + " replayed from journal").strip()
-            out.append(
-                f"| {i} | {e['node']} | {e.get('step', e.get('kind', ''))} | {e['at'][11:23]} | "
-                f"{e.get('duration', e.get('seconds', '')) or ''} | {tokens or ''} | "
-                f"{_cell(note)} |"
-            )
+        for i, r in enumerate(trace, 1):
+            seconds = "" if r["seconds"] is None else r["seconds"]
+            out.append(f"| {i} | {r['node']} | {r['what']} | {r['time']} | {seconds} | "
+                       f"{r['tokens'] or ''} | {_cell(r['note'])} |")  # fmt: skip
         out.append("")
     known = state.get("known_issues") or []
     if state.get("status") == "finished" and state.get("stop_reason") != "passed":
         out += ["## Known issues", ""]
-        out += [f"- [{k['severity']}] {k['section'] or 'whole article'}: {k['issue']} ({k['id']})"
-                for k in known] or ["- (the critic listed none)"]  # fmt: skip
+        out += [f"- {rows.improvement(k, with_id=True)}" for k in known] or ["- (the critic listed none)"]
         out.append("")
     text = final_text(state)
     if state.get("status") == "finished" and text is not None:

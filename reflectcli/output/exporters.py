@@ -9,9 +9,9 @@ import re
 from typing import Any
 
 from reflectcli.errors import UserError
+from reflectcli.output import rows
 from reflectcli.output.artifacts import render_artifact
 from reflectcli.output.summary import best_version, pending_step, summarize
-from reflectcli.writing.rubric import DIMENSIONS
 
 FORMATS = ("md", "report", "json", "html")
 
@@ -115,7 +115,7 @@ def export_html(run: dict[str, Any], state: dict[str, Any], version: dict[str, A
     s = summarize(state)
     scores = scores_by_version(state)
     score = scores.get(version["n"])
-    rows = [
+    meta = [
         ("thread", run["thread_id"]), ("status", run.get("status", "")),
         ("models", f"{run.get('model')} / critic {run.get('critic_model')}"),
         ("version", f"{version['n']} ({version['kind']})"
@@ -130,26 +130,22 @@ def export_html(run: dict[str, Any], state: dict[str, Any], version: dict[str, A
         f"<title>{e(state.get('task', ''))}</title><style>{_CSS}</style></head><body>",
         f"<h1>{e(state.get('task', ''))}</h1>",
         '<table class="meta">'
-        + "".join(f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in rows)
+        + "".join(f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in meta)
         + "</table>",
         f"<article>{markdown_to_html(version['text'])}</article>",
     ]
     for review in state.get("reviews") or []:
-        parts.append(
-            f"<h2>Review, round {review['round']}: {review['score']:g}/10 "
-            f"(version {review['version']}, source {e(review['source'])})</h2><table>"
-        )
-        for name in ("score", *DIMENSIONS):
-            value = review["score"] if name == "score" else review["dimensions"][name]
+        parts.append(f"<h2>{e(rows.review_title(review))}</h2><table>")
+        for name, value in rows.dimension_rows(review):
             parts.append(
-                f"<tr><td>{'overall' if name == 'score' else name}</td><td>{value:g}</td>"
+                f"<tr><td>{name}</td><td>{value:g}</td>"
                 f'<td><span class="bar" style="width:{value * 12:.0f}px"></span></td></tr>'
             )
         parts.append(f"</table><p>{e(review['feedback'])}</p><ul>")
         for imp in review["improvements"]:
             parts.append(
                 f'<li><span class="{imp["severity"]}">{e(imp["severity"])}</span> '
-                f"{e(imp['section'] or 'whole article')}: {e(imp['issue'])}</li>"
+                f"{e(rows.where(imp))}: {e(imp['issue'])}</li>"
             )
         parts.append("</ul>")
     decisions = state.get("decisions") or []

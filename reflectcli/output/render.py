@@ -14,7 +14,8 @@ from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from reflectcli.writing.rubric import DIMENSIONS
+from reflectcli.output import rows
+from reflectcli.output.rows import plural
 
 _STEP = re.compile(r"^(?P<kind>[a-z]+)(?::[srg](?P<num>\d+))?(?::s(?P<sec>\d+))?(?::retry(?P<retry>\d+))?$")
 
@@ -45,10 +46,6 @@ def step_label(step: str, state: dict[str, Any]) -> str:
     if retry:
         label += f" · retry {retry}, the answer was not usable"
     return label
-
-
-def plural(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
 
 
 def bar(score: float, width: int = 10) -> str:
@@ -225,17 +222,16 @@ class Renderer:
         table.add_column("dimension")
         table.add_column("score", justify="right")
         table.add_column("")
-        table.add_row("[bold]overall[/]", f"{review['score']:g}", bar(review["score"]))
-        for name in DIMENSIONS:
-            value = review["dimensions"][name]
-            table.add_row(name, f"{value:g}", bar(value))
+        for name, value in rows.dimension_rows(review):
+            shown = f"[bold]{name}[/]" if name == "overall" else name
+            table.add_row(shown, f"{value:g}", bar(value))
         self.console.print(table)
         if review["feedback"]:
             self._print(f"  [dim]feedback:[/] {escape(review['feedback'])}")
         for imp in review["improvements"]:
-            where = imp["section"] or "whole article"
             colour = "red" if imp["severity"] == "major" else "yellow"
-            self._print(f"  [{colour}]{imp['severity']}[/] {escape(where)}: {escape(imp['issue'])}")
+            self._print(f"  [{colour}]{imp['severity']}[/] {escape(rows.where(imp))}: "
+                        f"{escape(imp['issue'])}")  # fmt: skip
 
     # --- the human gate ----------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from rich.markup import escape
 
+from reflectcli.output import rows
 from reflectcli.output.summary import pending_step, summarize
 from reflectcli.writing.rubric import DIMENSIONS
 
@@ -140,42 +141,38 @@ class Views:
                 p(f"\n[bold]Round {r['round']}[/] [dim]feedback:[/] {escape(r['feedback'])}")
                 for imp in r["improvements"]:
                     colour = "red" if imp["severity"] == "major" else "yellow"
-                    p(f"  [{colour}]{imp['severity']}[/] {escape(imp['section'] or 'whole')}: "
-                      f"{escape(imp['issue'])}")  # fmt: skip
+                    p(f"  [{colour}]{escape(rows.improvement(imp, with_id=True))}[/]")
         critiques = list((state.get("critiques") or {}).values())
         if critiques:
             p("\n[bold]Critiques[/]")
             for c in critiques:
                 colour = "green" if c["status"] == "addressed" else "yellow"
-                p(f"  {c['id']:<6} [{colour}]{c['status']:<9}[/] {escape(c['section'] or 'whole')}: "
-                  f"{escape(c['issue'])}")  # fmt: skip
+                p(f"  {c['id']:<6} [{colour}]{rows.critique_status(c):<20}[/] "
+                  f"{escape(rows.where(c))}: {escape(c['issue'])}")  # fmt: skip
         known = state.get("known_issues") or []
         if known:
             p("\n[bold]Known issues[/] (the output did not pass)")
             for k in known:
-                p(f"  {k['id']} {escape(k['section'] or 'whole')}: {escape(k['issue'])}")
+                p(f"  {escape(rows.improvement(k, with_id=True))}")
         decisions = state.get("decisions") or []
         if decisions:
             p("\n[bold]Decisions[/]")
             for d in decisions:
-                p(f"  round {d['round']}: {d['decision']} ({d['reason']}) — {escape(d['detail'])}")
+                p(f"  {escape(rows.decision(d))}")
         events = [e for e in state.get("trace") or [] if "kind" in e]
         if events:
             p("\n[bold]Guards, fallbacks, rollbacks, budget[/]")
             for e in events:
                 p(f"  [yellow]{e['kind']}[/] {e['node']}: {escape(e['note'])}")
-        calls = [e for e in state.get("trace") or [] if "step" in e]
+        calls = [r for r in rows.trace_rows(state) if r["call"]]
         if calls:
             p("\n[bold]Trace[/]")
             table = Table(box=None, padding=(0, 1), header_style="bold")
             for name in ("step", "model", "time", "seconds", "tokens", "note"):
                 table.add_column(name, justify="right" if name in ("seconds", "tokens") else "left")
-            for e in calls:
-                note = ("replayed " if e.get("replayed") else "") + (
-                    f"{e['retries']} retries" if e.get("retries") else ""
-                )
-                table.add_row(e["step"], escape(e["model"]), e["at"][11:19], f"{e['duration']:.2f}",
-                              str(e["prompt_tokens"] + e["completion_tokens"]), note)  # fmt: skip
+            for r in calls:
+                table.add_row(r["what"], escape(r["model"]), r["time"][:8], f"{r['seconds']:.2f}",
+                              str(r["tokens"] or 0), escape(r["note"]))  # fmt: skip
             p(table)
         nxt = pending_step(state)
         if nxt:

@@ -1,0 +1,81 @@
+"""A run as display rows: the one place that turns reviews, improvements, critiques, decisions
+and trace events into words and cells. The renderer, `show`, the artifact and the exports all
+draw from here (each escapes for its own medium: Rich markup, Markdown cells, HTML)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reflectcli.writing.rubric import DIMENSIONS
+
+WHOLE = "whole article"
+CUT = {"length": "stopped by the token cap", "loop": "cut: the text began repeating itself"}
+
+
+def where(item: dict[str, Any]) -> str:
+    """The section an improvement, critique or known issue concerns."""
+    return item.get("section") or WHOLE
+
+
+def plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def improvement(item: dict[str, Any], with_id: bool = False) -> str:
+    """`[major] Section: issue` (and `(r1.2)` when asked)."""
+    tail = f" ({item['id']})" if with_id and item.get("id") else ""
+    return f"[{item['severity']}] {where(item)}: {item['issue']}{tail}"
+
+
+def review_title(review: dict[str, Any]) -> str:
+    return (f"Review, round {review['round']}: {review['score']:g}/10 (version {review['version']}, "
+            f"source: {review['source']})")  # fmt: skip
+
+
+def version_title(version: dict[str, Any]) -> str:
+    return f"Version {version['n']} ({version['kind']}, round {version['round']})"
+
+
+def dimension_rows(review: dict[str, Any]) -> list[tuple[str, float]]:
+    """(name, score) for the overall score and each dimension, in rubric order."""
+    return [("overall", review["score"]), *((d, review["dimensions"][d]) for d in DIMENSIONS)]
+
+
+def critique_status(item: dict[str, Any]) -> str:
+    return item["status"] + (f" (round {item['closed_in']})" if item.get("closed_in") else "")
+
+
+def decision(entry: dict[str, Any]) -> str:
+    """`round 2: revise (below_threshold) — score 6 < threshold 8; round 2 of 3`."""
+    return f"round {entry['round']}: {entry['decision']} ({entry['reason']}) — {entry['detail']}"
+
+
+def call_note(event: dict[str, Any]) -> str:
+    """What else happened in a call: retries (and why), a replay, a cut generation."""
+    notes = []
+    if event.get("retries"):
+        log = "; ".join(event.get("retry_log") or [])
+        notes.append(plural(event["retries"], "retry", "retries") + (f": {log}" if log else ""))
+    if event.get("replayed"):
+        notes.append("replayed from the journal")
+    if event.get("finish_reason") in CUT:
+        notes.append(CUT[event["finish_reason"]])
+    return "; ".join(notes)
+
+
+def trace_rows(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every trace event as cells: node, what (step or kind), time, seconds, tokens, note."""
+    rows = []
+    for event in state.get("trace") or []:
+        tokens = event.get("prompt_tokens", 0) + event.get("completion_tokens", 0)
+        rows.append({
+            "node": event["node"],
+            "what": event.get("step", event.get("kind", "")),
+            "model": event.get("model", ""),
+            "time": event["at"][11:23],
+            "seconds": event.get("duration"),
+            "tokens": tokens or None,
+            "note": event.get("note") or call_note(event),
+            "call": "step" in event,
+        })  # fmt: skip
+    return rows

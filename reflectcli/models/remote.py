@@ -40,6 +40,7 @@ def _litellm():
         litellm.telemetry = False
         litellm.suppress_debug_info = True
         litellm.drop_params = True
+        litellm.disable_streaming_logging = True  # no logging task per chunk: we log nothing there
         _logs_to_stderr()
         atexit.register(_close_held_event_loops)
         _litellm_module = litellm
@@ -304,6 +305,8 @@ class LiteLLMClient:
                 found = getattr(chunk, "usage", None)
                 if found:
                     usage = {k: getattr(found, k, 0) for k in ("prompt_tokens", "completion_tokens")}
+                    if finish:  # the answer and its count are complete: journal it now, without
+                        break  # waiting for the stream's end-of-stream bookkeeping
                 if len(parts) % 8 == 0 and parts:
                     if self.progress is not None:
                         self.progress(step, len(parts))

@@ -232,3 +232,23 @@ def test_a_step_saved_but_not_checkpointed_is_counted_once(scripted, runs_dir, s
     )
     assert outcome(stored) == outcome(base)
     assert len(scripted.history) - paid == paid  # no call was made twice
+
+
+def test_each_call_is_timed_when_its_answer_arrived(scripted, runs_dir):
+    """A call and its retry get their own times (not the time their step ended)."""
+    import time as clock
+
+    responder = ScriptedResponder(scores=[9], sections=2)
+    answers = iter(["not json at all", None])
+
+    def slow_retry(step, messages):
+        clock.sleep(0.02)
+        if step.startswith("review") and (bad := next(answers)) is not None:
+            return bad
+        return responder(step, messages)
+
+    scripted.responder = slow_retry
+    state = run(runs_dir, threshold=8, max_sections=2).state
+    reviews = [e for e in state["trace"] if e.get("node") == "review" and "step" in e]
+    assert [e["step"] for e in reviews] == ["review:r1", "review:r1:retry1"]
+    assert reviews[0]["at"] < reviews[1]["at"]

@@ -78,11 +78,13 @@ def test_interactive_write_at_a_terminal(tmp_path):
         )  # fmt: skip
         term.expect("outline: [a]pprove")
         term.type("a\n")
-        term.expect("[a]ccept the best version")
+        term.expect("[a]ccept version 1")
         term.type("a\n")
         assert term.wait() == 0, term.seen
     plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", term.seen)
     assert "→ approve (human)" in plain and "→ accept (human)" in plain
+    assert plain.count("1. Why first drafts fall short") == 1  # the gate does not repeat it
+    assert plain.count("stop (max_rounds)") == 1 and "stopped without passing" not in plain
     artifact = (tmp_path / "runs" / "tty.md").read_text()
     assert "| approve | human |" in artifact and "| accept | human |" in artifact
     assert "## Known issues" in artifact and "## Final article" in artifact

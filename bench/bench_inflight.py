@@ -6,6 +6,9 @@ kill costs nothing (see bench/reliability.py).
 In-process runs against the scripted OpenAI-compatible server on 127.0.0.1 (streamed answers,
 as every remote call is): the server stamps the time it finished writing each answer, the
 store stamps the time each journal write committed; the window is the difference, per call.
+Two pacings: `burst` (the server writes a whole answer at once, so the client is still reading
+and counting chunks when the server is done: the worst case, and what bench/reliability.py's
+server does) and `paced` (a chunk every 20 ms, about 50 tokens/s, as a real model streams).
 
     python bench/bench_inflight.py [--runs 5]
 """
@@ -13,6 +16,7 @@ store stamps the time each journal write committed; the window is the difference
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 import os
 import statistics
@@ -48,16 +52,29 @@ def main() -> None:
         journaled.setdefault(f"{thread_id}/{step}", []).append(time.perf_counter())
 
     Store.journal_put = timed_put
-    with OpenAIServer(reply=KillScript((6.0, 9.5), 3)) as server:
+    for pacing, gap in (("burst", 0.0), ("paced", 0.02)):
+        answered.clear()
+        journaled.clear()
+        measure(pacing, gap, opts.runs, answered, journaled)
+
+
+def measure(pacing, gap, runs, answered, journaled) -> None:
+    script = KillScript((6.0, 9.5), 3)
+
+    def reply(body):
+        action = script(body)
+        return dataclasses.replace(action, chunk_delay=gap)
+
+    with OpenAIServer(reply=reply) as server:
         threads: dict[str, str] = {}
 
         def on_complete(record) -> None:
             thread = threads.get("current", "")
-            answered.setdefault(f"{thread}/{record.step}", []).append(time.perf_counter())
+            answered.setdefault(f"{thread}/{record.step}", []).append(record.answered_at)
 
         server.on_complete = on_complete
         with tempfile.TemporaryDirectory() as tmp:
-            for i in range(opts.runs + 1):  # the first run warms up (imports, connections)
+            for i in range(runs + 1):  # the first run warms up (imports, connections)
                 thread = f"run{i}"
                 threads["current"] = thread
                 settings = load_settings(flags={
@@ -73,8 +90,8 @@ def main() -> None:
         windows += [(j - a) * 1000 for a, j in zip(ends, journaled[key], strict=False)]
     windows.sort()
     p95 = windows[int(0.95 * (len(windows) - 1))]
-    print(f"{len(windows)} calls over {opts.runs} runs (streamed, 127.0.0.1): answer written → "
-          f"journaled in median {statistics.median(windows):.1f} ms, p95 {p95:.1f} ms, "
+    print(f"{pacing}: {len(windows)} calls over {runs} runs: answer written → journaled in "
+          f"median {statistics.median(windows):.1f} ms, p95 {p95:.1f} ms, "
           f"max {windows[-1]:.1f} ms")  # fmt: skip
 
 

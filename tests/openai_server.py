@@ -141,6 +141,7 @@ class Record:
     status: int | None = None
     action: str | None = None
     settled: bool = False  # the handler is done with it (answered, refused or dropped)
+    answered_at: float | None = None  # perf_counter when the answer's last content was written
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -338,10 +339,12 @@ class _Handler(BaseHTTPRequestHandler):
                 while not server.stopping.wait(0.05) and not self._peer_gone():
                     pass  # silent until the client gives up (a stall)
                 return False
+            if action.chunk_delay and 0 < i < len(events) - 1:
+                time.sleep(action.chunk_delay)  # between tokens, as a model streams
             self.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
             self.wfile.flush()
-            if action.chunk_delay:
-                time.sleep(action.chunk_delay)
+            if i == len(events) - 2:  # the usage (or finish) chunk: the answer is all out
+                record.answered_at = time.perf_counter()
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
         return True
@@ -412,6 +415,7 @@ class _Handler(BaseHTTPRequestHandler):
                     return
             else:
                 self._send_json(200, server._completion(body, action.text, record, action.finish))
+                record.answered_at = time.perf_counter()
         except OSError:  # the client went away (timed out, killed): not completed
             self.close_connection = True
             return

@@ -64,7 +64,7 @@ TINY_PROFILE: dict[str, Any] = {
     "max_sections": 3,
     "max_rounds": 2,
     "temperature": 0.2,
-    "section_tokens": 220,
+    "section_tokens": 320,
 }
 
 

@@ -14,11 +14,11 @@ def test_defaults():
 def test_the_embedded_model_gets_the_tiny_profile_under_what_the_user_set(tmp_path, monkeypatch):
     s = load_settings()
     assert (s.model, s.profile) == ("local/smollm2", "tiny")
-    assert (s.max_sections, s.max_rounds, s.temperature, s.section_tokens) == (3, 2, 0.2, 220)
+    assert (s.max_sections, s.max_rounds, s.temperature, s.section_tokens) == (3, 2, 0.2, 320)
     (tmp_path / "config.toml").write_text("max_sections = 5\n")
     monkeypatch.setenv("REFLECTCLI_TEMPERATURE", "0.9")
     s = load_settings(flags={"max_rounds": 4})
-    assert (s.max_sections, s.max_rounds, s.temperature, s.section_tokens) == (5, 4, 0.9, 220)
+    assert (s.max_sections, s.max_rounds, s.temperature, s.section_tokens) == (5, 4, 0.9, 320)
     saved = s.run_params()  # a resumed run keeps what it ran with
     assert resume_settings(saved).model_dump() == s.model_dump()
 

@@ -63,13 +63,15 @@ class Budgeted:
         self.takes_schema = bool(getattr(client, "takes_schema", False))
         self.tiny = bool(getattr(client, "tiny", False))
 
-    def complete(self, messages, *, step, json_schema=None, max_tokens=None) -> Completion:
+    def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None) -> Completion:
         tokens = self.tokens + sum(c.tokens for c in self.calls)
         costs = [c.cost for c in self.calls if c.cost is not None]
         cost = (self.cost or 0.0) + sum(costs) if (self.cost is not None or costs) else None
         if why := budget_spent(self.rules, tokens, cost):
             raise BudgetExceeded(why, self.calls)
-        completion = self.client.complete(messages, step=step, json_schema=json_schema, max_tokens=max_tokens)
+        completion = self.client.complete(
+            messages, step=step, json_schema=json_schema, max_tokens=max_tokens, stop=stop
+        )
         self.calls.append(completion)
         return completion
 

@@ -46,6 +46,9 @@ def weighted(score: float, dims: dict[str, float], weights: dict[str, float] | N
     return round(sum(dims[d] * weights.get(d, 0.0) for d in DIMENSIONS) / total, 2)
 
 
+ONE_PARAGRAPH = ["\n\n"]  # a tiny model asked for one paragraph stops at its end
+
+
 def compact(client: Any) -> bool:
     """Short, direct prompts: the model answering is a tiny one (the embedded model). Decided by
     the client, not the run's saved settings: a run resumed with a capable model gets full
@@ -112,10 +115,11 @@ class Nodes:
                     index,
                     state["params"].get("language"),
                     compact=compact(self.writer),
-                    words=max(40, section_tokens(state) * 3 // 5),
+                    words=max(40, section_tokens(state) // 3),  # room below the cap
                 ),
                 step=f"draft:s{index + 1}",
                 max_tokens=section_tokens(state),
+                stop=ONE_PARAGRAPH if compact(self.writer) else None,
             )
         except BudgetExceeded as exc:
             return budget_stop("draft", exc, 0)

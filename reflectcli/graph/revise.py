@@ -184,6 +184,7 @@ class Reviser:
             ),  # fmt: skip
             step=f"revise:r{round_no}:s{index + 1}",
             max_tokens=rewrite_tokens(body, section_tokens(state)),
+            stop=["\n\n"] if getattr(self.writer, "tiny", False) else None,  # one paragraph
         )
         raw, notes = generated_text(completion, "revise", round=round_no, section=index + 1)
         new_body = clean_section(raw, titles[index], titles)

@@ -49,4 +49,5 @@ class ModelClient(Protocol):
         step: str,
         json_schema: dict[str, Any] | None = None,
         max_tokens: int | None = None,
+        stop: list[str] | None = None,
     ) -> Completion: ...

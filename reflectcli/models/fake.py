@@ -32,8 +32,9 @@ class FakeClient:
     def steps(self) -> list[str]:
         return [call["step"] for call in self.history]
 
-    def complete(self, messages, *, step, json_schema=None, max_tokens=None) -> Completion:
-        self.history.append({"step": step, "messages": messages, "json_schema": json_schema})
+    def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None) -> Completion:
+        self.history.append({"step": step, "messages": messages, "json_schema": json_schema,
+                             "stop": stop})  # fmt: skip
         if self.queue:
             answer = self.queue.popleft()
         elif self.responder is not None:
@@ -44,6 +45,8 @@ class FakeClient:
             raise answer
         if callable(answer):
             answer = answer(step, messages)
+        for mark in stop or []:  # as a server does: the answer ends where a stop string starts
+            answer = answer.split(mark, 1)[0]
         prompt = sum(len(m["content"]) for m in messages) // 4
         return Completion(
             text=answer,

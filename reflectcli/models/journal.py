@@ -44,8 +44,10 @@ class JournaledClient:
     def tiny(self) -> bool:
         return bool(getattr(self.inner, "tiny", False))
 
-    def complete(self, messages, *, step, json_schema=None, max_tokens=None) -> Completion:
+    def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None) -> Completion:
         payload = {"messages": messages, "schema": json_schema, "max_tokens": max_tokens}
+        if stop:
+            payload["stop"] = stop
         key = request_key(self.thread_id, step, self.model, payload)
         saved = self.store.journal_get(key)
         if saved is not None:
@@ -56,7 +58,7 @@ class JournaledClient:
         self.listener("call_started", {"step": step, "model": self.model})
         try:
             completion = self.inner.complete(
-                messages, step=step, json_schema=json_schema, max_tokens=max_tokens
+                messages, step=step, json_schema=json_schema, max_tokens=max_tokens, stop=stop
             )
         except BaseException as exc:
             self.listener("call_failed", {"step": step, "model": self.model, "error": exc})

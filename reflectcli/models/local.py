@@ -300,7 +300,7 @@ class LocalClient:
             self._path = resolve_gguf(self.model, self.notify, self.download)
         return _server(self._path, threads=self.threads)
 
-    def complete(self, messages, *, step, json_schema=None, max_tokens=None) -> Completion:
+    def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None) -> Completion:
         server = self.load()
         request: dict[str, Any] = {
             "messages": messages,
@@ -309,6 +309,8 @@ class LocalClient:
             "repeat_penalty": 1.15,
             "repeat_last_n": 128,
         }
+        if stop:
+            request["stop"] = list(stop)
         if json_schema is not None:
             request["response_format"] = {
                 "type": "json_schema",

@@ -229,7 +229,7 @@ class LiteLLMClient:
 
     # --- a call ---------------------------------------------------------------------------
 
-    def complete(self, messages, *, step, json_schema=None, max_tokens=None) -> Completion:
+    def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None) -> Completion:
         litellm = _litellm()
         retryable = (
             litellm.RateLimitError,
@@ -248,7 +248,8 @@ class LiteLLMClient:
         while True:
             parts: list[str] = []
             try:
-                text, finish, usage = self._stream(litellm, messages, json_schema, cap, step, parts)
+                text, finish, usage = self._stream(litellm, messages, json_schema, cap, step, parts,
+                                                   stop)  # fmt: skip
                 break
             except retryable as exc:
                 reason = _short(exc)
@@ -291,9 +292,13 @@ class LiteLLMClient:
             finish_reason=finish,
         )
 
-    def _stream(self, litellm, messages, json_schema, cap, step, parts) -> tuple[str, str | None, dict]:
+    def _stream(self, litellm, messages, json_schema, cap, step, parts,
+                stop=None) -> tuple[str, str | None, dict]:  # fmt: skip
         """One attempt, token by token. A loop in free text is cut as it starts."""
-        response = litellm.completion(**self._kwargs(messages, json_schema, cap, step))
+        kwargs = self._kwargs(messages, json_schema, cap, step)
+        if stop:
+            kwargs["stop"] = list(stop)
+        response = litellm.completion(**kwargs)
         finish: str | None = None
         usage: dict[str, Any] = {}
         try:

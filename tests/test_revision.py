@@ -95,6 +95,7 @@ WHOLE = (
         ("```markdown\nBetter two.\n```", "Better two."),
         ("Sure! Here is the rewritten text:\n\nBetter two.\n\nNote: I added an example.", "Better two."),
         ("Better two.\n\n### A sub-point\n\nStill two.", "Better two.\n\n### A sub-point\n\nStill two."),
+        ("<section>\nBetter two.\n</section>", "Better two."),  # the prompt's delimiters echoed
     ],
 )
 def test_a_section_answer_never_adds_headings(answer, expected):

@@ -47,8 +47,10 @@ def unfence(text: str) -> str:
 
 
 def strip_chatter(text: str) -> str:
-    """Model output without code fences, a preamble line ("Here is the revised section:") or a
-    closing remark ("I hope this helps", "Note: I added ...")."""
+    """Model output without code fences, the prompt's own `<section>`/`<article>` delimiters, a
+    preamble line ("Here is the revised section:") or a closing remark ("I hope this helps",
+    "Note: I added ...")."""
+    text = re.sub(r"</?(section|article)>", "", text)
     lines = unfence(text.strip()).strip().splitlines()
     while lines and (not lines[0].strip() or _PREAMBLE.match(lines[0].strip())):
         lines.pop(0)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sqlite3
 import statistics
 import subprocess
@@ -74,6 +75,8 @@ def check(state: dict) -> list[str]:
     for title, body in zip(titles, section_bodies(final, titles), strict=True):
         if body is None or find_loop(body) is not None:
             problems.append(f"section {title!r}: missing, or a loop left in it")
+        elif re.search(r"</?(section|article)>", body):
+            problems.append(f"section {title!r}: the prompt's delimiters left in it")
     for review in state["reviews"]:
         if review["source"] != "fallback" and not_a_critique(review["feedback"], 4):
             problems.append(f"round {review['round']}: feedback is not a critique")

@@ -21,28 +21,9 @@ from pathlib import Path
 from rich.console import Console
 
 from reflectcli.config import load_settings
-from reflectcli.models.fake import FakeClient, ScriptedResponder, install_fake, review_json
+from reflectcli.models.fake import FakeClient, ScriptedResponder, install_fake, prose, review_json
 from reflectcli.output.render import Renderer
 from reflectcli.runner import Runner
-
-SUBJECTS = ("A first draft", "The reader", "An editor", "The second pass", "A strong example",
-            "The opening line", "Each paragraph", "The final version", "A vague claim",
-            "The writer")  # fmt: skip
-VERBS = ("records", "needs", "questions", "reshapes", "supports", "frames", "carries", "sharpens",
-         "weakens", "rewards")  # fmt: skip
-OBJECTS = ("the argument a stranger must follow", "evidence placed near the claim",
-           "the point that matters most", "a number instead of an adjective",
-           "the context the author forgot to write down", "sentences that only look finished",
-           "the order in which ideas arrive", "a concrete case from a newsroom",
-           "the doubt an unsupported claim invites", "rhythm, short after long")  # fmt: skip
-
-
-def section_text(n: int) -> str:
-    """About 100 words of distinct sentences: prose, not a loop (a loop would be cut)."""
-    return " ".join(
-        f"{SUBJECTS[(i + n) % 10]} {VERBS[(3 * i + n) % 10]} {OBJECTS[(7 * i + 2 * n) % 10]}."
-        for i in range(10)
-    )
 
 
 class Responder(ScriptedResponder):
@@ -52,7 +33,7 @@ class Responder(ScriptedResponder):
 
     def __call__(self, step, messages):
         if step.startswith("draft"):
-            return section_text(int(step.split(":s")[1]))
+            return prose(int(step.split(":s")[1]))
         if step.startswith("review") and self.name_all:
             round_no = int(step.split(":r")[1].split(":")[0])
             score = self.scores[min(round_no, len(self.scores)) - 1]

@@ -21,22 +21,20 @@ from pathlib import Path
 from rich.console import Console
 
 from reflectcli.config import load_settings
-from reflectcli.models.fake import FakeClient, ScriptedResponder, install_fake
+from reflectcli.models.fake import FakeClient, ScriptedResponder, install_fake, prose
 from reflectcli.output.render import Renderer
 from reflectcli.runner import Runner
 from reflectcli.store.db import Store
 
-SECTION = (
-    "Revision is where a draft stops being a record of thinking and becomes an argument for a "
-    "reader. A writer rereads with the reader's questions in mind, cuts what wanders, moves the "
-    "strongest point forward and adds the example that makes a claim land. "
-) * 6  # about 1,400 characters a section
-
 
 class LongResponder(ScriptedResponder):
+    """Sections of about 1,400 characters of distinct sentences (a repeated one would be cut
+    as a loop, and would not be the shape of a real article)."""
+
     def __call__(self, step, messages):
         if step.startswith("draft"):
-            return f"{SECTION}({step})"
+            n = int(step.split(":s")[1])
+            return f"{prose(n, 14)} {prose(n + 5, 14)} ({step})"
         return super().__call__(step, messages)
 
 

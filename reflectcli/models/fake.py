@@ -136,6 +136,27 @@ PARAGRAPHS = (
 )
 
 
+SUBJECTS = ("A first draft", "The reader", "An editor", "The second pass", "A strong example",
+            "The opening line", "Each paragraph", "The final version", "A vague claim",
+            "The writer")  # fmt: skip
+VERBS = ("records", "needs", "questions", "reshapes", "supports", "frames", "carries", "sharpens",
+         "weakens", "rewards")  # fmt: skip
+OBJECTS = ("the argument a stranger must follow", "evidence placed near the claim",
+           "the point that matters most", "a number instead of an adjective",
+           "the context the author forgot to write down", "sentences that only look finished",
+           "the order in which ideas arrive", "a concrete case from a newsroom",
+           "the doubt an unsupported claim invites", "rhythm, short after long")  # fmt: skip
+
+
+def prose(n: int, sentences: int = 10) -> str:
+    """About 10 words a sentence of distinct sentences, different for each `n`: the shape of real
+    prose for benchmarks (a text repeating itself would be cut as a loop)."""
+    return " ".join(
+        f"{SUBJECTS[(i + n) % 10]} {VERBS[(3 * i + n) % 7]} {OBJECTS[(7 * i + 2 * n) % 9]}."
+        for i in range(sentences)
+    )
+
+
 IMPROVED = "A concrete example now supports it."
 
 

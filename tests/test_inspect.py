@@ -231,3 +231,19 @@ def test_read_commands_import_neither_litellm_nor_langgraph(runs):
 def test_history_says_when_nothing_matches(runs):
     out = invoke("history", "--search", "zzz", "--runs-dir", runs).output
     assert out.startswith("no run matches in")
+
+
+def test_a_database_from_an_older_version_is_upgraded_by_a_read_command(runs):
+    """A new migration (the source library) must not make `history` refuse an existing
+    database: a read command applies what is missing, then reads."""
+    import sqlite3
+
+    with sqlite3.connect(runs / "reflect.db") as db:
+        db.execute("DELETE FROM _migrations WHERE name = '004_sources'")
+        db.execute("DROP TABLE chunk_index")
+        db.execute("DROP TABLE chunks")
+        db.execute("DROP TABLE sources")
+    result = invoke("history", "--runs-dir", runs)
+    assert result.exit_code == 0 and "alpha" in result.output, result.output
+    with sqlite3.connect(runs / "reflect.db") as db:
+        assert db.execute("SELECT 1 FROM _migrations WHERE name = '004_sources'").fetchone()

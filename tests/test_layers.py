@@ -22,6 +22,7 @@ ALLOWED = {
     "models": {"writing", "errors"},
     "store": {"errors"},
     "output": {"writing", "errors"},
+    "sources": {"store", "writing", "errors"},
     "graph": {"models", "writing", "output", "config", "errors"},
     "runner": {"graph", "models", "writing", "output", "store", "config", "errors"},
     "cli": {
@@ -31,6 +32,7 @@ ALLOWED = {
         "writing",
         "output",
         "store",
+        "sources",
         "config",
         "configfile",
         "errors",

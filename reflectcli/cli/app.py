@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from reflectcli import __version__
-from reflectcli.cli import inspect, write
+from reflectcli.cli import inspect, sources, write
 
 app = typer.Typer(
     name="reflectcli",
@@ -32,6 +32,7 @@ for command in (
     inspect.prune,
 ):
     app.command()(command)
+app.add_typer(sources.app, name="sources")
 
 
 def _version(value: bool) -> None:

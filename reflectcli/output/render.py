@@ -65,6 +65,7 @@ class Renderer:
         self._tasks: dict[str, Any] = {}
         self._download: dict[str, Any] | None = None
         self._shown: dict[str, Any] = {}  # what this process has printed (gates do not repeat it)
+        self._bar: Progress | None = None
 
     def _print(self, *args: Any, **kwargs: Any) -> None:
         if not self.quiet:
@@ -113,6 +114,23 @@ class Renderer:
             took = max(0.001, time.monotonic() - state["started"])
             self._print(f"  [green]✓[/] model downloaded [dim]{total / 1e6:.1f} MB in {took:.1f}s "
                         f"({total / 1e6 / took:.1f} MB/s)[/]")  # fmt: skip
+
+    def task_progress(self, done: int, total: int, what: str) -> None:
+        """A bar for work in many parts (`sources add` over many files); nothing when few."""
+        if not self.live or total < 5:
+            return
+        if self._bar is None:
+            from rich.progress import BarColumn, MofNCompleteColumn
+
+            self._bar = Progress(TextColumn("  reading"), BarColumn(), MofNCompleteColumn(),
+                                 TextColumn("[dim]{task.description}"), TimeElapsedColumn(),
+                                 console=self.console, transient=True)  # fmt: skip
+            self._bar.start()
+            self._bar_task = self._bar.add_task("", total=total)
+        self._bar.update(self._bar_task, completed=done, description=escape(what[-50:]))
+        if done >= total:
+            self._bar.stop()
+            self._bar = None
 
     def notice(self, message: str) -> None:
         self._print(f"[dim]{escape(message)}[/]")

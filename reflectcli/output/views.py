@@ -25,6 +25,14 @@ def _when(ts: float | None) -> str:
     return datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else "—"
 
 
+def _place(item: dict[str, Any]) -> str:
+    """` · p. 3 · Heading` for a chunk that has a page or a heading."""
+    parts = ([f"p. {item['page']}"] if item.get("page") else []) + (
+        [item["heading"]] if item.get("heading") else []
+    )
+    return "".join(f" · {p}" for p in parts)
+
+
 def _score(value: float | None) -> str:
     return "—" if value is None else f"{value:g}"
 
@@ -180,6 +188,58 @@ class Views:
               f"[dim](reflectcli resume {escape(run['thread_id'])})[/]")  # fmt: skip
         elif run.get("artifact"):
             p(f"\n[dim]artifact:[/] {escape(run['artifact'])}")
+
+    # --- the source library -------------------------------------------------------------
+
+    def sources_added(self, outcomes: list[Any]) -> None:
+        """One line per source that changed or failed, then the totals."""
+        counts: dict[str, int] = {}
+        chunks = 0
+        for o in outcomes:
+            counts[o.status] = counts.get(o.status, 0) + 1
+            chunks += o.chunks
+            if o.status in ("skipped", "ignored"):
+                sys.stderr.write(f"{'error' if o.status == 'skipped' else 'note'}: {o.error}\n")
+            elif o.status in ("added", "updated"):
+                self.message(f"{o.status} [{o.source_id}] {o.title} ({o.chunks} chunks)")
+        order = ("added", "updated", "unchanged", "skipped")
+        summary = ", ".join(f"{counts[k]} {k}" for k in order if counts.get(k))
+        self.message(f"{summary or 'nothing to add'}; {chunks} chunks indexed")
+
+    def sources(self, found: list[dict[str, Any]], runs_dir) -> None:
+        if not found:
+            self.message(f"no sources in {runs_dir}; add some with `reflectcli sources add PATH`")
+            return
+        rows = [(str(s["id"]), s["title"][:50], s["kind"], str(s["chunks"]), _when(s["added_at"]),
+                 s["location"]) for s in found]  # fmt: skip
+        self._columns(("id", "title", "kind", "chunks", "added", "location"), rows, right={0, 3})
+
+    def source_hits(self, hits: list[dict[str, Any]], query: str) -> None:
+        if not hits:
+            self.message(f"nothing in the library matches {query!r}")
+            return
+        for rank, hit in enumerate(hits, 1):
+            where = _place(hit)
+            line = f"{rank:>2}. [{hit['source_id']}] {hit['title']}{where}  (score {-hit['score']:.2f})"
+            self.message(line)
+            self.message(f"    {hit['snippet']}")
+
+    def source(self, found: dict[str, Any], chunks: list[dict[str, Any]]) -> None:
+        self.message(f"[{found['id']}] {found['title']}")
+        self.message(f"{found['kind']} · {found['location']} · {found['chars']} characters · "
+                     f"{len(chunks)} chunks · added {_when(found['added_at'])}")  # fmt: skip
+        for c in chunks:
+            flat = " ".join(c["text"].split())
+            self.message(f"  #{c['seq'] + 1}{_place(c)} [{c['char_start']}-{c['char_end']}] "
+                         f"{flat[:160]}{'…' if len(flat) > 160 else ''}")  # fmt: skip
+
+    def _columns(self, header: tuple[str, ...], rows: list[tuple[str, ...]], right: set[int]) -> None:
+        """Plain aligned columns (the last one free), in a pipe and on a terminal alike."""
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
+        for row in [header, *rows]:
+            cells = [c.rjust(w) if i in right else c.ljust(w)
+                     for i, (c, w) in enumerate(zip(row, widths, strict=False))]  # fmt: skip
+            self.message("  ".join([*cells, row[-1]]).rstrip())
 
     # --- diff ---------------------------------------------------------------------------
 

@@ -110,6 +110,10 @@ def _set_wal(conn: sqlite3.Connection, patience: float = 30.0) -> None:
             time.sleep(0.01)
 
 
+class _NeedsUpgrade(Exception):
+    """A database made by an older reflectcli, in a folder we may write to."""
+
+
 class Store:
     """The run index and call journal in `<runs_dir>/reflect.db`."""
 
@@ -169,6 +173,9 @@ class Store:
             ) from exc
         missing = [name for name, _ in MIGRATIONS if name not in done]
         if missing:
+            self.conn.close()
+            if os.access(self.runs_dir, os.W_OK) and os.access(self.path, os.W_OK):
+                raise _NeedsUpgrade  # an older reflectcli made it: migrate it, then read
             raise UserError(f"{self.path} is not a usable SQLite database (its reflectcli tables "
                             f"lack {', '.join(missing)})",
                             hint="run any write command on it once to upgrade it")  # fmt: skip
@@ -187,7 +194,10 @@ class Store:
         """Open the store only if its database exists (read-only commands create nothing)."""
         if not (Path(runs_dir) / DB_NAME).is_file():
             return None
-        return cls(runs_dir, read_only=read_only)
+        try:
+            return cls(runs_dir, read_only=read_only)
+        except _NeedsUpgrade:
+            return cls(runs_dir)  # applies the missing migrations
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

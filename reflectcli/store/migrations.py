@@ -69,4 +69,31 @@ MIGRATIONS: list[tuple[str, str]] = [
         );
         """,
     ),
+    (
+        "004_sources",
+        """
+        CREATE TABLE sources (
+            id           INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind         TEXT NOT NULL,
+            location     TEXT NOT NULL UNIQUE,
+            title        TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            chars        INTEGER NOT NULL,
+            added_at     REAL NOT NULL,
+            updated_at   REAL NOT NULL
+        );
+        CREATE TABLE chunks (
+            id        INTEGER PRIMARY KEY,
+            source_id INTEGER NOT NULL REFERENCES sources (id),
+            seq       INTEGER NOT NULL,
+            text      TEXT NOT NULL,
+            page      INTEGER,
+            heading   TEXT,
+            char_start INTEGER NOT NULL,
+            char_end   INTEGER NOT NULL
+        );
+        CREATE INDEX chunks_source ON chunks (source_id, seq);
+        CREATE VIRTUAL TABLE chunk_index USING fts5 (body, tokenize = 'unicode61 remove_diacritics 2')
+        """,
+    ),
 ]

@@ -1,0 +1,165 @@
+"""The source library as the commands use it: add files, folders and URLs; list, search, show
+and remove sources. Reading is in readers.py, chunking in chunking.py, the SQL in
+store/library.py; this module ties them to the runs folder's database."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from reflectcli.errors import UserError
+from reflectcli.sources.chunking import chunk_document, searchable
+from reflectcli.sources.readers import SourceError, digest, kind_of, read_path, read_url
+from reflectcli.store.db import Store
+from reflectcli.store.library import Library
+
+Progress = Callable[[int, int, str], None]  # (done, total, what)
+
+
+@dataclass
+class Outcome:
+    """What `sources add` did with one file or URL."""
+
+    location: str
+    status: str  # added | updated | unchanged | skipped (an error) | ignored (a note)
+    source_id: int | None = None
+    chunks: int = 0
+    title: str = ""
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def is_url(target: str) -> bool:
+    return bool(re.match(r"^https?://", target, re.I))
+
+
+def expand(targets: list[str]) -> tuple[list[str], list[Outcome]]:
+    """Files and URLs to read, from files, folders (recursively: the supported types, hidden
+    folders skipped) and URLs; plus an outcome for each target that cannot be one."""
+    items: list[str] = []
+    problems: list[Outcome] = []
+    for target in targets:
+        if is_url(target):
+            items.append(target)
+            continue
+        path = Path(target).expanduser()
+        if path.is_dir():
+            files = [p for p in path.rglob("*") if p.is_file()
+                     and not any(part.startswith(".") for part in p.relative_to(path).parts)]  # fmt: skip
+            found = sorted(p for p in files if kind_of(p))
+            others = sorted({p.suffix.lower() or "(no extension)" for p in files if not kind_of(p)})
+            if not found:
+                problems.append(Outcome(str(path), "skipped", error=f"{path}: no supported "
+                                        "files in this folder"))  # fmt: skip
+            elif others:
+                count = sum(1 for p in files if not kind_of(p))
+                problems.append(Outcome(str(path), "ignored", error=f"{path}: {count} file"
+                                        f"{'s' if count != 1 else ''} of other types ignored "
+                                        f"({', '.join(others[:6])})"))  # fmt: skip
+            items += [str(p) for p in found]
+        elif path.is_file():
+            items.append(str(path))
+        else:
+            problems.append(Outcome(str(path), "skipped", error=f"{path}: no such file or folder"))
+    return list(dict.fromkeys(items)), problems
+
+
+@contextmanager
+def _library(runs_dir: str | Path, write: bool) -> Iterator[Library | None]:
+    store = Store(runs_dir) if write else Store.existing(runs_dir)
+    try:
+        yield Library(store.conn) if store is not None else None
+    finally:
+        if store is not None:
+            store.close()
+
+
+def add(runs_dir: str | Path, targets: list[str], progress: Progress | None = None) -> list[Outcome]:
+    """Index files, folders and URLs. An unchanged file (same content hash) is left as it is, a
+    changed one is re-indexed under its id; one that cannot be read is skipped with one line,
+    and the rest go on. Each source is written in one transaction: nothing half indexed."""
+    items, outcomes = expand(targets)
+    with _library(runs_dir, write=True) as library:
+        for n, item in enumerate(items):
+            if progress is not None:
+                progress(n, len(items), item)
+            outcomes.append(_add_one(library, item))
+        if progress is not None:
+            progress(len(items), len(items), "")
+    return outcomes
+
+
+def _add_one(library: Library, item: str) -> Outcome:
+    try:
+        if is_url(item):
+            document = read_url(item)
+        else:
+            path = Path(item)
+            known = library.find(str(path.resolve()))
+            if known is not None and path.is_file():
+                try:
+                    same = known["content_hash"] == digest(path.read_bytes())
+                except OSError:
+                    same = False
+                if same:
+                    return Outcome(known["location"], "unchanged", known["id"], title=known["title"])
+            document = read_path(path)
+        known = library.find(document.location)
+        if known is not None and known["content_hash"] == document.content_hash:
+            return Outcome(document.location, "unchanged", known["id"], title=known["title"])
+        chunks = chunk_document(document)
+        source = {"kind": document.kind, "location": document.location, "title": document.title,
+                  "content_hash": document.content_hash, "chars": document.chars}  # fmt: skip
+        source_id, status = library.save(source, chunks)
+        return Outcome(document.location, status, source_id, len(chunks), document.title)
+    except SourceError as exc:
+        return Outcome(item, "skipped", error=str(exc))
+
+
+def sources(runs_dir: str | Path) -> list[dict[str, Any]]:
+    with _library(runs_dir, write=False) as library:
+        return library.sources() if library else []
+
+
+def search(runs_dir: str | Path, query: str, limit: int = 10) -> list[dict[str, Any]]:
+    """Ranked chunks for a query, each with a snippet around the first word that matched."""
+    with _library(runs_dir, write=False) as library:
+        found = library.search(searchable(query), limit) if library else []
+    for hit in found:
+        hit["snippet"] = snippet(hit["text"], query)
+    return found
+
+
+def snippet(text: str, query: str, width: int = 220) -> str:
+    """About `width` characters of `text` around the first query word found in it."""
+    flat = re.sub(r"\s+", " ", text).strip()
+    words = [w for w in re.findall(r"\w+", query.lower()) if len(w) > 1 or not w.isascii()]
+    at = min((i for w in words if (i := flat.lower().find(w)) >= 0), default=0)
+    start = max(0, at - width // 3)
+    piece = flat[start : start + width]
+    return ("…" if start else "") + piece + ("…" if start + width < len(flat) else "")
+
+
+def show(runs_dir: str | Path, source_id: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    with _library(runs_dir, write=False) as library:
+        source = library.get(source_id) if library else None
+        if source is None:
+            raise UserError(f"no source {source_id} in {Path(runs_dir)}",
+                            hint="`reflectcli sources list` shows them")  # fmt: skip
+        return source, library.chunks(source_id)
+
+
+def remove(runs_dir: str | Path, source_id: int) -> dict[str, Any]:
+    with _library(runs_dir, write=True) as library:
+        source = library.get(source_id)
+        if source is None:
+            raise UserError(f"no source {source_id} in {Path(runs_dir)}",
+                            hint="`reflectcli sources list` shows them")  # fmt: skip
+        library.remove(source_id)
+        return source

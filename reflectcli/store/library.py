@@ -1,0 +1,140 @@
+"""The source library's SQL: sources, their chunks, and an FTS5 index ranked by BM25.
+
+A source and all its chunks are written in one transaction, so a failure half way leaves
+nothing half indexed. The index holds each chunk's searchable form (`body`, prepared by the
+caller: CJK characters spaced out so that unicode61 can match them one by one) under the
+chunk's id as rowid.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from typing import Any
+
+SOURCE_KEYS = ("id", "kind", "location", "title", "content_hash", "chars", "added_at", "updated_at")
+_TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+def fts_query(prepared: str) -> str | None:
+    """An FTS5 query from free text: every word quoted (no operator can sneak in), any of them
+    may match, BM25 ranks chunks holding more of them (and rarer ones) first. None when the
+    text holds no word."""
+    words = _TOKEN.findall(prepared)
+    if not words:
+        return None
+    return " OR ".join(f'"{w}"' for w in dict.fromkeys(words))
+
+
+class Library:
+    """Sources and chunks in an open reflect.db connection (the store's)."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+    def find(self, location: str) -> dict[str, Any] | None:
+        row = self.conn.execute(
+            f"SELECT {', '.join(SOURCE_KEYS)} FROM sources WHERE location = ?", (location,)
+        ).fetchone()
+        return dict(zip(SOURCE_KEYS, row, strict=True)) if row else None
+
+    def get(self, source_id: int) -> dict[str, Any] | None:
+        row = self.conn.execute(
+            f"SELECT {', '.join(SOURCE_KEYS)} FROM sources WHERE id = ?", (source_id,)
+        ).fetchone()
+        return dict(zip(SOURCE_KEYS, row, strict=True)) if row else None
+
+    def save(self, source: dict[str, Any], chunks: list[dict[str, Any]]) -> tuple[int, str]:
+        """Insert a source, or replace a changed one's chunks (its id stays); one transaction.
+        Returns (id, "added" | "updated")."""
+        now = time.time()
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            old = self.conn.execute(
+                "SELECT id FROM sources WHERE location = ?", (source["location"],)
+            ).fetchone()
+            if old is None:
+                cursor = self.conn.execute(
+                    "INSERT INTO sources (kind, location, title, content_hash, chars, added_at, "
+                    "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (source["kind"], source["location"], source["title"], source["content_hash"],
+                     source["chars"], now, now),
+                )  # fmt: skip
+                source_id, what = cursor.lastrowid, "added"
+            else:
+                source_id, what = old[0], "updated"
+                self._drop_chunks(source_id)
+                self.conn.execute(
+                    "UPDATE sources SET kind = ?, title = ?, content_hash = ?, chars = ?, "
+                    "updated_at = ? WHERE id = ?",
+                    (source["kind"], source["title"], source["content_hash"], source["chars"],
+                     now, source_id),
+                )  # fmt: skip
+            for seq, chunk in enumerate(chunks):
+                cursor = self.conn.execute(
+                    "INSERT INTO chunks (source_id, seq, text, page, heading, char_start, char_end) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (source_id, seq, chunk["text"], chunk.get("page"), chunk.get("heading"),
+                     chunk["start"], chunk["end"]),
+                )  # fmt: skip
+                self.conn.execute(
+                    "INSERT INTO chunk_index (rowid, body) VALUES (?, ?)",
+                    (cursor.lastrowid, chunk["body"]),
+                )
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        return int(source_id), what
+
+    def _drop_chunks(self, source_id: int) -> None:
+        self.conn.execute(
+            "DELETE FROM chunk_index WHERE rowid IN (SELECT id FROM chunks WHERE source_id = ?)",
+            (source_id,),
+        )
+        self.conn.execute("DELETE FROM chunks WHERE source_id = ?", (source_id,))
+
+    def remove(self, source_id: int) -> bool:
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._drop_chunks(source_id)
+            gone = self.conn.execute("DELETE FROM sources WHERE id = ?", (source_id,)).rowcount
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        return gone > 0
+
+    def sources(self) -> list[dict[str, Any]]:
+        """Every source with its chunk count, oldest first (ids are stable)."""
+        cursor = self.conn.execute(
+            f"SELECT {', '.join('s.' + k for k in SOURCE_KEYS)}, COUNT(c.id) FROM sources s "
+            "LEFT JOIN chunks c ON c.source_id = s.id GROUP BY s.id ORDER BY s.id"
+        )
+        return [{**dict(zip(SOURCE_KEYS, row[:-1], strict=True)), "chunks": row[-1]}
+                for row in cursor]  # fmt: skip
+
+    def chunks(self, source_id: int) -> list[dict[str, Any]]:
+        cursor = self.conn.execute(
+            "SELECT id, seq, text, page, heading, char_start, char_end FROM chunks WHERE source_id = ? "
+            "ORDER BY seq",
+            (source_id,),
+        )
+        keys = ("id", "seq", "text", "page", "heading", "char_start", "char_end")
+        return [dict(zip(keys, row, strict=True)) for row in cursor]
+
+    def search(self, prepared_query: str, limit: int = 10) -> list[dict[str, Any]]:
+        """Chunks matching the query, best first (BM25; lower is better in SQLite's sign)."""
+        query = fts_query(prepared_query)
+        if query is None:
+            return []
+        cursor = self.conn.execute(
+            "SELECT c.id, c.source_id, s.title, s.location, s.kind, c.page, c.heading, c.text, "
+            "bm25(chunk_index) AS rank FROM chunk_index JOIN chunks c ON c.id = chunk_index.rowid "
+            "JOIN sources s ON s.id = c.source_id WHERE chunk_index MATCH ? ORDER BY rank LIMIT ?",
+            (query, int(limit)),
+        )
+        keys = ("chunk_id", "source_id", "title", "location", "kind", "page", "heading", "text",
+                "score")  # fmt: skip
+        return [dict(zip(keys, row, strict=True)) for row in cursor]

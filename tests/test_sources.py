@@ -1,0 +1,200 @@
+"""The source library: files, folders and URLs read into chunks with their places, an FTS5
+index ranked by BM25, unchanged files left alone, changed ones re-indexed under their id, and
+every bad input one line while the rest of the batch goes on."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import socket
+import sqlite3
+import threading
+
+import pytest
+from typer.testing import CliRunner
+
+from reflectcli.cli.app import app
+from reflectcli.sources import library
+from reflectcli.sources.readers import SourceError, read_path
+from reflectcli.store.library import Library, fts_query
+from tests.corpus import FACTS, make_corpus, text_pdf
+
+runner = CliRunner()
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    return make_corpus(tmp_path / "notes")
+
+
+def test_a_folder_of_every_format_is_indexed_with_places(corpus, runs_dir):
+    outcomes = library.add(runs_dir, [str(corpus["md"].parent)])
+    assert sorted(o.status for o in outcomes) == ["added"] * 6, outcomes
+    kinds = {s["kind"]: s for s in library.sources(runs_dir)}
+    assert set(kinds) == {"md", "txt", "html", "docx", "pdf"}
+    for kind, fact in FACTS.items():
+        query = "胶泥活字" if kind == "zh" else " ".join(fact.split()[1:4])
+        hits = library.search(runs_dir, query, limit=3)
+        assert hits and fact[:20] in hits[0]["text"], (kind, hits)
+    pdf_hit = library.search(runs_dir, "Kestrel lighthouse")[0]
+    assert pdf_hit["page"] == 2  # the page the fact is on
+    md_hit = library.search(runs_dir, "zoetrope Lindqvist")[0]
+    assert md_hit["heading"] == "Devices"
+    docx_hit = library.search(runs_dir, "orrery bronze")[0]
+    assert docx_hit["heading"] == "Orreries" and docx_hit["title"] == "Museum notes"
+
+
+def test_unchanged_is_a_no_op_and_changed_is_reindexed_under_its_id(corpus, runs_dir):
+    first = {o.location: o for o in library.add(runs_dir, [str(corpus["txt"])])}
+    (source_id,) = [o.source_id for o in first.values()]
+    again = library.add(runs_dir, [str(corpus["txt"])])
+    assert [o.status for o in again] == ["unchanged"]
+    corpus["txt"].write_text("Archive notes\n\nThe Arvelo archive now holds ledger fragments.\n")
+    changed = library.add(runs_dir, [str(corpus["txt"])])
+    assert [(o.status, o.source_id) for o in changed] == [("updated", source_id)]
+    assert library.search(runs_dir, "ledger fragments")[0]["source_id"] == source_id
+    assert library.search(runs_dir, "quipu grain tallies") == []  # the old chunks are gone
+
+
+def test_removed_ids_are_never_given_again(corpus, runs_dir):
+    library.add(runs_dir, [str(corpus["md"]), str(corpus["txt"])])
+    library.remove(runs_dir, 2)
+    library.add(runs_dir, [str(corpus["html"])])
+    assert [s["id"] for s in library.sources(runs_dir)] == [1, 3]  # a citation [S2] stays dead
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("broken.pdf", b"%PDF-1.4 this is not really a pdf", "not a readable PDF"),
+        ("blank.pdf", text_pdf([""]), "no text in it"),
+        ("empty.md", b"", "no text in it"),
+        ("binary.txt", b"\x00\x01\x02\x03" * 50, "binary data"),
+        ("broken.docx", b"PK\x03\x04 not a zip", "not a readable DOCX"),
+        ("image.png", b"\x89PNG", "unsupported type .png"),
+    ],
+)
+def test_a_bad_file_is_one_line_and_the_rest_goes_on(corpus, runs_dir, name, content, message):
+    bad = corpus["md"].parent / name
+    bad.write_bytes(content)
+    outcomes = library.add(runs_dir, [str(bad), str(corpus["txt"])])
+    skipped = [o for o in outcomes if o.status == "skipped"]
+    assert len(skipped) == 1 and message in skipped[0].error and "\n" not in skipped[0].error
+    assert [o.status for o in outcomes if o.status != "skipped"] == ["added"]
+    assert [s["kind"] for s in library.sources(runs_dir)] == ["txt"]  # nothing of the bad one
+
+
+def test_nothing_half_indexed_stays_behind(corpus, runs_dir, monkeypatch):
+    """A failure while a source's chunks are written leaves no trace of it (one transaction)."""
+    library.add(runs_dir, [str(corpus["txt"])])
+    calls = {"n": 0}
+    original = Library.save
+
+    def failing_save(self, source, chunks):
+        calls["n"] += 1
+        return original(self, source, [*chunks, {"broken": True}])  # the last chunk is invalid
+
+    monkeypatch.setattr(Library, "save", failing_save)
+    with pytest.raises(KeyError):
+        library.add(runs_dir, [str(corpus["md"])])
+    with sqlite3.connect(runs_dir / "reflect.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 1
+        assert db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0] == db.execute(
+            "SELECT COUNT(*) FROM chunk_index").fetchone()[0]  # fmt: skip
+
+
+class _Pages(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):  # noqa: N802
+        pages = {
+            "/press": (
+                "text/html",
+                f"<html><head><title>Press</title></head><body><article>"
+                f"<p>{FACTS['html']}</p><p>More on the Rhine towns and their "
+                "printers.</p></article></body></html>".encode(),
+            ),  # fmt: skip
+            "/log.pdf": ("application/pdf", text_pdf([FACTS["pdf"]])),
+            "/image": ("image/png", b"\x89PNG"),
+        }
+        if self.path not in pages:
+            self.send_error(404)
+            return
+        ctype, data = pages[self.path]
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@pytest.fixture
+def site(monkeypatch):
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(var, raising=False)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Pages)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def test_urls_are_fetched_and_bad_ones_are_one_line(site, runs_dir):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        closed = sock.getsockname()[1]
+    outcomes = library.add(runs_dir, [f"{site}/press", f"{site}/log.pdf", f"{site}/missing",
+                                      f"{site}/image", f"http://127.0.0.1:{closed}/x"])  # fmt: skip
+    status = {o.location.rsplit("/", 1)[-1]: (o.status, o.error) for o in outcomes}
+    assert status["press"][0] == "added" and status["log.pdf"][0] == "added"
+    assert "answered 404" in status["missing"][1]
+    assert "unsupported content type image/png" in status["image"][1]
+    assert "unreachable" in status["x"][1]
+    assert library.search(runs_dir, "Vellmar psalter")[0]["kind"] == "url"
+
+
+@pytest.mark.parametrize("query", ['"movable', "a OR NOT b*", "NEAR(x y)", "title:foo", "^x", "''", "-"])
+def test_any_query_text_is_safe(corpus, runs_dir, query):
+    library.add(runs_dir, [str(corpus["md"])])
+    library.search(runs_dir, query)  # never an FTS5 syntax error
+    assert fts_query(query) is None or all(part.startswith('"') for part in fts_query(query).split(" OR "))
+
+
+def test_the_commands(corpus, runs_dir):
+    folder = corpus["md"].parent
+    (folder / "photo.jpg").write_bytes(b"\xff\xd8")
+    added = invoke("sources", "add", folder, "--runs-dir", runs_dir)
+    assert added.exit_code == 0, added.output
+    assert "6 added" in added.output and "photo" not in added.stdout
+    assert "note:" in added.stderr and "other types ignored (.jpg)" in added.stderr
+    listing = json.loads(invoke("sources", "list", "--json", "--runs-dir", runs_dir).stdout)
+    assert {"id", "title", "kind", "location", "chunks", "added_at"} <= set(listing[0])
+    hits = json.loads(invoke("sources", "search", "Tessaly orrery", "--json", "--runs-dir",
+                             runs_dir).stdout)  # fmt: skip
+    assert hits[0]["title"] == "Museum notes" and "Tessaly" in hits[0]["snippet"]
+    shown = invoke("sources", "show", hits[0]["source_id"], "--runs-dir", runs_dir)
+    assert shown.exit_code == 0 and "Orreries" in shown.output
+    bad = invoke("sources", "add", folder / "nope.md", "--runs-dir", runs_dir)
+    assert bad.exit_code == 1 and bad.stderr.strip() == f"error: {folder / 'nope.md'}: no such file or folder"
+    gone = invoke("sources", "remove", "999", "--runs-dir", runs_dir)
+    assert gone.exit_code == 1 and "no source 999" in gone.stderr
+
+
+def test_read_commands_on_an_empty_folder_create_nothing(tmp_path):
+    runs = tmp_path / "runs"
+    assert "no sources in" in invoke("sources", "list", "--runs-dir", runs).output
+    assert "nothing in the library matches" in invoke("sources", "search", "x", "--runs-dir",
+                                                      runs).output  # fmt: skip
+    assert not runs.exists()
+
+
+def test_readers_refuse_what_they_cannot_read(tmp_path):
+    path = tmp_path / "notes.rtf"
+    path.write_text("{\\rtf1 hello}")
+    with pytest.raises(SourceError, match="unsupported type .rtf"):
+        read_path(path)

@@ -198,3 +198,26 @@ def test_readers_refuse_what_they_cannot_read(tmp_path):
     path.write_text("{\\rtf1 hello}")
     with pytest.raises(SourceError, match="unsupported type .rtf"):
         read_path(path)
+
+
+def test_common_words_do_not_drown_the_rare_one(runs_dir, monkeypatch):
+    """A word in most chunks is dropped from the query (the rarest stays), and a query of only
+    common words ranks a bounded set of matches instead of the whole library."""
+    from reflectcli.store import library as store_library
+    from reflectcli.store.db import Store
+
+    store = Store(runs_dir)
+    lib = Library(store.conn)
+    chunks = [{"text": f"the press number {i}", "page": None, "heading": None, "start": 0,
+               "end": 10, "body": f"the press number {i}"} for i in range(40)]  # fmt: skip
+    chunks.append({"text": "the colophon of Mainz", "page": None, "heading": None, "start": 0,
+                   "end": 10, "body": "the colophon of Mainz"})  # fmt: skip
+    lib.save({"kind": "md", "location": "/x.md", "title": "X", "content_hash": "h",
+              "chars": 1}, chunks)  # fmt: skip
+    assert lib._useful_words("the colophon")[0] == "colophon"
+    assert lib._useful_words("the")[0] == "the"  # the rarest word always stays
+    assert lib._useful_words("zzz unknown")[0] == ""
+    assert lib.search("the press colophon", limit=1)[0]["text"] == "the colophon of Mainz"
+    monkeypatch.setattr(store_library, "CANDIDATES", 5)
+    assert len(lib.search("the", limit=10)) == 5
+    store.close()

@@ -11,10 +11,15 @@ from __future__ import annotations
 import re
 import sqlite3
 import time
+import unicodedata
 from typing import Any
 
 SOURCE_KEYS = ("id", "kind", "location", "title", "content_hash", "chars", "added_at", "updated_at")
 _TOKEN = re.compile(r"\w+", re.UNICODE)
+
+
+COMMON = 0.2  # a word in more than this share of the chunks adds little to BM25, costs a lot
+CANDIDATES = 5000  # a query of only common words ranks the first this many matching chunks
 
 
 def fts_query(prepared: str) -> str | None:
@@ -25,6 +30,12 @@ def fts_query(prepared: str) -> str | None:
     if not words:
         return None
     return " OR ".join(f'"{w}"' for w in dict.fromkeys(words))
+
+
+def _folded(word: str) -> str:
+    """A word as the unicode61 tokenizer stores it (lower case, diacritics removed)."""
+    decomposed = unicodedata.normalize("NFKD", word.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 class Library:
@@ -124,15 +135,38 @@ class Library:
         keys = ("id", "seq", "text", "page", "heading", "char_start", "char_end")
         return [dict(zip(keys, row, strict=True)) for row in cursor]
 
+    def _useful_words(self, prepared_query: str) -> tuple[str, int]:
+        """The query without the words that are in the index but in so many chunks that they
+        barely change the ranking (and would make BM25 score most of the library); the rarest
+        word always stays. Words in no chunk at all cannot match and go too."""
+        words = list(dict.fromkeys(_folded(w) for w in _TOKEN.findall(prepared_query)))
+        if not words:
+            return "", 0
+        marks = ", ".join("?" * len(words))
+        docs = dict(self.conn.execute(
+            f"SELECT term, doc FROM chunk_terms WHERE term IN ({marks})", words
+        ).fetchall())  # fmt: skip
+        present = sorted((docs[w], w) for w in words if docs.get(w))
+        if not present:
+            return "", 0
+        total = self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0] or 1
+        kept = [(n, w) for n, w in present if n <= COMMON * total] or present[:1]
+        return " ".join(w for _, w in kept), sum(n for n, _ in kept)
+
     def search(self, prepared_query: str, limit: int = 10) -> list[dict[str, Any]]:
         """Chunks matching the query, best first (BM25; lower is better in SQLite's sign)."""
-        query = fts_query(prepared_query)
+        words, matches = self._useful_words(prepared_query)
+        query = fts_query(words)
         if query is None:
             return []
+        # Scoring every match of a query of only common words would take seconds: rank the
+        # first CANDIDATES matches instead (a subquery, so SQLite stops reading there).
+        bound = f" LIMIT {CANDIDATES}" if matches > CANDIDATES else ""
         cursor = self.conn.execute(
             "SELECT c.id, c.source_id, s.title, s.location, s.kind, c.page, c.heading, c.text, "
-            "bm25(chunk_index) AS rank FROM chunk_index JOIN chunks c ON c.id = chunk_index.rowid "
-            "JOIN sources s ON s.id = c.source_id WHERE chunk_index MATCH ? ORDER BY rank LIMIT ?",
+            "m.rank FROM (SELECT rowid, bm25(chunk_index) AS rank FROM chunk_index "
+            f"WHERE chunk_index MATCH ?{bound}) m JOIN chunks c ON c.id = m.rowid "
+            "JOIN sources s ON s.id = c.source_id ORDER BY m.rank LIMIT ?",
             (query, int(limit)),
         )
         keys = ("chunk_id", "source_id", "title", "location", "kind", "page", "heading", "text",

@@ -96,4 +96,10 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE VIRTUAL TABLE chunk_index USING fts5 (body, tokenize = 'unicode61 remove_diacritics 2')
         """,
     ),
+    (
+        "005_chunk_terms",
+        """
+        CREATE VIRTUAL TABLE chunk_terms USING fts5vocab (chunk_index, 'row')
+        """,
+    ),
 ]

@@ -55,6 +55,19 @@ class Policy(BaseModel):
         return value
 
 
+class Research(BaseModel):
+    """Where a run's evidence comes from (`[research]` in config.toml)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sources: Literal["auto", "none", "local", "web", "hybrid"] = Field(
+        "auto",
+        description="Evidence for the article: local = the source library; auto = the library "
+        "when it holds anything, else none (web and hybrid are not available yet)",
+    )
+    top_k: int = Field(3, ge=1, le=10, description="Passages retrieved per section")
+
+
 SECTION_TOKENS = 1024
 EMBEDDED = "local/smollm2"
 # A tiny model copies examples and loops on long generations: fewer, shorter sections, a tighter
@@ -112,6 +125,7 @@ class Settings(BaseModel):
     interactive: bool = Field(False, description="Ask before going on after the outline and "
                               "when the loop stops without passing")  # fmt: skip
     policy: Policy = Field(default_factory=Policy, description="The revision policy")
+    research: Research = Field(default_factory=Research, description="Evidence and citations")
 
     profile: str | None = Field(None, description="Set by reflectcli: the model profile in force")
 
@@ -141,7 +155,8 @@ class Settings(BaseModel):
         return self.model_dump()
 
 
-KEYS = tuple(k for k in Settings.model_fields if k not in ("policy", "profile"))
+TABLES = {"policy": Policy, "research": Research}  # the config file's [tables]
+KEYS = tuple(k for k in Settings.model_fields if k not in (*TABLES, "profile"))
 POLICY_KEYS = tuple(Policy.model_fields)
 HOISTED = ("threshold", "max_rounds")  # accepted in [policy] too; they live at the top level
 
@@ -210,14 +225,14 @@ def _layer(merged: dict, source: dict, values: dict[str, Any], where) -> None:
     for key, value in values.items():
         if value is None:
             continue
-        if key == "policy" and isinstance(value, dict):
+        if key in TABLES and isinstance(value, dict):
             inner = {k: v for k, v in value.items() if v is not None}
             if not inner:
                 continue
-            base = merged.get("policy")
-            merged["policy"] = {**(base if isinstance(base, dict) else {}), **inner}
+            base = merged.get(key)
+            merged[key] = {**(base if isinstance(base, dict) else {}), **inner}
             for name in inner:
-                source[f"policy.{name}"] = where(name)
+                source[f"{key}.{name}"] = where(name)
             continue
         merged[key] = value
         source[key] = where(key)
@@ -234,10 +249,10 @@ def _describe(exc: ValidationError, source: dict[str, str]) -> str:
     err = exc.errors()[0]
     loc = [str(p) for p in err["loc"]]
     key = ".".join(loc) or "?"
-    in_policy = loc[:1] == ["policy"] and len(loc) > 1
-    where = source.get(f"policy.{loc[1]}" if in_policy else (loc[0] if loc else ""), "config")
+    table = loc[0] if len(loc) > 1 and loc[0] in TABLES else None
+    where = source.get(f"{table}.{loc[1]}" if table else (loc[0] if loc else ""), "config")
     if err["type"] == "extra_forbidden":
-        known = ", ".join(POLICY_KEYS if in_policy else (*KEYS, "policy"))
+        known = ", ".join(TABLES[table].model_fields if table else (*KEYS, *TABLES))
         return f"{where}: unknown config key '{key}' (known keys: {known})"
     value = err.get("input")
     shown = f" (got {value!r})" if not isinstance(value, dict) else ""

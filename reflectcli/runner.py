@@ -22,6 +22,7 @@ from reflectcli.models.factory import api_base_for, make_client
 from reflectcli.models.journal import JournaledClient
 from reflectcli.output.artifacts import artifact_path, write_artifact
 from reflectcli.output.summary import pending_step, progress, summarize, usage_by_model
+from reflectcli.sources.research import LocalRetriever, resolve_mode
 from reflectcli.store.db import DB_NAME, Store, validate_thread_id
 
 log = logging.getLogger(__name__)
@@ -92,6 +93,10 @@ class Runner:
         task = check_task(task)
         thread_id = validate_thread_id(thread_id) if thread_id else new_thread_id(task)
         models = self._models(settings)  # an unknown model or a missing key stops here: no run
+        mode = resolve_mode(settings.research.sources, settings.runs_dir)  # so does a bad --sources
+        settings = settings.model_copy(
+            update={"research": settings.research.model_copy(update={"sources": mode})}
+        )
         store = Store(settings.runs_dir)
         if store.get_run(thread_id) is not None:
             store.close()
@@ -184,7 +189,10 @@ class Runner:
         from reflectcli.graph.build import build_graph, recursion_limit
 
         writer, critic = self._clients(store, thread_id, models)
-        graph = build_graph(writer, critic, store.checkpointer(), settings.interactive)
+        retriever = None
+        if settings.research.sources == "local":
+            retriever = LocalRetriever(settings.runs_dir, settings.research.top_k)
+        graph = build_graph(writer, critic, store.checkpointer(), settings.interactive, retriever)
         config = {
             "configurable": {"thread_id": thread_id},
             "recursion_limit": recursion_limit(settings.max_sections, settings.max_rounds),
@@ -276,6 +284,10 @@ class Runner:
                 "tokens",
                 "cost",
                 "fallbacks",
+                "sources_used",
+                "citations_removed",
+                "claims",
+                "claims_supported",
             )
         }
         if self.state.get("status") == "finished":

@@ -23,8 +23,8 @@ ALLOWED = {
     "store": {"errors"},
     "output": {"writing", "errors"},
     "sources": {"store", "writing", "errors"},
-    "graph": {"models", "writing", "output", "config", "errors"},
-    "runner": {"graph", "models", "writing", "output", "store", "config", "errors"},
+    "graph": {"models", "writing", "output", "sources", "config", "errors"},
+    "runner": {"graph", "models", "writing", "output", "store", "sources", "config", "errors"},
     "cli": {
         "runner",
         "graph",

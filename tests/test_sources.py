@@ -214,6 +214,8 @@ def test_common_words_do_not_drown_the_rare_one(runs_dir, monkeypatch):
                    "end": 10, "body": "the colophon of Mainz"})  # fmt: skip
     lib.save({"kind": "md", "location": "/x.md", "title": "X", "content_hash": "h",
               "chars": 1}, chunks)  # fmt: skip
+    assert lib._useful_words("the colophon")[0] == "colophon the"  # a small library keeps all
+    monkeypatch.setattr(store_library, "MANY", 10)
     assert lib._useful_words("the colophon")[0] == "colophon"
     assert lib._useful_words("the")[0] == "the"  # the rarest word always stays
     assert lib._useful_words("zzz unknown")[0] == ""

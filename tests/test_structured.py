@@ -215,3 +215,19 @@ def test_outline_schema_asks_for_two_to_n_sections():
 
     assert outline_schema(4)["properties"]["sections"]["minItems"] == 2
     assert outline_schema(1)["properties"]["sections"]["minItems"] == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [
+        (",1968-07-22T22:32:59Zzzz,", False),  # seen from the embedded critic: a timestamp
+        ("jonk.santos_marcusiadevillejoel.", False),  # an id, not words
+        ("Add a concrete example to the opening.", True),
+        ("文章缺少具体例子和数据支持", True),  # Chinese has no spaces: characters count
+        ("The intro is weak; add the year 1455.", True),
+    ],
+)
+def test_a_critique_is_made_of_words(text, ok):
+    from reflectcli.writing.schemas import not_a_critique
+
+    assert (not_a_critique(text, min_words=4) is None) is ok

@@ -56,6 +56,13 @@ def write(
             help="section: rewrite only the sections the critique names; full: rewrite the whole article."
         ),
     ] = None,  # fmt: skip
+    sources: Annotated[
+        str | None,
+        typer.Option(
+            help="Evidence to cite: local (the source library), none, or auto (the library when "
+            "it holds anything)."
+        ),
+    ] = None,  # fmt: skip
     max_tokens: Annotated[int | None, typer.Option(help="Token budget for the run.")] = None,
     max_cost: Annotated[float | None, typer.Option(help="Cost budget in USD for the run.")] = None,
     interactive: InteractiveOpt = None,
@@ -76,6 +83,7 @@ def write(
             "api_base": api_base, "interactive": interactive,
             "critic_api_base": critic_api_base, "structured": structured,
             "policy": {"revision": revision, "max_tokens": max_tokens, "max_cost": max_cost},
+            "research": {"sources": sources},
         })  # fmt: skip
         result = Runner(ui).write(task, settings, thread_id)
     except (UserError, RunInterrupted, Exception) as exc:

@@ -1,14 +1,16 @@
 """The graph factory: wires nodes, routers and a checkpointer. Nothing is compiled at import.
 
-    plan ─> [gate_outline] ─> draft ⟲ ─> review ─> decide ─> revise ⟲ ─> review ...
+    plan ─> [gate_outline] ─> [research ⟲] ─> draft ⟲ ─> review ─> decide ─> revise ⟲ ─> ...
                                                      └─> [gate_stop] ─> finalize
-A budget stop from any model step goes straight to finalize. Gates exist when interactive.
+A budget stop from any model step goes straight to finalize. Gates exist when interactive;
+research (one step per section) when the run uses sources.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal, get_args, get_type_hints
 
+from reflectcli.graph.common import researching
 from reflectcli.graph.gates import gate_outline, gate_stop
 from reflectcli.graph.nodes import Nodes
 from reflectcli.graph.revise import Reviser, revision_pending
@@ -19,7 +21,7 @@ from reflectcli.models.base import ModelClient
 def recursion_limit(max_sections: int, max_rounds: int, extra: int = 0) -> int:
     """Steps of the longest run (every section rewritten every round), plus gates, with slack."""
     rounds = max_rounds + extra
-    return 4 + max_sections * (1 + rounds) + 3 * rounds + 10
+    return 4 + max_sections * (2 + rounds) + 3 * rounds + 10
 
 
 def _budget_stopped(state: dict[str, Any]) -> bool:
@@ -27,13 +29,24 @@ def _budget_stopped(state: dict[str, Any]) -> bool:
 
 
 def make_routers(interactive: bool):
-    def after_plan(state) -> Literal["gate_outline", "draft", "finalize"]:
+    def to_draft(state) -> Literal["research", "draft"]:
+        """Research the outline's sections first, when the run uses sources."""
+        if not researching(state):
+            return "draft"
+        done = state.get("research") or {}
+        researched = len(done.get("sections") or []) if done.get("plan") == state.get("plans") else 0
+        return "research" if researched < len(state["outline"]["sections"]) else "draft"
+
+    def after_plan(state) -> Literal["gate_outline", "research", "draft", "finalize"]:
         if _budget_stopped(state):
             return "finalize"
-        return "gate_outline" if interactive else "draft"
+        return "gate_outline" if interactive else to_draft(state)
 
-    def after_gate_outline(state) -> Literal["plan", "draft"]:
-        return "plan" if state.get("outline") is None else "draft"
+    def after_gate_outline(state) -> Literal["plan", "research", "draft"]:
+        return "plan" if state.get("outline") is None else to_draft(state)
+
+    def after_research(state) -> Literal["research", "draft"]:
+        return to_draft(state)
 
     def after_draft(state) -> Literal["draft", "review", "finalize"]:
         if _budget_stopped(state):
@@ -72,7 +85,8 @@ def make_routers(interactive: bool):
         return "review"
 
     return {
-        "plan": after_plan, "gate_outline": after_gate_outline, "draft": after_draft,
+        "plan": after_plan, "gate_outline": after_gate_outline, "research": after_research,
+        "draft": after_draft,
         "review": after_review, "decide": after_decide, "gate_stop": after_gate_stop,
         "revise": after_revise,
     }  # fmt: skip
@@ -89,15 +103,18 @@ def _thin(step):
 
 
 def build_graph(
-    writer: ModelClient, critic: ModelClient, checkpointer: Any = None, interactive: bool = False
-):
-    """Compile the reflection loop with the given model clients and checkpointer."""
+    writer: ModelClient, critic: ModelClient, checkpointer: Any = None, interactive: bool = False,
+    retriever: Any = None,
+):  # fmt: skip
+    """Compile the reflection loop with the given model clients, checkpointer and retriever (a
+    callable from a query to ranked passages; needed by runs that use sources)."""
     from langgraph.graph import END, START, StateGraph
 
-    nodes = Nodes(writer, critic)
+    nodes = Nodes(writer, critic, retriever)
     graph = StateGraph(RunState)
     for name, step in (
-        ("plan", nodes.plan), ("draft", nodes.draft), ("review", nodes.review),
+        ("plan", nodes.plan), ("research", nodes.research), ("draft", nodes.draft),
+        ("review", nodes.review),
         ("decide", nodes.decide), ("revise", Reviser(writer)), ("finalize", nodes.finalize),
         ("gate_outline", gate_outline), ("gate_stop", gate_stop),
     ):  # fmt: skip

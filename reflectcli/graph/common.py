@@ -9,6 +9,8 @@ from reflectcli.config import SECTION_TOKENS
 from reflectcli.graph.controller import Rules, budget_spent
 from reflectcli.models.base import Completion, ModelClient
 from reflectcli.output.summary import summarize
+from reflectcli.sources.verify import attribute
+from reflectcli.writing.citations import strip_invented
 from reflectcli.writing.textops import trim_generation
 
 
@@ -109,3 +111,44 @@ def generated_text(completion: Completion, node: str, **extra: Any) -> tuple[str
                                 f"{completion.completion_tokens}-token cap; cut back to its last "
                                 "full sentence", step_of=completion.step, **extra))  # fmt: skip
     return text, notes
+
+
+def researching(state: dict[str, Any]) -> bool:
+    """Whether the run gathers evidence (runs saved before research existed do not)."""
+    return (state["params"].get("research") or {}).get("sources") not in (None, "none", "auto")
+
+
+def section_evidence(state: dict[str, Any], index: int) -> list[dict[str, Any]]:
+    """The passages research found for section `index` (0-based), in rank order."""
+    done = (state.get("research") or {}).get("sections") or []
+    ids = done[index] if index < len(done) else []
+    by_id = {e["id"]: e for e in state.get("evidence") or []}
+    return [by_id[i] for i in ids if i in by_id]
+
+
+def grounded(text: str, state: dict[str, Any], node: str, **extra: Any) -> tuple[str, list[dict]]:
+    """`text` with every citation to an id the run does not hold removed, and a trace note
+    naming them: no invented reference is ever kept."""
+    known = {e["id"] for e in state.get("evidence") or []}
+    cleaned, removed = strip_invented(text, known)
+    if not removed:
+        return text, []
+    shown = ", ".join(dict.fromkeys(removed))  # not as `[S9]`: no output shows it as a citation
+    return cleaned, [note_event(node, "invented_citation", f"removed {len(removed)} citation"
+                                f"{'s' if len(removed) != 1 else ''} to sources the run does "
+                                f"not hold: {shown}", removed=removed, **extra)]  # fmt: skip
+
+
+def attributed(
+    text: str, evidence: list[dict[str, Any]], client: Any, node: str, **extra: Any
+) -> tuple[str, list[dict]]:
+    """For a writer too small to cite (a tiny client): `[Sn]` added in code after each sentence
+    a passage supports (by the check), with a trace note. Other writers cite for themselves."""
+    if not evidence or not getattr(client, "tiny", False):
+        return text, []
+    text, added = attribute(text, evidence)
+    if not added:
+        return text, []
+    return text, [note_event(node, "attributed", f"cited in code: {', '.join(added)} (the "
+                             "check found each passage supports its sentence)", added=added,
+                             **extra)]  # fmt: skip

@@ -3,8 +3,9 @@
 Rules, in order of precedence (the first that applies wins):
 
 1. `rewrite_rejected` every rewrite of the last revision was rejected by a guard      → stop
-2. `passed`          score >= threshold and every per-dimension minimum met, from a
-                     real review (a heuristic fallback review never passes)          → stop
+2. `passed`          score >= threshold and every per-dimension minimum met and no cited
+                     claim contradicted by its source, from a real review (a
+                     heuristic fallback review never passes)                         → stop
 3. `critic_fallback` the same, but the review is the heuristic fallback             → stop
 4. `max_rounds`      rounds used = max_rounds (the hard cap)                          → stop
 5. `budget`          tokens or cost spent reached the budget                          → stop
@@ -65,6 +66,7 @@ class Facts:
     cost: float | None = None
     fallback: bool = False  # this round's review is the heuristic fallback, not the critic's
     rejected: bool = False  # the revision after this round made no version (guards)
+    contradicted: int = 0  # cited claims the critic found contradicted by their source
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,9 @@ def decide(facts: Facts, rules: Rules) -> Decision:
         for name, minimum in rules.minimums.items()
         if facts.dimensions.get(name, score) < minimum
     ]
+    if facts.contradicted:
+        below.append(f"{facts.contradicted} cited claim{'s' if facts.contradicted != 1 else ''} "
+                     "contradicted by its source")  # fmt: skip
     if score >= rules.threshold and not below:
         if facts.fallback:
             return stop("critic_fallback", f"the critic's answer was unusable; a heuristic "

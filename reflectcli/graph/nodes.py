@@ -4,15 +4,19 @@ and never print. Revision lives in revise.py, the human gate in gates.py."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from reflectcli.graph.common import (
     Budgeted,
     BudgetExceeded,
+    attributed,
     budget_stop,
     call_event,
     generated_text,
+    grounded,
     note_event,
+    section_evidence,
     section_tokens,
 )
 from reflectcli.graph.controller import Facts, Rules, decide
@@ -20,7 +24,10 @@ from reflectcli.models.base import ModelClient
 from reflectcli.models.fallbacks import fallback_outline, heuristic_review
 from reflectcli.models.structured import complete_structured
 from reflectcli.output.summary import best_version, review_of, summarize
+from reflectcli.sources.research import number, section_query
+from reflectcli.sources.verify import judge
 from reflectcli.writing import prompts
+from reflectcli.writing.citations import cited_ids, strip_invented
 from reflectcli.writing.rubric import DIMENSIONS
 from reflectcli.writing.schemas import Outline, Review, outline_schema, review_schema
 from reflectcli.writing.textops import assemble, clean_section
@@ -61,12 +68,37 @@ def takes_schema(client: Any) -> bool:
     return bool(getattr(client, "takes_schema", False))
 
 
+MAX_CLAIM_ITEMS = 6  # improvements made from claims per review, worst first
+
+
+def claim_improvements(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A tracked improvement (major, accuracy) for each claim its source does not support or
+    contradicts: contradicted ones first, one per sentence."""
+    bad = sorted((c for c in claims if c["verdict"] != "supported"),
+                 key=lambda c: c["verdict"] != "contradicted")  # fmt: skip
+    items, seen = [], set()
+    for claim in bad:
+        if claim["sentence"] in seen:
+            continue
+        seen.add(claim["sentence"])
+        sentence = claim["sentence"] if len(claim["sentence"]) <= 140 else claim["sentence"][:137] + "..."
+        items.append({
+            "section": claim["section"],
+            "issue": f"Correct or remove the claim \"{sentence}\": [{claim['source']}] is "
+                     f"{claim['verdict']} ({claim['reason']}); say only what the source says, "
+                     "or cite one that says it",
+            "severity": "major", "dimension": "accuracy",
+        })  # fmt: skip
+    return items[:MAX_CLAIM_ITEMS]
+
+
 class Nodes:
     """The loop's steps, bound to a writer and a critic client."""
 
-    def __init__(self, writer: ModelClient, critic: ModelClient):
+    def __init__(self, writer: ModelClient, critic: ModelClient, retriever: Any = None):
         self.writer = writer
         self.critic = critic
+        self.retriever = retriever  # query -> ranked passages; None: the run has no sources
 
     def plan(self, state: dict[str, Any]) -> dict[str, Any]:
         params = state["params"]
@@ -102,6 +134,31 @@ class Nodes:
             "trace": trace,
         }
 
+    def research(self, state: dict[str, Any]) -> dict[str, Any]:
+        """Evidence for the next section of the outline: its title and goal searched in the
+        library (the task, when they find nothing). One step per section, so a resumed run
+        never searches again for a section it has evidence for."""
+        outline = state["outline"]["sections"]
+        done = state.get("research") or {}
+        if done.get("plan") != state.get("plans"):  # a new outline: research it afresh
+            done = {"plan": state.get("plans"), "sections": []}
+        index = len(done["sections"])
+        query = section_query(state["task"], outline[index])
+        started = time.perf_counter()
+        if self.retriever is None:
+            raise RuntimeError("this run uses sources, but no source library was given to it")
+        hits = self.retriever(query)
+        if not hits:
+            query = state["task"]
+            hits = self.retriever(query)
+        new, ids = number(state.get("evidence") or [], hits, index, query)
+        found = ", ".join(f"[{i}]" for i in ids) or "nothing"
+        event = note_event("research", "search", f"section {index + 1}: {found} for “{query}”",
+                           section=index + 1, query=query, ids=ids,
+                           duration=round(time.perf_counter() - started, 3))  # fmt: skip
+        return {"evidence": new, "research": {**done, "sections": [*done["sections"], ids]},
+                "trace": [event]}  # fmt: skip
+
     def draft(self, state: dict[str, Any]) -> dict[str, Any]:
         outline = state["outline"]["sections"]
         written = state.get("sections") or []
@@ -116,6 +173,7 @@ class Nodes:
                     state["params"].get("language"),
                     compact=compact(self.writer),
                     words=max(40, section_tokens(state) // 3),  # room below the cap
+                    evidence=section_evidence(state, index),
                 ),
                 step=f"draft:s{index + 1}",
                 max_tokens=section_tokens(state),
@@ -125,9 +183,12 @@ class Nodes:
             return budget_stop("draft", exc, 0)
         raw, notes = generated_text(completion, "draft", section=index + 1)
         body = clean_section(raw, outline[index]["title"], [s["title"] for s in outline])
+        body, removed = grounded(body, state, "draft", section=index + 1)
+        body, cited = attributed(body, section_evidence(state, index), self.writer, "draft",
+                                 section=index + 1)  # fmt: skip
         update: dict[str, Any] = {
             "sections": [body],
-            "trace": [call_event("draft", completion, section=index + 1), *notes],
+            "trace": [call_event("draft", completion, section=index + 1), *notes, *removed, *cited],
         }
         if index + 1 == len(outline):
             text = assemble(outline, [*written, body])
@@ -140,6 +201,9 @@ class Nodes:
         titles = [s["title"] for s in state["outline"]["sections"]]
         critiques = dict(state.get("critiques") or {})
         open_items = [c for c in critiques.values() if c["status"] == "open"]
+        evidence = state.get("evidence") or []
+        cited = set(cited_ids(version["text"]))
+        shown = [e for e in evidence if e["id"] in cited]
         try:
             result = complete_structured(
                 Budgeted(self.critic, state),
@@ -151,11 +215,16 @@ class Nodes:
                     open_items,
                     compact=compact(self.critic),
                     example=not takes_schema(self.critic),
+                    evidence=shown,
                 ),
                 Review,
                 step=f"review:r{round_no}",
                 fallback=lambda: heuristic_review(version["text"], titles),
-                json_schema=review_schema(titles, [c["id"] for c in open_items]),
+                json_schema=review_schema(
+                    titles,
+                    [c["id"] for c in open_items],
+                    [e["id"] for e in shown] if not compact(self.critic) else None,
+                ),  # fmt: skip
                 max_tokens=REVIEW_TOKENS,
             )
         except BudgetExceeded as exc:
@@ -170,7 +239,19 @@ class Nodes:
                 f"mean; using {score:g}", round=round_no,
             ))  # fmt: skip
         score = weighted(score, value["dimensions"], weights)
-        improvements = [{**imp, "id": f"r{round_no}.{i}"} for i, imp in enumerate(value["improvements"], 1)]
+        held = {e["id"] for e in evidence}  # the critic's words cite no id the run lacks either
+        value["feedback"], invented = strip_invented(value["feedback"], held)
+        for imp in value["improvements"]:
+            imp["issue"], more = strip_invented(imp["issue"], held)
+            invented += more
+        if invented:
+            trace.append(note_event("review", "invented_citation", f"removed {len(invented)} "
+                                    "citation(s) to sources the run does not hold from the "
+                                    f"critique: {', '.join(dict.fromkeys(invented))}",
+                                    removed=invented, round=round_no))  # fmt: skip
+        claims = judge(version["text"], titles, evidence, value.pop("claims", []))
+        found = [*value["improvements"], *claim_improvements(claims)]
+        improvements = [{**imp, "id": f"r{round_no}.{i}"} for i, imp in enumerate(found, 1)]
         for item_id in value["addressed"]:
             if item_id in critiques and critiques[item_id]["status"] == "open":
                 critiques[item_id] = {**critiques[item_id], "status": "addressed",
@@ -187,6 +268,8 @@ class Nodes:
             "source": result.source,
             "errors": result.errors,
         }
+        if claims or evidence:
+            review["claims"] = claims
         if result.source == "fallback":
             trace.append(note_event("review", "fallback", "critic answer unusable after "
                                     "retries; heuristic score used", round=round_no))  # fmt: skip
@@ -211,6 +294,7 @@ class Nodes:
             cost=spent["cost"],
             fallback=review.get("source") == "fallback",
             rejected=state.get("rejected") == review["round"] + 1,
+            contradicted=sum(1 for c in review.get("claims") or [] if c["verdict"] == "contradicted"),
         )
         decision = decide(facts, rules)
         update: dict[str, Any] = {"decisions": [decision.log_entry(review["round"])]}

@@ -19,15 +19,19 @@ from typing import Any
 from reflectcli.graph.common import (
     Budgeted,
     BudgetExceeded,
+    attributed,
     budget_stop,
     call_event,
     generated_text,
+    grounded,
     note_event,
+    section_evidence,
     section_tokens,
 )
 from reflectcli.models.base import ModelClient
 from reflectcli.output.summary import best_version, review_of
 from reflectcli.writing import prompts
+from reflectcli.writing.citations import cited_ids
 from reflectcli.writing.textops import (
     clean_article,
     clean_section,
@@ -91,6 +95,14 @@ def plan_revision(state: dict[str, Any], base: dict[str, Any], review: dict[str,
     }
 
 
+def evidence_for(state: dict[str, Any], indexes: list[int], texts: list[str]) -> list[dict[str, Any]]:
+    """The passages a rewrite may cite: those found for its sections and those its text cites."""
+    by_id = {e["id"]: e for e in state.get("evidence") or []}
+    ids = [e["id"] for i in indexes for e in section_evidence(state, i)]
+    ids += [i for text in texts for i in cited_ids(text) if i in by_id]
+    return [by_id[i] for i in dict.fromkeys(ids)]
+
+
 class Reviser:
     def __init__(self, writer: ModelClient):
         self.writer = writer
@@ -140,14 +152,19 @@ class Reviser:
     def _full(self, state, writer, base, review, round_no) -> dict[str, Any]:
         completion = writer.complete(
             prompts.revise_messages(
-                state["task"], base["text"], review, round_no, state["params"].get("language")
+                state["task"],
+                base["text"],
+                review,
+                round_no,
+                state["params"].get("language"),
+                state.get("evidence") or None,
             ),  # fmt: skip
             step=f"revise:r{round_no}",
             max_tokens=rewrite_tokens(base["text"], section_tokens(state)),
         )
         raw, notes = generated_text(completion, "revise", round=round_no)
-        text = clean_article(raw)
-        trace = [call_event("revise", completion, round=round_no), *notes]
+        text, removed = grounded(clean_article(raw), state, "revise", round=round_no)
+        trace = [call_event("revise", completion, round=round_no), *notes, *removed]
         titles = [s["title"] for s in state["outline"]["sections"]]
         guard = rewrite_guard(base["text"], text)
         if guard is None and None in locate_sections(text, titles):
@@ -172,6 +189,8 @@ class Reviser:
         k = len(revision["done"])
         index = revision["targets"][k]
         body = bodies[index] or ""
+        evidence = evidence_for(state, [index], [body])
+        tiny = bool(getattr(self.writer, "tiny", False))
         completion = writer.complete(
             prompts.section_revise_messages(
                 state["task"],
@@ -181,14 +200,20 @@ class Reviser:
                 revision["items"][k],
                 round_no,
                 state["params"].get("language"),
+                compact=tiny,
+                evidence=evidence,
             ),  # fmt: skip
             step=f"revise:r{round_no}:s{index + 1}",
             max_tokens=rewrite_tokens(body, section_tokens(state)),
-            stop=["\n\n"] if getattr(self.writer, "tiny", False) else None,  # one paragraph
+            stop=["\n\n"] if tiny else None,  # one paragraph
         )
         raw, notes = generated_text(completion, "revise", round=round_no, section=index + 1)
-        new_body = clean_section(raw, titles[index], titles)
-        trace = [call_event("revise", completion, round=round_no, section=index + 1), *notes]
+        new_body, removed = grounded(clean_section(raw, titles[index], titles), state, "revise",
+                                     round=round_no, section=index + 1)  # fmt: skip
+        new_body, cited = attributed(new_body, evidence, self.writer, "revise", round=round_no,
+                                     section=index + 1)  # fmt: skip
+        trace = [call_event("revise", completion, round=round_no, section=index + 1), *notes,
+                 *removed, *cited]  # fmt: skip
         new_body, guard = self._guarded(body, new_body, index, round_no, trace)
         revision = {**revision, "done": [*revision["done"], new_body]}
         if len(revision["done"]) < len(revision["targets"]):
@@ -205,6 +230,7 @@ class Reviser:
                 state["task"], base["text"], [titles[i] for i in targets],
                 [imp for its in revision["items"] for imp in its], round_no,
                 state["params"].get("language"),
+                evidence_for(state, targets, [bodies[i] or "" for i in targets]),
             ),
             step=f"revise:r{round_no}",
             max_tokens=rewrite_tokens(named, section_tokens(state)),
@@ -212,7 +238,9 @@ class Reviser:
         raw, notes = generated_text(completion, "revise", round=round_no)
         trace = [call_event("revise", completion, round=round_no,
                             sections=[i + 1 for i in targets]), *notes]  # fmt: skip
-        answered = section_bodies(clean_article(raw), [titles[i] for i in targets])
+        article, removed = grounded(clean_article(raw), state, "revise", round=round_no)
+        trace += removed
+        answered = section_bodies(article, [titles[i] for i in targets])
         done = []
         for index, new_body in zip(targets, answered, strict=True):
             if new_body is None:

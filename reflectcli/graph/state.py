@@ -31,6 +31,8 @@ class RunState(TypedDict, total=False):
     extra_rounds: int  # rounds granted by a human past max_rounds
     known_issues: list[dict[str, Any]]  # open improvements of the output, when it did not pass
     accepted: bool | None  # the human's answer at the stop gate
+    evidence: Annotated[list[dict[str, Any]], append]  # passages [S1]... found by research
+    research: dict[str, Any] | None  # {"plan": n, "sections": [[ids] per section researched]}
 
 
 def initial_state(task: str, params: dict[str, Any]) -> RunState:

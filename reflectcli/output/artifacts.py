@@ -89,6 +89,15 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) 
             for i, sec in enumerate(outline["sections"], 1)
         ]
         out.append("")
+    evidence = state.get("evidence") or []
+    if evidence:
+        out += ["## Evidence", "", "| id | section | source | where | passage |", "|---|---|---|---|---|"]
+        for e in evidence:
+            passage = " ".join(e["text"].split())
+            passage = passage if len(passage) <= 200 else passage[:197] + "..."
+            out.append(f"| {e['id']} | {e['section']} | {_cell(e['title'])} | "
+                       f"{_cell(rows.place(e))} | {_cell(passage)} |")  # fmt: skip
+        out.append("")
     for version in state.get("versions") or []:
         out += [f"## {rows.version_title(version)}", ""]
         out += [_demote(version["text"]), ""]
@@ -99,6 +108,10 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) 
         if review["improvements"]:
             out.append("**Improvements:**")
             out += [f"- {rows.improvement(i, with_id=True)}" for i in review["improvements"]]
+            out.append("")
+        if review.get("claims"):
+            out.append("**Cited claims:**")
+            out += [f"- {rows.claim(c)}" for c in review["claims"]]
             out.append("")
     critiques = list((state.get("critiques") or {}).values())
     if critiques:
@@ -132,6 +145,8 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) 
     text = final_text(state)
     if state.get("status") == "finished" and text is not None:
         out += [f"## Final article (version {state.get('final_version')})", "", _demote(text, 1), ""]
+        if refs := rows.references_markdown(state, text, level=3):
+            out += [refs, ""]
     return "\n".join(out)
 
 

@@ -12,6 +12,7 @@ from reflectcli.errors import UserError
 from reflectcli.output import rows
 from reflectcli.output.artifacts import render_artifact
 from reflectcli.output.summary import best_version, pending_step, summarize
+from reflectcli.writing.citations import CITATION, ids_in
 
 FORMATS = ("md", "report", "json", "html")
 
@@ -36,11 +37,19 @@ def scores_by_version(state: dict[str, Any]) -> dict[int, float]:
     return {r["version"]: r["score"] for r in state.get("reviews") or []}
 
 
-def export_json(run: dict[str, Any], state: dict[str, Any]) -> str:
+def export_json(run: dict[str, Any], state: dict[str, Any], version: dict[str, Any] | None = None) -> str:
+    """Everything: the run, its numbers, the state, and for the chosen version its references
+    (the sources it cites) and the verdicts on its cited claims."""
+    chosen = version or (choose_version(state, "final") if state.get("versions") else None)
+    review = next((r for r in reversed(state.get("reviews") or [])
+                   if chosen and r["version"] == chosen["n"]), None)  # fmt: skip
     payload = {
         "run": {k: v for k, v in run.items() if k not in ("owner_pid", "owner_host")},
         "summary": summarize(state),
         "resume_from": pending_step(state),
+        "version": chosen["n"] if chosen else None,
+        "references": rows.reference_rows(state, chosen["text"]) if chosen else [],
+        "claims": (review or {}).get("claims") or [],
         "state": state,
     }
     return json.dumps(payload, ensure_ascii=False, indent=2)
@@ -48,11 +57,13 @@ def export_json(run: dict[str, Any], state: dict[str, Any]) -> str:
 
 def export(run: dict[str, Any], state: dict[str, Any], fmt: str, version: str) -> str:
     if fmt == "md":
-        return choose_version(state, version)["text"].rstrip() + "\n"
+        text = choose_version(state, version)["text"].rstrip()
+        refs = rows.references_markdown(state, text)
+        return text + (f"\n\n{refs}" if refs else "") + "\n"
     if fmt == "report":
         return render_artifact(state, run["thread_id"], run)
     if fmt == "json":
-        return export_json(run, state)
+        return export_json(run, state, choose_version(state, version) if state.get("versions") else None)
     if fmt == "html":
         return export_html(run, state, choose_version(state, version))
     raise UserError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}", exit_code=2)
@@ -110,6 +121,17 @@ def markdown_to_html(text: str) -> str:
     return "\n".join(out)
 
 
+def _linked(body: str, state: dict[str, Any]) -> str:
+    """Citations of held sources become links to their entry in the References."""
+    held = {e["id"] for e in state.get("evidence") or []}
+
+    def link(match: re.Match[str]) -> str:
+        ids = [i for i in ids_in(match.group()) if i in held]
+        return "[" + ", ".join(f'<a href="#ref-{i}">{i}</a>' for i in ids) + "]" if ids else match.group()
+
+    return CITATION.sub(link, body)
+
+
 def export_html(run: dict[str, Any], state: dict[str, Any], version: dict[str, Any]) -> str:
     e = html.escape
     s = summarize(state)
@@ -132,8 +154,18 @@ def export_html(run: dict[str, Any], state: dict[str, Any], version: dict[str, A
         '<table class="meta">'
         + "".join(f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in meta)
         + "</table>",
-        f"<article>{markdown_to_html(version['text'])}</article>",
+        f"<article>{_linked(markdown_to_html(version['text']), state)}</article>",
     ]
+    found = rows.reference_rows(state, version["text"])
+    if found:
+        parts.append('<h2>References</h2><ol class="refs">')
+        for r in found:
+            where = e(r["place"])
+            if r["kind"] == "url" and r["location"].startswith(("http://", "https://")):
+                where = f'<a href="{e(r["location"])}">{where}</a>'
+            parts.append(f'<li id="ref-{r["id"]}" value="{r["id"][1:]}">[{r["id"]}] '
+                         f"{e(r['title'])} — {where}</li>")  # fmt: skip
+        parts.append("</ol>")
     for review in state.get("reviews") or []:
         parts.append(f"<h2>{e(rows.review_title(review))}</h2><table>")
         for name, value in rows.dimension_rows(review):

@@ -201,7 +201,11 @@ class Renderer:
 
     def node_done(self, node: str, update: dict[str, Any], state: dict[str, Any]) -> None:
         for event in update.get("trace") or []:
-            if "kind" in event:
+            if event.get("kind") == "search":
+                self._print(f"  [green]✓[/] research · {escape(event['note'])}")
+            elif event.get("kind") == "attributed":
+                self.notice(f"  {event['note']}")
+            elif "kind" in event:
                 self.warn(f"{event['kind']}: {event['note']}")
         if node == "plan":
             self._outline(state["outline"])
@@ -246,6 +250,12 @@ class Renderer:
         self.console.print(table)
         if review["feedback"]:
             self._print(f"  [dim]feedback:[/] {escape(review['feedback'])}")
+        if review.get("claims"):
+            counts = {v: sum(1 for c in review["claims"] if c["verdict"] == v)
+                      for v in ("supported", "unsupported", "contradicted")}  # fmt: skip
+            self._print(f"  [dim]cited claims:[/] [green]{counts['supported']} supported[/], "
+                        f"[yellow]{counts['unsupported']} unsupported[/], "
+                        f"[red]{counts['contradicted']} contradicted[/]")  # fmt: skip
         for imp in review["improvements"]:
             colour = "red" if imp["severity"] == "major" else "yellow"
             self._print(f"  [{colour}]{imp['severity']}[/] {escape(rows.where(imp))}: "

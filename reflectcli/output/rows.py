@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from reflectcli.writing.citations import place, references
 from reflectcli.writing.rubric import DIMENSIONS
 
 WHOLE = "whole article"
@@ -79,3 +80,25 @@ def trace_rows(state: dict[str, Any]) -> list[dict[str, Any]]:
             "call": "step" in event,
         })  # fmt: skip
     return rows
+
+
+def reference_rows(state: dict[str, Any], text: str) -> list[dict[str, str]]:
+    """The References of `text`: each cited id with its source's title and place."""
+    return [{"id": e["id"], "title": e["title"], "place": place(e), "location": e["location"],
+             "kind": e["kind"]} for e in references(state.get("evidence") or [], text)]  # fmt: skip
+
+
+def references_markdown(state: dict[str, Any], text: str, level: int = 2) -> str:
+    """`## References` and one line per cited source; empty when `text` cites nothing."""
+    found = reference_rows(state, text)
+    if not found:
+        return ""
+    lines = [f"{'#' * level} References", ""]
+    lines += [f"- [{r['id']}] {r['title']} — {r['place']}" for r in found]
+    return "\n".join(lines)
+
+
+def claim(item: dict[str, Any]) -> str:
+    """`supported [S2] Gutenberg printed ... — the passage holds 80% ... (check)`."""
+    reason = f" — {item['reason']}" if item.get("reason") else ""
+    return f"{item['verdict']} [{item['source']}] {item['sentence']}{reason} ({item['by']})"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from reflectcli.writing.citations import cited_ids
+
 
 def call_events(state: dict[str, Any]) -> list[dict[str, Any]]:
     return [e for e in state.get("trace") or [] if "step" in e]
@@ -45,6 +47,27 @@ def summarize(state: dict[str, Any]) -> dict[str, Any]:
         "final_version": final_n,
         "last_version": last_n,
         "last_score": next((r["score"] for r in reversed(reviews) if r["version"] == last_n), None),
+        **grounding(state),
+    }
+
+
+def grounding(state: dict[str, Any]) -> dict[str, Any]:
+    """Sources the output cites, citations removed as invented, and the verdicts on the
+    output's cited claims (from its latest review; the latest version while unfinished)."""
+    versions = state.get("versions") or []
+    wanted = state.get("final_version") or (versions[-1]["n"] if versions else None)
+    text = next((v["text"] for v in versions if v["n"] == wanted), "")
+    evidence = {e["id"]: e for e in state.get("evidence") or []}
+    used = {evidence[i]["source_id"] for i in cited_ids(text) if i in evidence}
+    removed = sum(len(e.get("removed") or []) for e in state.get("trace") or []
+                  if e.get("kind") == "invented_citation")  # fmt: skip
+    review = next((r for r in reversed(state.get("reviews") or []) if r["version"] == wanted), None)
+    claims = (review or {}).get("claims") or []
+    return {
+        "sources_used": len(used),
+        "citations_removed": removed,
+        "claims": len(claims),
+        "claims_supported": sum(1 for c in claims if c["verdict"] == "supported"),
     }
 
 
@@ -72,6 +95,12 @@ def pending_step(state: dict[str, Any]) -> str | None:
     if not outline:
         return "outline"
     written, planned = len(state.get("sections") or []), len(outline["sections"])
+    research = state.get("research")
+    sources = ((state.get("params") or {}).get("research") or {}).get("sources")
+    if sources in ("local", "web", "hybrid") and not written:
+        done = len(research["sections"]) if research and research.get("plan") == state.get("plans") else 0
+        if done < planned:
+            return f"research for section {done + 1}"
     if written < planned:
         return f"section {written + 1}"
     reviews = state.get("reviews") or []

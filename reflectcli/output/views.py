@@ -150,6 +150,7 @@ class Views:
                 for imp in r["improvements"]:
                     colour = "red" if imp["severity"] == "major" else "yellow"
                     p(f"  [{colour}]{escape(rows.improvement(imp, with_id=True))}[/]")
+        self._grounding(state)
         critiques = list((state.get("critiques") or {}).values())
         if critiques:
             p("\n[bold]Critiques[/]")
@@ -167,7 +168,7 @@ class Views:
             p("\n[bold]Decisions[/]")
             for d in decisions:
                 p(f"  {escape(rows.decision(d))}")
-        events = [e for e in state.get("trace") or [] if "kind" in e]
+        events = [e for e in state.get("trace") or [] if "kind" in e and e["kind"] != "search"]
         if events:
             p("\n[bold]Guards, fallbacks, rollbacks, budget[/]")
             for e in events:
@@ -188,6 +189,40 @@ class Views:
               f"[dim](reflectcli resume {escape(run['thread_id'])})[/]")  # fmt: skip
         elif run.get("artifact"):
             p(f"\n[dim]artifact:[/] {escape(run['artifact'])}")
+
+    def _grounding(self, state: dict[str, Any]) -> None:
+        """Research, the verdicts on the output's cited claims, and its References."""
+        p = self.console.print
+        searches = [e for e in state.get("trace") or [] if e.get("kind") == "search"]
+        if searches:
+            p(f"\n[bold]Research[/] ({len(state.get('evidence') or [])} passages)")
+            for e in searches:
+                p(f"  {escape(e['note'])}")
+        s = summarize(state)
+        versions = state.get("versions") or []
+        wanted = state.get("final_version") or (versions[-1]["n"] if versions else None)
+        review = next((r for r in reversed(state.get("reviews") or [])
+                       if r["version"] == wanted), None)  # fmt: skip
+        if review and review.get("claims") is not None and (review["claims"] or searches):
+            p(
+                f"\n[bold]Cited claims[/] (version {wanted}): {s['claims_supported']} of "
+                f"{s['claims']} supported · {s['citations_removed']} invented citations removed"
+            )
+            colours = {"supported": "green", "unsupported": "yellow", "contradicted": "red"}
+            for c in review["claims"]:
+                p(
+                    f"  [{colours[c['verdict']]}]{c['verdict']:<12}[/] {escape('[' + c['source'] + ']')} "
+                    f"{escape(c['sentence'])} [dim]— {escape(c['reason'])} ({c['by']})[/]"
+                )
+        text = next((v["text"] for v in versions if v["n"] == wanted), "")
+        found = rows.reference_rows(state, text)
+        if found:
+            p("\n[bold]References[/]")
+            for r in found:
+                p(
+                    f"  {escape('[' + r['id'] + ']')} {escape(r['title'])} — {escape(r['place'])}",
+                    soft_wrap=True,
+                )
 
     # --- the source library -------------------------------------------------------------
 
@@ -299,6 +334,11 @@ class Views:
           f"{_score(gain)})")  # fmt: skip
         rate = data["fallback_rate"]
         p(f"fallback rate: {'—' if rate is None else f'{rate:.1%}'} of structured answers")
+        if data.get("claims") or data.get("sources_used") or data.get("citations_removed"):
+            share = data["supported_share"]
+            p(f"grounding: {data['sources_used']} sources cited · {data['citations_removed']} "
+              f"invented citations removed · {data['claims']} cited claims checked, "
+              f"{'—' if share is None else f'{share:.0%}'} supported")  # fmt: skip
         table = Table(box=None, padding=(0, 1), header_style="bold", title="usage per model",
                       title_justify="left")  # fmt: skip
         for name in ("model", "calls", "tokens in", "tokens out", "cost"):

@@ -19,6 +19,7 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
 COMMON = 0.2  # a word in more than this share of the chunks adds little to BM25, costs a lot
+MANY = 2000  # ... and in more chunks than this (a small library keeps every word: it is fast)
 CANDIDATES = 5000  # a query of only common words ranks the first this many matching chunks
 
 
@@ -136,9 +137,10 @@ class Library:
         return [dict(zip(keys, row, strict=True)) for row in cursor]
 
     def _useful_words(self, prepared_query: str) -> tuple[str, int]:
-        """The query without the words that are in the index but in so many chunks that they
-        barely change the ranking (and would make BM25 score most of the library); the rarest
-        word always stays. Words in no chunk at all cannot match and go too."""
+        """The query without the words that are in the index but in so many chunks (over 20 %
+        of a library, and over MANY) that they barely change the ranking and would make BM25
+        score most of the library; the rarest word always stays. Words in no chunk at all
+        cannot match and go too."""
         words = list(dict.fromkeys(_folded(w) for w in _TOKEN.findall(prepared_query)))
         if not words:
             return "", 0
@@ -150,7 +152,7 @@ class Library:
         if not present:
             return "", 0
         total = self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0] or 1
-        kept = [(n, w) for n, w in present if n <= COMMON * total] or present[:1]
+        kept = [(n, w) for n, w in present if n <= max(COMMON * total, MANY)] or present[:1]
         return " ".join(w for _, w in kept), sum(n for n, _ in kept)
 
     def search(self, prepared_query: str, limit: int = 10) -> list[dict[str, Any]]:

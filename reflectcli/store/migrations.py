@@ -102,4 +102,13 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE VIRTUAL TABLE chunk_terms USING fts5vocab (chunk_index, 'row')
         """,
     ),
+    (
+        "006_run_grounding",
+        """
+        ALTER TABLE runs ADD COLUMN sources_used INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE runs ADD COLUMN citations_removed INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE runs ADD COLUMN claims INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE runs ADD COLUMN claims_supported INTEGER NOT NULL DEFAULT 0
+        """,
+    ),
 ]

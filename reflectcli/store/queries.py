@@ -16,6 +16,7 @@ HISTORY_KEYS = (
     "thread_id", "created_at", "updated_at", "status", "task", "model", "critic_model",
     "rounds", "first_score", "best_score", "final_score", "stop_reason", "calls", "tokens",
     "cost", "fallbacks", "artifact", "error",
+    "sources_used", "citations_removed", "claims", "claims_supported",
 )  # fmt: skip
 STATUSES = ("running", "finished", "failed", "interrupted", "waiting")
 _LIVE = ("running", "interrupted")  # a dead `running` reads as `interrupted`
@@ -74,6 +75,7 @@ def run_stats(conn: sqlite3.Connection, since: float | None = None) -> dict[str,
     finished = [r for r in runs if r["status"] == "finished"]
     scored = [r for r in runs if r["first_score"] is not None and r["final_score"] is not None]
     structured = sum(r["rounds"] + 1 for r in runs if r["rounds"])
+    claims = sum(r["claims"] for r in runs)
     first = _mean([r["first_score"] for r in scored])
     final = _mean([r["final_score"] for r in scored])
     usage_sql = (
@@ -102,6 +104,10 @@ def run_stats(conn: sqlite3.Connection, since: float | None = None) -> dict[str,
         "mean_final_score": final,
         "mean_gain": round(final - first, 3) if first is not None and final is not None else None,
         "fallback_rate": round(sum(r["fallbacks"] for r in runs) / structured, 4) if structured else None,
+        "sources_used": sum(r["sources_used"] for r in runs),
+        "citations_removed": sum(r["citations_removed"] for r in runs),
+        "claims": sum(r["claims"] for r in runs),
+        "supported_share": round(sum(r["claims_supported"] for r in runs) / claims, 4) if claims else None,
         "per_model": per_model,
         "generated_at": time.time(),
     }

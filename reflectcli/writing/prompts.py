@@ -28,6 +28,33 @@ def _outline_lines(outline: list[dict[str, Any]], current: int | None = None) ->
     return "\n".join(lines)
 
 
+def evidence_lines(evidence: list[dict[str, Any]] | None, chars: int = 500) -> str:
+    """Passages as the prompt shows them: `[S3] text` (cut at a word near `chars`)."""
+    lines = []
+    for item in evidence or []:
+        text = " ".join(item["text"].split())
+        if len(text) > chars:
+            text = text[:chars].rsplit(" ", 1)[0] + " …"
+        lines.append(f"[{item['id']}] {text}")
+    return "\n".join(lines)
+
+
+def cite_rule(evidence: list[dict[str, Any]] | None, *, compact: bool = False) -> str:
+    """What the writer is told about the evidence (nothing when there is none)."""
+    if not evidence:
+        return ""
+    ids = ", ".join(f"[{e['id']}]" for e in evidence)
+    if compact:  # no ids: a tiny model copies `[S1] ...` lines; its citations are added in code
+        facts = [f"- {line.split('] ', 1)[1]}" for line in evidence_lines(evidence, 240).splitlines()]
+        return "\nFacts you can use:\n" + "\n".join(facts)
+    return (
+        f"\n\nSources:\n{evidence_lines(evidence)}\n\nBase the section's claims on these "
+        "sources where they apply, and cite the id in square brackets right after each claim "
+        f'that uses one, e.g. "... in 1455 [{evidence[0]["id"]}]." Cite only {ids}; never '
+        "invent a source, and do not cite a source for what it does not say."
+    )
+
+
 def plan_messages(
     task: str, max_sections: int, language: str | None, *, compact: bool = False,
     example: bool = True,
@@ -73,8 +100,10 @@ def section_messages(
     *,
     compact: bool = False,
     words: int = 250,
+    evidence: list[dict[str, Any]] | None = None,
 ) -> Messages:
     section = outline[index]
+    cite = cite_rule(evidence, compact=compact)
     if compact:
         goal = f" ({section['goal']})" if section.get("goal") else ""
         return [
@@ -84,7 +113,7 @@ def section_messages(
                 "content": (
                     f"Article: {task}\nSection: {section['title']}{goal}\nWrite this section "
                     f"as one paragraph of about {words} words. Use a concrete example. No "
-                    f"title, no list. {language_rule(language)}"
+                    f"title, no list. {language_rule(language)}{cite}"
                 ),
             },
         ]
@@ -104,7 +133,7 @@ def section_messages(
                 f'Write section {index + 1} of {len(outline)}: "{section["title"]}".{goal} '
                 "Write only the body of this section: two or three paragraphs, no heading, no "
                 f"title, no preamble, no closing remarks. Do not repeat earlier sections. "
-                f"{language_rule(language)}"
+                f"{language_rule(language)}{cite}"
             ),
         },
     ]
@@ -133,6 +162,7 @@ def review_messages(
     *,
     compact: bool = False,
     example: bool = True,
+    evidence: list[dict[str, Any]] | None = None,
 ) -> Messages:
     tracked = ""
     if open_items:
@@ -145,6 +175,18 @@ def review_messages(
             "repeat an addressed one among the new improvements.\n"
         )
     shape = dict(REVIEW_EXAMPLE, addressed=["<id>"] if open_items else [])
+    checks = ""
+    if evidence and not compact:  # a tiny critic cannot judge claims: the check in code does
+        shape["claims"] = [{"sentence": "<a cited sentence>", "source": evidence[0]["id"],
+                            "verdict": "supported", "reason": "<why, in a few words>"}]  # fmt: skip
+        checks = (
+            f"\nThe article cites these sources:\n{evidence_lines(evidence, 700)}\n"
+            "claims: for each sentence that cites a source, compare it with that source and "
+            "give a verdict: supported (the source says it), unsupported (the source does not "
+            "say it) or contradicted (the source says otherwise), with the source id and a "
+            "short reason. Judge by the sources' text only, not by what you believe. Score "
+            "accuracy low when claims are unsupported or contradicted.\n"
+        )
     form = f"\nReply with only a JSON object of this form:\n{json.dumps(shape)}" if example else ""
     if compact:
         return [
@@ -178,15 +220,16 @@ def review_messages(
                 "improvements: up to five concrete, actionable changes, each naming the section "
                 "title it concerns and a severity (major or minor). Leave the list empty only if "
                 f"the article is excellent. {_feedback_language(language)}\n"
-                f"{tracked}{form}"
+                f"{checks}{tracked}{form}"
             ),
         },
     ]
 
 
 def revise_messages(
-    task: str, draft: str, review: dict[str, Any], round_no: int, language: str | None
-) -> Messages:
+    task: str, draft: str, review: dict[str, Any], round_no: int, language: str | None,
+    evidence: list[dict[str, Any]] | None = None,
+) -> Messages:  # fmt: skip
     items = _items(review.get("improvements", []))
     return [
         {
@@ -204,7 +247,7 @@ def revise_messages(
                 "good is kept. Keep the same sections in the same order, each starting with a "
                 "'## ' heading line. Keep the length similar unless an improvement asks for more. "
                 f"{language_rule(language)} Return only the article in Markdown, nothing before "
-                "or after it."
+                f"or after it.{cite_rule(evidence)}"
             ),
         },
     ]
@@ -242,9 +285,11 @@ def section_revise_messages(
     language: str | None,
     *,
     compact: bool = False,
+    evidence: list[dict[str, Any]] | None = None,
 ) -> Messages:
     """One section's rewrite: the section, the outline and a short context, not the article."""
     title = outline[index]["title"]
+    cite = cite_rule(evidence, compact=compact)
     if compact:
         changes = " ".join(imp["issue"] for imp in improvements) or "Make it clearer."
         words = max(40, len((bodies[index] or "").split()))
@@ -257,6 +302,7 @@ def section_revise_messages(
                     f"Current text:\n<section>\n{bodies[index]}\n</section>\n\nRewrite this "
                     f"section as one paragraph of about {words} words. Make these changes: "
                     f"{changes} Keep what is good. No title, no list. {language_rule(language)}"
+                    f"{cite}"
                 ),
             },
         ]
@@ -275,7 +321,7 @@ def section_revise_messages(
                 f"{_items(improvements)}\n\n"
                 "Address every improvement and keep what was good. Keep the length similar "
                 "unless an improvement asks for more. Return only the new text of this "
-                f"section: no heading, no preamble, no notes. {language_rule(language)}"
+                f"section: no heading, no preamble, no notes. {language_rule(language)}{cite}"
             ),
         },
     ]
@@ -288,6 +334,7 @@ def sections_revise_messages(
     improvements: list[dict[str, Any]],
     round_no: int,
     language: str | None,
+    evidence: list[dict[str, Any]] | None = None,
 ) -> Messages:
     """Several sections rewritten in one call: the article goes in once, and only the named
     sections come back, each under its own heading."""
@@ -307,7 +354,7 @@ def sections_revise_messages(
                 "Address every improvement and keep what was good; keep each section's length "
                 "similar unless an improvement asks for more. Return only the rewritten "
                 "sections, each starting with its '## ' heading line exactly as above, nothing "
-                f"before or after them. {language_rule(language)}"
+                f"before or after them. {language_rule(language)}{cite_rule(evidence)}"
             ),
         },
     ]

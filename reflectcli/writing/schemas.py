@@ -54,12 +54,25 @@ def placeholder(text: str) -> bool:
             or bool(re.fullmatch(r"<.*>|\[.*\]|\.\.\.|…", text.strip())))  # fmt: skip
 
 
+_PROSE_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+_CJK_TEXT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+def prose_words(text: str) -> int:
+    """Words made of letters (a date, an id or a file name is not one); in Chinese, Japanese
+    or Korean, written without spaces, every two characters count as a word."""
+    cjk = len(_CJK_TEXT.findall(text))
+    return cjk // 2 + sum(
+        1 for w in text.split() if _PROSE_WORD.fullmatch(w.strip(".,;:!?()[]{}\"'“”‘’«»*`"))
+    )
+
+
 def not_a_critique(text: str, min_words: int = 3) -> str | None:
-    """Why `text` is not an editor's critique (None when it may be one): too short, the
-    prompt's example, an error message, a data dump, a refusal."""
+    """Why `text` is not an editor's critique (None when it may be one): too short (in words of
+    letters), the prompt's example, an error message, a data dump, a refusal."""
     plain = _plain(text)
-    if len(plain.split()) < min_words:
-        return f"{text!r} is too short to be a critique"
+    if prose_words(text) < min_words:
+        return f"{text[:80]!r} is too short to be a critique (or not words)"
     if plain in _EXAMPLE_TEXTS:
         return f"{text!r} is the example's text"
     if _NOT_PROSE.search(text.strip()) or _EXCEPTION_NAME.search(text):
@@ -202,12 +215,43 @@ class Dimensions(BaseModel):
         return to_score(value)
 
 
+class Claim(BaseModel):
+    """The critic's verdict on one cited sentence."""
+
+    sentence: str = ""
+    source: str = ""
+    verdict: Literal["supported", "unsupported", "contradicted"] = "unsupported"
+    reason: str = ""
+
+    @field_validator("source", mode="before")
+    @classmethod
+    def _source(cls, value: Any) -> str:
+        found = re.search(r"\d+", str(value if value is not None else ""))
+        return f"S{int(found.group())}" if found else ""
+
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _verdict(cls, value: Any) -> str:
+        text = str(value or "").strip().lower()
+        if text.startswith("contradict") or text in {"false", "wrong", "refuted"}:
+            return "contradicted"
+        if text.startswith("support"):
+            return "supported"
+        return "unsupported"
+
+    @field_validator("sentence", "reason", mode="before")
+    @classmethod
+    def _text(cls, value: Any) -> str:
+        return "" if value is None else str(value).strip()
+
+
 class Review(BaseModel):
     score: float
     dimensions: Dimensions
     feedback: str = Field("", validate_default=True)
     improvements: list[Improvement] = Field(default_factory=list)
     addressed: list[str] = Field(default_factory=list)  # ids of earlier improvements now done
+    claims: list[Claim] = Field(default_factory=list)  # verdicts on cited sentences
 
     @model_validator(mode="before")
     @classmethod
@@ -240,6 +284,8 @@ class Review(BaseModel):
         if not isinstance(value.get("addressed"), list):
             value["addressed"] = []
         value["addressed"] = [str(x) for x in value["addressed"] if isinstance(x, str | int)]
+        claims = value.get("claims")  # a malformed verdict is dropped, not the whole review
+        value["claims"] = [c for c in claims if isinstance(c, dict)] if isinstance(claims, list) else []
         if isinstance(value.get("feedback"), list):
             value["feedback"] = " ".join(str(x) for x in value["feedback"])
         return value
@@ -281,14 +327,18 @@ def outline_schema(max_sections: int) -> dict[str, Any]:
     }
 
 
-def review_schema(titles: list[str] | None = None, open_ids: list[str] | None = None) -> dict[str, Any]:
+def review_schema(
+    titles: list[str] | None = None, open_ids: list[str] | None = None,
+    source_ids: list[str] | None = None,
+) -> dict[str, Any]:  # fmt: skip
     """JSON schema for the critic's answer: `section` held to the outline's titles, `addressed`
-    to the ids of the improvements still open (none: an empty list)."""
+    to the ids of the improvements still open (none: an empty list); with sources, `claims`
+    holds a verdict per cited sentence, its `source` held to the ids cited."""
     section: dict[str, Any] = {"type": "string", "maxLength": 80}
     if titles:
         section = {"type": "string", "enum": [*titles, "whole article"]}
     score = {"type": "integer", "minimum": 0, "maximum": 10}
-    return {
+    schema: dict[str, Any] = {
         "type": "object",
         "properties": {
             "score": score,
@@ -321,3 +371,20 @@ def review_schema(titles: list[str] | None = None, open_ids: list[str] | None = 
         },
         "required": ["score", "dimensions", "feedback", "improvements", "addressed"],
     }
+    if source_ids:
+        schema["properties"]["claims"] = {
+            "type": "array",
+            "maxItems": 20,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "sentence": {"type": "string", "maxLength": 300},
+                    "source": {"type": "string", "enum": list(source_ids)},
+                    "verdict": {"type": "string", "enum": ["supported", "unsupported", "contradicted"]},
+                    "reason": {"type": "string", "maxLength": 200},
+                },
+                "required": ["sentence", "source", "verdict", "reason"],
+            },
+        }
+        schema["required"].append("claims")
+    return schema

@@ -1,0 +1,247 @@
+"""Trust in citations: the claim verifier's precision on a labelled set, and invented citations
+in the outputs of scripted grounded runs.
+
+1. Precision. A labelled set built here: 12 passages of invented facts (names, years, numbers
+   that exist nowhere else), and for each, sentences labelled `supported` (copies, shortened
+   copies, reordered clauses, paraphrases with other words) or `not supported` (a changed
+   number, a changed name, a negation of the passage, an added fact, a topic-level claim with
+   no fact of the passage). Each sentence is judged as a run judges it: by the scripted critic,
+   then checked in code (`sources.verify.judge`). Three critics: `believer` (says supported to
+   everything, the worst case), `noisy` (right 80 % of the time, seeded) and `none` (a tiny
+   model that judges nothing: the check alone). Printed per critic: precision of `supported`
+   (of the claims let through as supported, the share labelled supported) and recall.
+   Target: precision >= 0.9. The set was written by the authors of the check, so read the
+   figures as a floor on what the check catches, not as a field measurement.
+2. Invented citations. 20 scripted runs through the real runner on a fresh library, where the
+   writer cites held ids and, at random (seeded), ids the run does not hold; every output
+   (artifact, md, report, json, html) is scanned for `[Sn]` and `#ref-Sn` not in the run's
+   evidence. Target: 0.
+
+    python bench/bench_verifier.py
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from reflectcli.sources.verify import judge  # noqa: E402
+
+# (passage, supported sentences, unsupported sentences)
+SET = [
+    ("Johannes Gutenberg built a press with movable metal type in Mainz around 1450.",
+     ["Gutenberg built a press with movable metal type in Mainz around 1450.",
+      "Around 1450, in Mainz, Gutenberg built a press with movable metal type.",
+      "In Mainz Gutenberg built a movable metal type press."],
+     ["Gutenberg built a press with movable metal type in Mainz around 1480.",
+      "Gutenberg built a press with movable metal type in Venice around 1450.",
+      "Gutenberg never built a press with movable metal type in Mainz.",
+      "The press changed how Europeans thought about knowledge."]),
+    ("The Kestrel lighthouse log notes forty-one ships in the winter gale of 1783.",
+     ["The Kestrel lighthouse log notes forty-one ships in the 1783 winter gale.",
+      "In the winter gale of 1783 the Kestrel log noted forty-one ships."],
+     ["The Kestrel lighthouse log notes forty-one ships in the winter gale of 1790.",
+      "The Osprey lighthouse log notes forty-one ships in the winter gale of 1783.",
+      "Lighthouses saved thousands of sailors every winter."]),
+    ("Bi Sheng made movable type from baked clay in China around 1040.",
+     ["Bi Sheng made movable type from baked clay around 1040.",
+      "Around 1040 in China, Bi Sheng made movable clay type."],
+     ["Bi Sheng made movable type from cast bronze in China around 1040.",
+      "Bi Sheng made movable type from baked clay in Japan around 1040.",
+      "Bi Sheng did not make movable type from baked clay."]),
+    ("By 1500 presses worked in more than 250 European towns and had printed twenty million volumes.",
+     ["By 1500 presses worked in more than 250 European towns.",
+      "Presses had printed twenty million volumes by 1500."],
+     ["By 1500 presses worked in more than 400 European towns.",
+      "By 1600 presses had printed twenty million volumes.",
+      "Printing made books affordable for every family."]),
+    ("The Vellmar psalter was printed in 1457 with a ninth typeface cast in the Mainz workshop.",
+     ["The Vellmar psalter was printed in 1457.",
+      "A ninth typeface cast in the Mainz workshop printed the Vellmar psalter in 1457."],
+     ["The Vellmar psalter was printed in 1467.",
+      "The Vellmar psalter was printed in Strasbourg with a ninth typeface.",
+      "The Vellmar psalter was the most beautiful book of its century."]),
+    ("Luther's pamphlets sold in the hundreds of thousands during the 1520s.",
+     ["During the 1520s Luther's pamphlets sold in the hundreds of thousands."],
+     ["Luther's pamphlets sold in the hundreds of thousands during the 1540s.",
+      "Erasmus's pamphlets sold in the hundreds of thousands during the 1520s.",
+      "Luther's pamphlets never sold well."]),
+    ("The Tessaly orrery has 37 bronze gears cut by the clockmaker Ansel Roe in 1762.",
+     ["The Tessaly orrery has 37 bronze gears.",
+      "In 1762 the clockmaker Ansel Roe cut the 37 bronze gears of the Tessaly orrery."],
+     ["The Tessaly orrery has 73 bronze gears.",
+      "The clockmaker Ansel Roe cut the Tessaly orrery's gears from iron in 1762.",
+      "Orreries taught astronomy to generations of students."]),
+    ("The Arvelo archive holds 212 quipu that record grain tallies by decade.",
+     ["The Arvelo archive holds 212 quipu.",
+      "Quipu in the Arvelo archive record grain tallies by decade."],
+     ["The Arvelo archive holds 112 quipu.",
+      "The Arvelo archive holds 212 quipu that record births by decade.",
+      "Quipu were the first computers."]),
+    ("Venice had 417 printers by 1500, more than any other city in Europe.",
+     ["By 1500 Venice had 417 printers.",
+      "Venice had more printers than any other city in Europe by 1500."],
+     ["Venice had 417 printers by 1550.",
+      "Paris had 417 printers by 1500, more than any other city.",
+      "Venice had no printers by 1500."]),
+    ("The Lindqvist zoetrope spun at forty turns a minute and showed twelve frames.",
+     ["The Lindqvist zoetrope showed twelve frames.",
+      "Spinning at forty turns a minute, the Lindqvist zoetrope showed twelve frames."],
+     ["The Lindqvist zoetrope spun at sixty turns a minute.",
+      "The Lindqvist zoetrope showed twenty frames.",
+      "Zoetropes were the ancestors of cinema."]),
+    ("Caxton printed the first book in English at Bruges in 1473.",
+     ["Caxton printed the first book in English in 1473.",
+      "At Bruges in 1473, Caxton printed the first English book."],
+     ["Caxton printed the first book in English at London in 1473.",
+      "Caxton printed the first book in French at Bruges in 1473.",
+      "Caxton was the greatest English printer."]),
+    ("Paper mills reached Fabriano in Italy by 1276, using water-powered hammers.",
+     ["Paper mills reached Fabriano by 1276.",
+      "By 1276 Fabriano's paper mills used water-powered hammers."],
+     ["Paper mills reached Fabriano in Italy by 1376.",
+      "Paper mills reached Fabriano using wind-powered hammers.",
+      "Paper was expensive in medieval Europe."]),
+]  # fmt: skip
+
+
+def critic_verdict(kind: str, label: bool, rng: random.Random) -> str | None:
+    if kind == "believer":
+        return "supported"
+    if kind == "noisy":
+        right = rng.random() < 0.8
+        return (
+            ("supported" if label else "unsupported") if right else ("unsupported" if label else "supported")
+        )
+    return None
+
+
+def precision() -> bool:
+    items = [(p, s, True) for p, good, _ in SET for s in good]
+    items += [(p, s, False) for p, _, bad in SET for s in bad]
+    ok = True
+    print(f"labelled set: {len(SET)} passages, {sum(1 for i in items if i[2])} supported and "
+          f"{sum(1 for i in items if not i[2])} not supported sentences")  # fmt: skip
+    for kind in ("believer", "noisy", "none"):
+        rng = random.Random(5)
+        tp = fp = fn = 0
+        for passage, sentence, label in items:
+            text = f"{sentence[:-1]} [S1]."
+            said = critic_verdict(kind, label, rng)
+            critic = [] if said is None else [{"source": "S1", "sentence": sentence, "verdict": said}]
+            verdict = judge(text, [], [{"id": "S1", "text": passage}], critic)[0]["verdict"]
+            tp += verdict == "supported" and label
+            fp += verdict == "supported" and not label
+            fn += verdict != "supported" and label
+        prec = tp / (tp + fp) if tp + fp else 1.0
+        recall = tp / (tp + fn) if tp + fn else 1.0
+        met = prec >= 0.9
+        ok &= met
+        print(f"critic {kind:<8}: precision of supported {prec:.2f} ({tp}/{tp + fp}), recall "
+              f"{recall:.2f} ({tp}/{tp + fn}) (target precision >= 0.9: "
+              f"{'met' if met else 'BELOW TARGET'})")  # fmt: skip
+    return ok
+
+
+def invented(runs: int = 20) -> bool:
+    from rich.console import Console
+
+    from reflectcli.config import load_settings
+    from reflectcli.models.fake import FakeClient, install_fake
+    from reflectcli.output.exporters import export
+    from reflectcli.output.render import Renderer
+    from reflectcli.runner import Runner
+    from reflectcli.sources import library
+    from reflectcli.store.db import Store
+
+    rng = random.Random(3)
+
+    def respond(step: str, messages) -> str:
+        prompt = messages[-1]["content"]
+        kind = step.split(":")[0]
+        if kind == "plan":
+            return json.dumps(
+                {
+                    "sections": [
+                        {"title": "Presses in Mainz", "goal": "Gutenberg 1450"},
+                        {"title": "Printing in Venice", "goal": "printers 1500"},
+                    ]
+                }
+            )
+        held = re.findall(r"^\[(S\d+)\] ", prompt, re.M) or ["S1"]
+
+        def cite() -> str:
+            return rng.choice(held) if rng.random() < 0.6 else f"S{rng.randint(1, 40)}"
+
+        if kind == "review":
+            score = rng.choice([6, 7, 9])
+            return json.dumps(
+                {
+                    "score": score,
+                    "feedback": "The claims need their sources checked.",
+                    "improvements": [
+                        {
+                            "section": "Presses in Mainz",
+                            "severity": "major",
+                            "issue": f"Cite the source for the date [{cite()}].",
+                        }
+                    ],
+                }
+            )
+        body = " ".join(f"{SET[rng.randrange(len(SET))][0][:-1]} [{cite()}][{cite()}]." for _ in range(3))
+        if kind == "revise" and "<section>" not in prompt:
+            return "\n\n".join(f"## {t}\n\n{body}" for t in ("Presses in Mainz", "Printing in Venice"))
+        return body
+
+    bad_total = cited_total = removed_total = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        notes = Path(tmp) / "notes"
+        notes.mkdir()
+        for i, (passage, _, _) in enumerate(SET):
+            (notes / f"n{i}.md").write_text(f"# Note {i}\n\n{passage}\n")
+        runs_dir = Path(tmp) / "runs"
+        library.add(runs_dir, [str(notes)])
+        client = FakeClient(responder=respond)
+        undo = install_fake("fake", lambda model: client)
+        try:
+            for n in range(runs):
+                settings = load_settings(flags={"model": "fake/w", "runs_dir": str(runs_dir),
+                                                "max_sections": 2, "max_rounds": 3, "threshold": 8,
+                                                "research": {"sources": "local"}})  # fmt: skip
+                ui = Renderer(console=Console(file=io.StringIO()), quiet=True)
+                result = Runner(ui).write(f"Printing history {n}", settings)
+                store = Store(runs_dir)
+                run, state = store.get_run(result.thread_id), store.load_state(result.thread_id)
+                store.close()
+                held = {e["id"] for e in state.get("evidence") or []}
+                texts = [export(run, state, f, "final") for f in ("md", "report", "json", "html")]
+                texts.append(result.artifact.read_text())
+                for text in texts:
+                    found = re.findall(r"\[(S\d+)\]", text) + re.findall(r"#ref-(S\d+)", text)
+                    cited_total += len(found)
+                    bad_total += sum(1 for i in found if i not in held)
+                removed_total += result.summary["citations_removed"]
+        finally:
+            undo()
+    print(f"invented citations in outputs: {bad_total} of {cited_total} citations in {runs} runs' "
+          f"artifact, md, report, json and html ({removed_total} invented citations removed "
+          f"from drafts and revisions) (target 0: {'met' if bad_total == 0 else 'NOT MET'})")  # fmt: skip
+    return bad_total == 0
+
+
+def main() -> int:
+    ok = precision()
+    ok = invented() and ok
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

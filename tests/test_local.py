@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import zipfile
 
@@ -156,3 +157,30 @@ def test_threads_follow_the_load():
     if cores >= 2:
         assert local.choose_threads(busy=1.0) == cores - 1  # one busy process: leave it a core
     assert 0 <= local.busy_cores(0.05) <= cores + 0.01
+
+
+@pytest.mark.slow
+def test_embedded_model_writes_from_the_source_library(runs_dir, tmp_path):
+    """The research path on SmolLM2: it may cite poorly, but it runs to the end, and every
+    citation in its outputs is one the run holds."""
+    import re
+    import sqlite3
+
+    from reflectcli.sources import library
+    from tests.corpus import make_corpus
+
+    library.add(runs_dir, [str(make_corpus(tmp_path / "notes")["md"].parent)])
+    result = CliRunner().invoke(
+        app,
+        ["write", "The Mainz workshop and the Vellmar psalter", "--sections", "2",
+         "--max-rounds", "1", "--sources", "local", "--runs-dir", str(runs_dir),
+         "--thread-id", "grounded"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "research" in result.output
+    artifact = (runs_dir / "grounded.md").read_text()
+    assert "## Evidence" in artifact and "## Final article" in artifact
+    with sqlite3.connect(runs_dir / "reflect.db") as db:
+        state = json.loads(db.execute("SELECT state FROM run_state").fetchone()[0])
+    held = {e["id"] for e in state["evidence"]}
+    assert held and set(re.findall(r"\[(S\d+)\]", artifact)) <= held

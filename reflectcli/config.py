@@ -62,10 +62,18 @@ class Research(BaseModel):
 
     sources: Literal["auto", "none", "local", "web", "hybrid"] = Field(
         "auto",
-        description="Evidence for the article: local = the source library; auto = the library "
-        "when it holds anything, else none (web and hybrid are not available yet)",
+        description="Evidence for the article: local = the source library; web = a web search "
+        "(needs `web`); hybrid = both; auto = the library when it holds anything, else none",
     )
-    top_k: int = Field(3, ge=1, le=10, description="Passages retrieved per section")
+    top_k: int = Field(3, ge=1, le=10, description="Passages retrieved per search")
+    max_queries: int = Field(
+        12, ge=1, le=200, description="Searches per run at most (sections' and the critic's)"
+    )
+    web: str | None = Field(
+        None, description="Web search provider for litellm.search(): searxng, tavily, brave, ..."
+    )
+    web_api_base: str | None = Field(None, description="The search provider's URL (searxng)")
+    fetch: bool = Field(True, description="Fetch each web result's page for its full text")
 
 
 SECTION_TOKENS = 1024

@@ -22,7 +22,7 @@ from reflectcli.models.factory import api_base_for, make_client
 from reflectcli.models.journal import JournaledClient
 from reflectcli.output.artifacts import artifact_path, write_artifact
 from reflectcli.output.summary import pending_step, progress, summarize, usage_by_model
-from reflectcli.sources.research import LocalRetriever, resolve_mode
+from reflectcli.sources.research import JournaledSearch, LocalRetriever, WebRetriever, resolve_mode
 from reflectcli.store.db import DB_NAME, Store, validate_thread_id
 
 log = logging.getLogger(__name__)
@@ -93,7 +93,7 @@ class Runner:
         task = check_task(task)
         thread_id = validate_thread_id(thread_id) if thread_id else new_thread_id(task)
         models = self._models(settings)  # an unknown model or a missing key stops here: no run
-        mode = resolve_mode(settings.research.sources, settings.runs_dir)  # so does a bad --sources
+        mode = resolve_mode(settings.research.sources, settings.runs_dir, settings.research.web)
         settings = settings.model_copy(
             update={"research": settings.research.model_copy(update={"sources": mode})}
         )
@@ -189,15 +189,29 @@ class Runner:
         from reflectcli.graph.build import build_graph, recursion_limit
 
         writer, critic = self._clients(store, thread_id, models)
-        retriever = None
-        if settings.research.sources == "local":
-            retriever = LocalRetriever(settings.runs_dir, settings.research.top_k)
+        retriever = self._retriever(store, thread_id, settings)
         graph = build_graph(writer, critic, store.checkpointer(), settings.interactive, retriever)
         config = {
             "configurable": {"thread_id": thread_id},
             "recursion_limit": recursion_limit(settings.max_sections, settings.max_rounds),
         }
         return graph, config
+
+    def _retriever(self, store: Store, thread_id: str, settings: Settings):
+        """Where the run's searches go (None without sources), journaled per run."""
+        research = settings.research
+        if research.sources == "local":
+            inner = LocalRetriever(settings.runs_dir, research.top_k)
+        elif research.sources in ("web", "hybrid"):
+            from reflectcli.models.remote import web_search
+
+            search = web_search(research.web or "", research.web_api_base, settings.timeout)
+            inner = WebRetriever(search, settings.runs_dir, research.top_k, research.fetch,
+                                 local=research.sources == "hybrid")  # fmt: skip
+        else:
+            return None
+        label = f"{research.sources}:{research.web or 'library'}:{research.top_k}"
+        return JournaledSearch(inner, store, thread_id, label)
 
     def _drive(self, store, thread_id, settings, graph, config, start, state=None) -> RunResult:
         """Stream the graph from `start` (None = resume from the checkpoint) to its end."""

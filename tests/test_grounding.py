@@ -195,7 +195,7 @@ def test_no_sources_means_no_research(fake, runs_dir):
 def test_bad_sources_choices_are_one_line(fake, runs_dir):
     with pytest.raises(UserError, match="library in .* is empty"):
         write(runs_dir, research={"sources": "local"})
-    with pytest.raises(UserError, match="web search is not available"):
+    with pytest.raises(UserError, match="needs a web search provider"):
         write(runs_dir, research={"sources": "web"})
     result = CliRunner().invoke(app, ["write", "x", "--model", "fake/w", "--sources", "local",
                                       "--runs-dir", str(runs_dir)])  # fmt: skip

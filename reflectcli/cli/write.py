@@ -59,8 +59,8 @@ def write(
     sources: Annotated[
         str | None,
         typer.Option(
-            help="Evidence to cite: local (the source library), none, or auto (the library when "
-            "it holds anything)."
+            help="Evidence to cite: local (the source library), web (a web search: [research] "
+            "web), hybrid (both), none, or auto (the library when it holds anything)."
         ),
     ] = None,  # fmt: skip
     max_tokens: Annotated[int | None, typer.Option(help="Token budget for the run.")] = None,

@@ -1,27 +1,28 @@
 """The graph factory: wires nodes, routers and a checkpointer. Nothing is compiled at import.
 
-    plan ─> [gate_outline] ─> [research ⟲] ─> draft ⟲ ─> review ─> decide ─> revise ⟲ ─> ...
+    plan ─> [gate_outline] ─> [research ⟲] ─> draft ⟲ ─> review ─> decide ─> [research ⟲] ─> revise ⟲ ─> ...
                                                      └─> [gate_stop] ─> finalize
 A budget stop from any model step goes straight to finalize. Gates exist when interactive;
-research (one step per section) when the run uses sources.
+research (one step per search: each section before drafting, then the queries a review asks
+for before its revision) when the run uses sources.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal, get_args, get_type_hints
 
-from reflectcli.graph.common import researching
 from reflectcli.graph.gates import gate_outline, gate_stop
 from reflectcli.graph.nodes import Nodes
 from reflectcli.graph.revise import Reviser, revision_pending
 from reflectcli.graph.state import RunState
 from reflectcli.models.base import ModelClient
+from reflectcli.output.summary import next_search
 
 
 def recursion_limit(max_sections: int, max_rounds: int, extra: int = 0) -> int:
     """Steps of the longest run (every section rewritten every round), plus gates, with slack."""
     rounds = max_rounds + extra
-    return 4 + max_sections * (2 + rounds) + 3 * rounds + 10
+    return 4 + max_sections * (2 + rounds) + 6 * rounds + 10  # up to 3 searches a round
 
 
 def _budget_stopped(state: dict[str, Any]) -> bool:
@@ -31,11 +32,7 @@ def _budget_stopped(state: dict[str, Any]) -> bool:
 def make_routers(interactive: bool):
     def to_draft(state) -> Literal["research", "draft"]:
         """Research the outline's sections first, when the run uses sources."""
-        if not researching(state):
-            return "draft"
-        done = state.get("research") or {}
-        researched = len(done.get("sections") or []) if done.get("plan") == state.get("plans") else 0
-        return "research" if researched < len(state["outline"]["sections"]) else "draft"
+        return "research" if next_search(state) else "draft"
 
     def after_plan(state) -> Literal["gate_outline", "research", "draft", "finalize"]:
         if _budget_stopped(state):
@@ -45,8 +42,10 @@ def make_routers(interactive: bool):
     def after_gate_outline(state) -> Literal["plan", "research", "draft"]:
         return "plan" if state.get("outline") is None else to_draft(state)
 
-    def after_research(state) -> Literal["research", "draft"]:
-        return to_draft(state)
+    def after_research(state) -> Literal["research", "draft", "revise"]:
+        if next_search(state):
+            return "research"
+        return "revise" if state.get("reviews") else "draft"
 
     def after_draft(state) -> Literal["draft", "review", "finalize"]:
         if _budget_stopped(state):
@@ -62,10 +61,10 @@ def make_routers(interactive: bool):
     def after_review(state) -> Literal["decide", "finalize"]:
         return "finalize" if _budget_stopped(state) else "decide"
 
-    def after_decide(state) -> Literal["revise", "gate_stop", "finalize"]:
+    def after_decide(state) -> Literal["research", "revise", "gate_stop", "finalize"]:
         decision = state["decisions"][-1]
         if decision["decision"] == "revise":
-            return "revise"
+            return "research" if next_search(state) else "revise"  # the critic's queries first
         if decision["decision"] == "stop":
             if interactive and decision["reason"] != "passed":
                 return "gate_stop"

@@ -2,18 +2,20 @@
 
 Rules, in order of precedence (the first that applies wins):
 
-1. `rewrite_rejected` every rewrite of the last revision was rejected by a guard      → stop
-2. `passed`          score >= threshold and every per-dimension minimum met and no cited
-                     claim contradicted by its source, from a real review (a
-                     heuristic fallback review never passes)                         → stop
-3. `critic_fallback` the same, but the review is the heuristic fallback             → stop
-4. `max_rounds`      rounds used = max_rounds (the hard cap)                          → stop
-5. `budget`          tokens or cost spent reached the budget                          → stop
-6. `saturated`       the last `patience` gains were each < `min_gain`                 → stop
-7. `no_new_critique` the critique is empty, or it repeats the previous round's and the
-                     score did not gain `min_gain` (and more than 0)                  → stop
-8. `regressed`       score below an earlier round's: revise from the best version     → revise
-9. `below_threshold` otherwise                                                        → revise
+1.  `rewrite_rejected` every rewrite of the last revision was rejected by a guard     → stop
+2.  `passed`          score >= threshold and every per-dimension minimum met and no cited
+                      claim contradicted by its source, from a real review (a
+                      heuristic fallback review never passes)                        → stop
+3.  `critic_fallback` the same, but the review is the heuristic fallback            → stop
+4.  `max_rounds`      rounds used = max_rounds (the hard cap)                         → stop
+5.  `max_queries`     the run's searches reached `[research] max_queries` (Reflexion's
+                      second gate)                                                    → stop
+6.  `budget`          tokens or cost spent reached the budget                         → stop
+7.  `saturated`       the last `patience` gains were each < `min_gain`                → stop
+8.  `no_new_critique` the critique is empty, or it repeats the previous round's and the
+                      score did not gain `min_gain` (and more than 0)                 → stop
+9.  `regressed`       score below an earlier round's: revise from the best version    → revise
+10. `below_threshold` otherwise                                                       → revise
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class Rules:
     patience: int = 2
     max_tokens: int | None = None
     max_cost: float | None = None
+    max_queries: int | None = None  # searches per run (runs with sources)
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> Rules:
@@ -50,6 +53,9 @@ class Rules:
             patience=policy.get("patience", 2),
             max_tokens=policy.get("max_tokens"),
             max_cost=policy.get("max_cost"),
+            max_queries=(params.get("research") or {}).get("max_queries")
+            if (params.get("research") or {}).get("sources") in ("local", "web", "hybrid")
+            else None,
         )
 
 
@@ -67,6 +73,7 @@ class Facts:
     fallback: bool = False  # this round's review is the heuristic fallback, not the critic's
     rejected: bool = False  # the revision after this round made no version (guards)
     contradicted: int = 0  # cited claims the critic found contradicted by their source
+    searches: int = 0  # searches the run has made
 
 
 @dataclass(frozen=True)
@@ -134,6 +141,9 @@ def decide(facts: Facts, rules: Rules) -> Decision:
         f"score {score:g} passes but " + ", ".join(below))  # fmt: skip
     if facts.round >= rules.max_rounds:
         return stop("max_rounds", f"round {facts.round} of {rules.max_rounds} used; {short}")
+    if rules.max_queries is not None and facts.searches >= rules.max_queries:
+        return stop("max_queries", f"{facts.searches} searches used of max_queries "
+                    f"{rules.max_queries}; {short}")  # fmt: skip
     if spent := budget_spent(rules, facts.tokens, facts.cost):
         return stop("budget", f"{spent}; {short}")
     recent = gains[-rules.patience :]

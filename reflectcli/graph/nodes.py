@@ -16,6 +16,7 @@ from reflectcli.graph.common import (
     generated_text,
     grounded,
     note_event,
+    researching,
     section_evidence,
     section_tokens,
 )
@@ -23,7 +24,7 @@ from reflectcli.graph.controller import Facts, Rules, decide
 from reflectcli.models.base import ModelClient
 from reflectcli.models.fallbacks import fallback_outline, heuristic_review
 from reflectcli.models.structured import complete_structured
-from reflectcli.output.summary import best_version, review_of, summarize
+from reflectcli.output.summary import best_version, next_search, review_of, searches, summarize
 from reflectcli.sources.research import number, section_query
 from reflectcli.sources.verify import judge
 from reflectcli.writing import prompts
@@ -135,29 +136,41 @@ class Nodes:
         }
 
     def research(self, state: dict[str, Any]) -> dict[str, Any]:
-        """Evidence for the next section of the outline: its title and goal searched in the
-        library (the task, when they find nothing). One step per section, so a resumed run
-        never searches again for a section it has evidence for."""
-        outline = state["outline"]["sections"]
-        done = state.get("research") or {}
-        if done.get("plan") != state.get("plans"):  # a new outline: research it afresh
-            done = {"plan": state.get("plans"), "sections": []}
-        index = len(done["sections"])
-        query = section_query(state["task"], outline[index])
-        started = time.perf_counter()
+        """One search (`next_search`): a section's title and goal before drafting (the task,
+        when they find nothing), or a query the latest review asked for. Its passages join the
+        evidence under ids kept for the whole run. Each search is its own step, and journaled:
+        a resumed run never searches again."""
+        search = next_search(state)
+        if search is None:
+            raise RuntimeError("research step without a search to make")
         if self.retriever is None:
             raise RuntimeError("this run uses sources, but no source library was given to it")
-        hits = self.retriever(query)
-        if not hits:
-            query = state["task"]
+        outline = state["outline"]["sections"]
+        started = time.perf_counter()
+        if search["kind"] == "section":
+            index = search["section"]
+            query = section_query(state["task"], outline[index])
             hits = self.retriever(query)
-        new, ids = number(state.get("evidence") or [], hits, index, query)
-        found = ", ".join(f"[{i}]" for i in ids) or "nothing"
-        event = note_event("research", "search", f"section {index + 1}: {found} for “{query}”",
-                           section=index + 1, query=query, ids=ids,
-                           duration=round(time.perf_counter() - started, 3))  # fmt: skip
-        return {"evidence": new, "research": {**done, "sections": [*done["sections"], ids]},
-                "trace": [event]}  # fmt: skip
+            if not hits:
+                query = state["task"]
+                hits = self.retriever(query)
+        else:
+            index, query = None, search["query"]
+            hits = self.retriever(query)
+        new, ids = number(state.get("evidence") or [], hits, index, query, search.get("round"))
+        found = ", ".join(ids) or "nothing"
+        where = f"section {index + 1}" if index is not None else f"round {search['round']}"
+        event = note_event("research", "search", f"{where}: {found} for “{query}”", query=query,
+                           ids=ids, duration=round(time.perf_counter() - started, 3),
+                           **({"section": index + 1} if index is not None else
+                              {"round": search["round"]}))  # fmt: skip
+        update: dict[str, Any] = {"evidence": new, "trace": [event]}
+        if index is not None:
+            done = state.get("research") or {}
+            if done.get("plan") != state.get("plans"):  # a new outline: research it afresh
+                done = {"plan": state.get("plans"), "sections": []}
+            update["research"] = {**done, "sections": [*done["sections"], ids]}
+        return update
 
     def draft(self, state: dict[str, Any]) -> dict[str, Any]:
         outline = state["outline"]["sections"]
@@ -216,6 +229,7 @@ class Nodes:
                     compact=compact(self.critic),
                     example=not takes_schema(self.critic),
                     evidence=shown,
+                    research=researching(state),
                 ),
                 Review,
                 step=f"review:r{round_no}",
@@ -224,6 +238,7 @@ class Nodes:
                     titles,
                     [c["id"] for c in open_items],
                     [e["id"] for e in shown] if not compact(self.critic) else None,
+                    queries=researching(state) and not compact(self.critic),
                 ),  # fmt: skip
                 max_tokens=REVIEW_TOKENS,
             )
@@ -295,6 +310,7 @@ class Nodes:
             fallback=review.get("source") == "fallback",
             rejected=state.get("rejected") == review["round"] + 1,
             contradicted=sum(1 for c in review.get("claims") or [] if c["verdict"] == "contradicted"),
+            searches=len(searches(state)),
         )
         decision = decide(facts, rules)
         update: dict[str, Any] = {"decisions": [decision.log_entry(review["round"])]}

@@ -96,9 +96,12 @@ def plan_revision(state: dict[str, Any], base: dict[str, Any], review: dict[str,
 
 
 def evidence_for(state: dict[str, Any], indexes: list[int], texts: list[str]) -> list[dict[str, Any]]:
-    """The passages a rewrite may cite: those found for its sections and those its text cites."""
+    """The passages a rewrite may cite: those found for the queries of the review it answers,
+    for its sections, and those its text already cites."""
     by_id = {e["id"]: e for e in state.get("evidence") or []}
-    ids = [e["id"] for i in indexes for e in section_evidence(state, i)]
+    asked = len(state.get("reviews") or [])  # found for the queries of the review being answered
+    ids = [e["id"] for e in state.get("evidence") or [] if e.get("round") == asked and asked]
+    ids += [e["id"] for i in indexes for e in section_evidence(state, i)]
     ids += [i for text in texts for i in cited_ids(text) if i in by_id]
     return [by_id[i] for i in dict.fromkeys(ids)]
 

@@ -431,3 +431,29 @@ def _connection_problem(exc: BaseException) -> str | None:
             lost = True
         seen = seen.__cause__ or seen.__context__
     return "connection failed (refused, reset or closed)" if lost else None
+
+
+def web_search(
+    provider: str, api_base: str | None = None, timeout: float = 30.0, retries: int = 2
+) -> Callable[[str, int], list[dict[str, Any]]]:
+    """A web search through `litellm.search()` (searxng, tavily, brave, exa_ai, ...; the key
+    from the provider's own variable): (query, n) -> [{title, url, snippet}]. Retried on
+    failure with a short backoff; then a ModelError naming the provider."""
+
+    def run(query: str, n: int) -> list[dict[str, Any]]:
+        litellm = _litellm()
+        last: Exception | None = None
+        for attempt in range(retries + 1):
+            try:
+                response = litellm.search(query=query, search_provider=provider,
+                                          max_results=n, api_base=api_base, timeout=timeout)  # fmt: skip
+                return [{"title": r.title or "", "url": r.url or "", "snippet": r.snippet or ""}
+                        for r in (response.results or [])[:n]]  # fmt: skip
+            except Exception as exc:  # noqa: BLE001 - reported below, in one line
+                last = exc
+                if attempt < retries:
+                    time.sleep(min(2.0**attempt, 8.0))
+        raise ModelError(f"web search ({provider}) failed: {_short(last)}",
+                         hint="check [research] web and web_api_base, and the provider's key")  # fmt: skip
+
+    return run

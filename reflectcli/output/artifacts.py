@@ -91,11 +91,12 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) 
         out.append("")
     evidence = state.get("evidence") or []
     if evidence:
-        out += ["## Evidence", "", "| id | section | source | where | passage |", "|---|---|---|---|---|"]
+        out += ["## Evidence", "", "| id | found for | source | where | passage |", "|---|---|---|---|---|"]
         for e in evidence:
             passage = " ".join(e["text"].split())
             passage = passage if len(passage) <= 200 else passage[:197] + "..."
-            out.append(f"| {e['id']} | {e['section']} | {_cell(e['title'])} | "
+            found = f"section {e['section']}" if e.get("section") else f"round {e.get('round')} query"
+            out.append(f"| {e['id']} | {found} | {_cell(e['title'])} | "
                        f"{_cell(rows.place(e))} | {_cell(passage)} |")  # fmt: skip
         out.append("")
     for version in state.get("versions") or []:

@@ -328,6 +328,10 @@ class Renderer:
             f"{s['rounds']} round{'s' if s['rounds'] != 1 else ''} · {s['calls']} calls · "
             f"{s['tokens']} tokens{cost} · {result.elapsed:.1f}s"
         )
+        if s.get("claims") or s.get("sources_used") or s.get("citations_removed"):
+            self._print(f"[dim]sources:[/] {s['sources_used']} cited · cited claims "
+                        f"{s['claims_supported']}/{s['claims']} supported · "
+                        f"{s['citations_removed']} invented citations removed")  # fmt: skip
         self.console.print(f"article: {result.artifact}", soft_wrap=True, markup=False)
 
     def already_finished(self, result) -> None:

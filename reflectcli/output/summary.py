@@ -87,6 +87,37 @@ def progress(state: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
+def searches(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The run's searches so far (trace events), sections' and the critic's."""
+    return [e for e in state.get("trace") or [] if e.get("kind") == "search"]
+
+
+def next_search(state: dict[str, Any]) -> dict[str, Any] | None:
+    """The search the run must make next, if any: a section of the outline not yet researched
+    (before drafting), or a query the latest review asked for (after a `revise` decision, before
+    the revision), within `[research] max_queries` searches per run."""
+    research = (state.get("params") or {}).get("research") or {}
+    outline = state.get("outline")
+    if research.get("sources") not in ("local", "web", "hybrid") or not outline:
+        return None
+    done = state.get("research") or {}
+    researched = len(done.get("sections") or []) if done.get("plan") == state.get("plans") else 0
+    if researched < len(outline["sections"]):
+        return None if state.get("sections") else {"kind": "section", "section": researched}
+    reviews, decisions = state.get("reviews") or [], state.get("decisions") or []
+    if not reviews or len(decisions) < len(reviews) or decisions[-1]["decision"] != "revise":
+        return None
+    made = searches(state)
+    if len(made) >= research.get("max_queries", 12):
+        return None
+    round_no = reviews[-1]["round"]
+    ran = {e["query"] for e in made if e.get("round") == round_no}
+    for query in reviews[-1].get("search_queries") or []:
+        if query not in ran:
+            return {"kind": "query", "query": query, "round": round_no}
+    return None
+
+
 def pending_step(state: dict[str, Any]) -> str | None:
     """What a resume would run next, read from the state alone (None when finished)."""
     if state.get("status") == "finished":
@@ -95,12 +126,9 @@ def pending_step(state: dict[str, Any]) -> str | None:
     if not outline:
         return "outline"
     written, planned = len(state.get("sections") or []), len(outline["sections"])
-    research = state.get("research")
-    sources = ((state.get("params") or {}).get("research") or {}).get("sources")
-    if sources in ("local", "web", "hybrid") and not written:
-        done = len(research["sections"]) if research and research.get("plan") == state.get("plans") else 0
-        if done < planned:
-            return f"research for section {done + 1}"
+    search = next_search(state)
+    if search and search["kind"] == "section":
+        return f"research for section {search['section'] + 1}"
     if written < planned:
         return f"section {written + 1}"
     reviews = state.get("reviews") or []
@@ -113,13 +141,16 @@ def pending_step(state: dict[str, Any]) -> str | None:
         return "finalize"
     next_round = len(reviews) + 1
     revision = state.get("revision")
+    revised = any(v["round"] == len(reviews) and v["kind"] == "revision"
+                  for v in state.get("versions") or [])  # fmt: skip
+    started = (revision and revision.get("round") == next_round) or revised
+    if search and not started:
+        return f"research for round {next_round}: “{search['query']}”"
     if revision and len(revision["done"]) < len(revision["targets"]):
         return (f"revision for round {next_round} (section {len(revision['done']) + 1} of "
                 f"{len(revision['targets'])})")  # fmt: skip
     if state.get("rejected") == next_round:
         return "decision"
-    revised = any(v["round"] == len(reviews) and v["kind"] == "revision"
-                  for v in state.get("versions") or [])  # fmt: skip
     return f"review round {next_round}" if revised else f"revision for round {next_round}"
 
 

@@ -13,7 +13,15 @@ from typing import Any
 
 from reflectcli.errors import UserError
 from reflectcli.sources.chunking import chunk_document, searchable
-from reflectcli.sources.readers import SourceError, digest, kind_of, read_path, read_url
+from reflectcli.sources.readers import (
+    Document,
+    Segment,
+    SourceError,
+    digest,
+    kind_of,
+    read_path,
+    read_url,
+)
 from reflectcli.store.db import Store
 from reflectcli.store.library import Library
 
@@ -163,3 +171,45 @@ def remove(runs_dir: str | Path, source_id: int) -> dict[str, Any]:
                             hint="`reflectcli sources list` shows them")  # fmt: skip
         library.remove(source_id)
         return source
+
+
+def add_web_results(runs_dir: str | Path, results: list[dict[str, Any]], fetch: bool = True) -> list[int]:
+    """Web search results into the library, like any source: each page fetched and read when
+    `fetch` (and reachable), else its title and snippet as a short source of kind `web`. Ids
+    of the sources, in the results' order (a result that yields nothing is left out)."""
+    ids: list[int] = []
+    with _library(runs_dir, write=True) as library:
+        for result in results:
+            url, title = result.get("url") or "", result.get("title") or ""
+            snippet = " ".join((result.get("snippet") or "").split())
+            if not url.startswith(("http://", "https://")):
+                continue
+            document = None
+            if fetch:
+                try:
+                    document = read_url(url)
+                except SourceError:
+                    document = None
+            if document is None or not document.chars:
+                if not snippet:
+                    continue
+                document = Document("web", url, title or url, digest(snippet.encode()),
+                                    [Segment(snippet)])  # fmt: skip
+            elif title:
+                document.title = title
+            known = library.find(document.location)
+            if known is not None and known["content_hash"] == document.content_hash:
+                ids.append(known["id"])
+                continue
+            source = {"kind": document.kind, "location": document.location, "title": document.title,
+                      "content_hash": document.content_hash, "chars": document.chars}  # fmt: skip
+            ids.append(library.save(source, chunk_document(document))[0])
+    return ids
+
+
+def best_chunks(runs_dir: str | Path, query: str, source_ids: list[int]) -> list[dict[str, Any]]:
+    """For each source (in order), its chunk that best matches `query`, else its first chunk."""
+    with _library(runs_dir, write=False) as library:
+        if library is None:
+            return []
+        return [hit for sid in source_ids if (hit := library.best_in(searchable(query), sid))]

@@ -4,36 +4,49 @@ for the whole run (a passage found again keeps its first id)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from reflectcli.errors import UserError
-from reflectcli.sources.library import search
-from reflectcli.store.db import Store
+from reflectcli.sources.library import add_web_results, best_chunks, search
+from reflectcli.store.db import DB_NAME
+
+WebSearch = Callable[[str, int], list[dict[str, Any]]]  # (query, n) -> [{title, url, snippet}]
 
 MODES = ("auto", "none", "local", "web", "hybrid")
 
 
 def library_size(runs_dir: str | Path) -> int:
-    """Chunks in the runs folder's source library (0 without a database or library)."""
-    store = Store.existing(runs_dir)
-    if store is None:
+    """Chunks in the runs folder's source library (0 without a database or library). Read
+    through a plain read-only connection: it never upgrades, creates or locks anything, so a
+    `write` starting beside others that are creating the database is not held up."""
+    path = Path(runs_dir) / DB_NAME
+    if not path.is_file():
         return 0
     try:
-        return store.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
-    except Exception:  # an old database with no library yet
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+    except sqlite3.Error:
+        return 0
+    try:
+        return conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
+    except sqlite3.Error:  # no library in this database yet
         return 0
     finally:
-        store.close()
+        conn.close()
 
 
-def resolve_mode(mode: str, runs_dir: str | Path) -> str:
+def resolve_mode(mode: str, runs_dir: str | Path, web: str | None = None) -> str:
     """The evidence a run will use: `auto` is the library when it holds anything, else none.
-    Web search is not built yet: asking for it is an error, not a silent downgrade."""
-    if mode in ("web", "hybrid"):
-        raise UserError(f"--sources {mode}: web search is not available in this version",
-                        hint="use --sources local (the library: `reflectcli sources add ...`) "
-                        "or none", exit_code=2)  # fmt: skip
+    Web search needs a provider (`[research] web`): asking for it without one is an error, not
+    a silent downgrade."""
+    if mode in ("web", "hybrid") and not web:
+        raise UserError(f"--sources {mode} needs a web search provider",
+                        hint="set [research] web = \"searxng\" (and web_api_base), or tavily, "
+                        "brave, exa_ai, ... with the provider's key variable", exit_code=2)  # fmt: skip
     size = library_size(runs_dir) if mode in ("auto", "local") else 0
     if mode == "local" and size == 0:
         raise UserError(f"--sources local: the source library in {runs_dir} is empty",
@@ -60,11 +73,61 @@ class LocalRetriever:
         return search(self.runs_dir, query, limit=self.top_k)
 
 
+class WebRetriever:
+    """Top passages from the web: a search (through `search_fn`), each result read into the
+    library (its page, or its snippet), then each result's best chunk for the query. With
+    `local`, the library's own top passages come first (hybrid)."""
+
+    def __init__(self, search_fn: WebSearch, runs_dir: str | Path, top_k: int = 3,
+                 fetch: bool = True, local: bool = False):  # fmt: skip
+        self.search_fn = search_fn
+        self.runs_dir = runs_dir
+        self.top_k = top_k
+        self.fetch = fetch
+        self.local = local
+
+    def __call__(self, query: str) -> list[dict[str, Any]]:
+        hits = search(self.runs_dir, query, limit=self.top_k) if self.local else []
+        results = self.search_fn(query, self.top_k)
+        ids = add_web_results(self.runs_dir, results[: self.top_k], self.fetch)
+        seen = {h["chunk_id"] for h in hits}
+        hits += [h for h in best_chunks(self.runs_dir, query, ids) if h["chunk_id"] not in seen]
+        return hits
+
+
+class JournaledSearch:
+    """A retriever whose answers are journaled per run like model answers: a search repeated
+    after a kill (answered, not yet checkpointed) is replayed, never paid twice."""
+
+    def __init__(self, inner: Callable[[str], list[dict[str, Any]]], store: Any, thread_id: str,
+                 label: str):  # fmt: skip
+        self.inner = inner
+        self.store = store
+        self.thread_id = thread_id
+        self.label = label
+        self.replayed = 0
+
+    def __call__(self, query: str) -> list[dict[str, Any]]:
+        blob = json.dumps({"thread": self.thread_id, "search": self.label, "query": query},
+                          sort_keys=True, ensure_ascii=False)  # fmt: skip
+        key = hashlib.sha256(blob.encode("utf-8")).hexdigest()
+        saved = self.store.journal_get(key)
+        if saved is not None:
+            self.replayed += 1
+            return saved["hits"]
+        hits = self.inner(query)
+        self.store.journal_put(key, self.thread_id, f"search:{query[:80]}",
+                               {"model": self.label, "hits": hits})  # fmt: skip
+        return hits
+
+
 def number(
-    evidence: list[dict[str, Any]], hits: list[dict[str, Any]], section: int, query: str
-) -> tuple[list[dict[str, Any]], list[str]]:
+    evidence: list[dict[str, Any]], hits: list[dict[str, Any]], section: int | None, query: str,
+    round_no: int | None = None,
+) -> tuple[list[dict[str, Any]], list[str]]:  # fmt: skip
     """New evidence items for `hits` (ids continue from `evidence`; a chunk already held keeps
-    its id), and the ids of all the hits, in rank order."""
+    its id), and the ids of all the hits, in rank order. `section` (0-based) for a section's
+    research, None for a query the critic asked for in review `round_no`."""
     held = {e["chunk_id"]: e["id"] for e in evidence}
     new: list[dict[str, Any]] = []
     ids: list[str] = []
@@ -77,7 +140,8 @@ def number(
                 "id": ident, "chunk_id": hit["chunk_id"], "source_id": hit["source_id"],
                 "title": hit["title"], "location": hit["location"], "kind": hit["kind"],
                 "page": hit["page"], "heading": hit["heading"], "text": hit["text"],
-                "section": section + 1, "query": query,
+                "section": None if section is None else section + 1, "round": round_no,
+                "query": query,
             })  # fmt: skip
         if ident not in ids:
             ids.append(ident)

@@ -174,3 +174,24 @@ class Library:
         keys = ("chunk_id", "source_id", "title", "location", "kind", "page", "heading", "text",
                 "score")  # fmt: skip
         return [dict(zip(keys, row, strict=True)) for row in cursor]
+
+    def best_in(self, prepared_query: str, source_id: int) -> dict[str, Any] | None:
+        """The chunk of one source that best matches the query (BM25), else its first chunk."""
+        keys = ("chunk_id", "source_id", "title", "location", "kind", "page", "heading", "text",
+                "score")  # fmt: skip
+        select = ("SELECT c.id, c.source_id, s.title, s.location, s.kind, c.page, c.heading, "
+                  "c.text, {rank} FROM chunks c JOIN sources s ON s.id = c.source_id ")  # fmt: skip
+        query = fts_query(prepared_query)
+        if query is not None:
+            row = self.conn.execute(
+                select.format(rank="bm25(chunk_index) AS rank") + "JOIN chunk_index ON "
+                "chunk_index.rowid = c.id WHERE chunk_index MATCH ? AND c.source_id = ? "
+                "ORDER BY rank LIMIT 1",
+                (query, source_id),
+            ).fetchone()
+            if row is not None:
+                return dict(zip(keys, row, strict=True))
+        row = self.conn.execute(
+            select.format(rank="0.0") + "WHERE c.source_id = ? ORDER BY c.seq LIMIT 1", (source_id,)
+        ).fetchone()
+        return dict(zip(keys, row, strict=True)) if row is not None else None

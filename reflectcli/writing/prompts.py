@@ -163,6 +163,7 @@ def review_messages(
     compact: bool = False,
     example: bool = True,
     evidence: list[dict[str, Any]] | None = None,
+    research: bool = False,
 ) -> Messages:
     tracked = ""
     if open_items:
@@ -186,6 +187,13 @@ def review_messages(
             "say it) or contradicted (the source says otherwise), with the source id and a "
             "short reason. Judge by the sources' text only, not by what you believe. Score "
             "accuracy low when claims are unsupported or contradicted.\n"
+        )
+    if research and not compact:
+        shape["search_queries"] = ["<a short search query>"]
+        checks += (
+            "search_queries: up to three short search queries for facts the article lacks or "
+            "could not support; they are searched before the revision (empty when the "
+            "sources suffice).\n"
         )
     form = f"\nReply with only a JSON object of this form:\n{json.dumps(shape)}" if example else ""
     if compact:

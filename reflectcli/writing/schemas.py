@@ -252,6 +252,7 @@ class Review(BaseModel):
     improvements: list[Improvement] = Field(default_factory=list)
     addressed: list[str] = Field(default_factory=list)  # ids of earlier improvements now done
     claims: list[Claim] = Field(default_factory=list)  # verdicts on cited sentences
+    search_queries: list[str] = Field(default_factory=list)  # what to look up before revising
 
     @model_validator(mode="before")
     @classmethod
@@ -284,6 +285,10 @@ class Review(BaseModel):
         if not isinstance(value.get("addressed"), list):
             value["addressed"] = []
         value["addressed"] = [str(x) for x in value["addressed"] if isinstance(x, str | int)]
+        queries = value.get("search_queries")  # at most three short, distinct queries
+        queries = [queries] if isinstance(queries, str) else queries if isinstance(queries, list) else []
+        cleaned = [" ".join(str(q).split())[:200] for q in queries if isinstance(q, str | int)]
+        value["search_queries"] = list(dict.fromkeys(q for q in cleaned if len(q) >= 3))[:3]
         claims = value.get("claims")  # a malformed verdict is dropped, not the whole review
         value["claims"] = [c for c in claims if isinstance(c, dict)] if isinstance(claims, list) else []
         if isinstance(value.get("feedback"), list):
@@ -329,7 +334,7 @@ def outline_schema(max_sections: int) -> dict[str, Any]:
 
 def review_schema(
     titles: list[str] | None = None, open_ids: list[str] | None = None,
-    source_ids: list[str] | None = None,
+    source_ids: list[str] | None = None, queries: bool = False,
 ) -> dict[str, Any]:  # fmt: skip
     """JSON schema for the critic's answer: `section` held to the outline's titles, `addressed`
     to the ids of the improvements still open (none: an empty list); with sources, `claims`
@@ -387,4 +392,8 @@ def review_schema(
             },
         }
         schema["required"].append("claims")
+    if queries:
+        schema["properties"]["search_queries"] = {
+            "type": "array", "maxItems": 3, "items": {"type": "string", "minLength": 3, "maxLength": 120},
+        }  # fmt: skip
     return schema

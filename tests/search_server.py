@@ -1,0 +1,79 @@
+"""A fake SearXNG on 127.0.0.1 (stdlib only): `/search?q=...&format=json` answers results that
+point at pages on the same server, `/page/<n>` serves each page's HTML. Every search is counted
+by its query, so a test can tell whether a resumed run searched again."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+PAGES = [
+    ("The Vellmar psalter", "The Mainz workshop cast a ninth typeface for the Vellmar psalter in 1457."),
+    ("Kestrel lighthouse", "The Kestrel lighthouse log notes forty-one ships in the winter gale."),
+    ("Bi Sheng", "Bi Sheng made movable type from baked clay in China around 1040."),
+    ("Venice printers", "Venice had 417 printers by 1500, more than any other city in Europe."),
+]
+
+
+class SearchServer:
+    def __init__(self, pages=PAGES, fail_pages: bool = False):
+        self.pages = list(pages)
+        self.fail_pages = fail_pages  # pages answer 404: results keep only their snippets
+        self.queries: Counter[str] = Counter()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # quiet
+                pass
+
+            def do_GET(self):
+                url = urlparse(self.path)
+                if url.path.rstrip("/") == "/search":
+                    query = parse_qs(url.query).get("q", [""])[0]
+                    server.queries[query] += 1
+                    self._send(200, "application/json", json.dumps({"results": server.results(query)}))
+                elif url.path.startswith("/page/") and not server.fail_pages:
+                    n = int(url.path.rsplit("/", 1)[1])
+                    title, text = server.pages[n]
+                    body = (f"<html><head><title>{title}</title></head><body><article><h1>{title}"
+                            f"</h1><p>{text}</p><p>More about {title.lower()} follows in later "
+                            "chapters of this page.</p></article></body></html>")  # fmt: skip
+                    self._send(200, "text/html; charset=utf-8", body)
+                else:
+                    self._send(404, "text/plain", "not found")
+
+            def _send(self, code: int, ctype: str, body: str):
+                data = body.encode("utf-8")
+                self.send_response(code)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def results(self, query: str) -> list[dict[str, str]]:
+        """Pages sharing a word with the query, best first (the most shared words); every page
+        when none does (a search engine always answers something)."""
+        words = {w.lower() for w in query.split() if len(w) > 3}
+        scored = []
+        for n, (title, text) in enumerate(self.pages):
+            shared = len(words & {w.lower().strip(".,") for w in f"{title} {text}".split()})
+            if shared:
+                scored.append((-shared, n))
+        scored = scored or [(0, n) for n in range(len(self.pages))]
+        return [{"title": self.pages[n][0], "url": f"{self.base_url}/page/{n}",
+                 "content": self.pages[n][1][:80]} for _, n in sorted(scored)]  # fmt: skip
+
+    def __enter__(self) -> SearchServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

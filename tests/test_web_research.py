@@ -1,0 +1,133 @@
+"""Web research through litellm.search() against a fake SearXNG on 127.0.0.1: results become
+library sources, the critic's queries are searched before the revision within max_queries,
+and a run killed right after a search never searches again."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from reflectcli.errors import UserError
+from reflectcli.models.fake import TITLES
+from reflectcli.output.exporters import export
+from reflectcli.runner import Runner
+from reflectcli.sources import library
+from reflectcli.store.db import Store
+from tests.helpers import quiet_ui, settings
+from tests.openai_server import loopback_fixture
+from tests.search_server import SearchServer
+from tests.test_grounding import Grounded
+
+
+@pytest.fixture(autouse=True)
+def offline_env(monkeypatch):
+    loopback_fixture(monkeypatch, REFLECTCLI_BACKOFF="0")
+
+
+@pytest.fixture
+def search():
+    with SearchServer() as server:
+        yield server
+
+
+def web(server, **extra):
+    return {"sources": "web", "web": "searxng", "web_api_base": server.base_url, **extra}
+
+
+def write(runs_dir, research, **flags):
+    return Runner(quiet_ui()).write("The history of printing", settings(
+        runs_dir, max_sections=2, max_rounds=3, threshold=8, research=research, **flags))  # fmt: skip
+
+
+def test_web_results_become_sources_and_their_citations_resolve(fake, search, runs_dir):
+    fake.responder = Grounded()
+    result = write(runs_dir, web(search))
+    state = result.state
+    assert sorted(search.queries.values()) == [1, 1]  # one search per section, once each
+    pages = {e["location"] for e in state["evidence"]}
+    assert pages and all(p.startswith(search.base_url + "/page/") for p in pages)
+    kept = {s["location"]: s for s in library.sources(runs_dir)}
+    assert pages <= set(kept) and {kept[p]["kind"] for p in pages} == {"url"}
+    store = Store(runs_dir)
+    run, saved = store.get_run(result.thread_id), store.load_state(result.thread_id)
+    store.close()
+    md = export(run, saved, "md", "final")
+    refs = md[md.index("## References") :]
+    assert search.base_url + "/page/0" in refs
+    html = export(run, saved, "html", "final")
+    assert f'<a href="{search.base_url}/page/0">' in html
+
+
+def test_snippets_stand_in_for_pages_that_cannot_be_fetched(fake, runs_dir):
+    fake.responder = Grounded()
+    with SearchServer(fail_pages=True) as server:
+        state = write(runs_dir, web(server)).state
+    kinds = {e["kind"] for e in state["evidence"]}
+    assert kinds == {"web"}  # title and snippet only, still citable
+    assert all(len(e["text"]) <= 80 for e in state["evidence"])
+
+
+def test_the_critics_queries_are_searched_before_the_revision_within_max_queries(fake, search, runs_dir):
+    script = Grounded(scores=(6.0, 6.0))
+
+    def critic_asks(step, messages):
+        answer = script(step, messages)
+        if step == "review:r1":
+            data = json.loads(answer)
+            data["search_queries"] = ["Bi Sheng baked clay", "Venice printers Europe"]
+            return json.dumps(data)
+        return answer
+
+    fake.responder = critic_asks
+    state = write(runs_dir, web(search, max_queries=3)).state
+    made = [e for e in state["trace"] if e.get("kind") == "search"]
+    assert [e.get("section") or f"r{e['round']}" for e in made] == [1, 2, "r1"]
+    assert made[-1]["query"] == "Bi Sheng baked clay" and "Venice printers Europe" not in search.queries
+    found = [e for e in state["evidence"] if e.get("round") == 1]
+    assert found and "Bi Sheng" in found[0]["text"]
+    revise_prompts = [c["messages"][-1]["content"] for c in fake.history if c["step"].startswith("revise")]
+    assert revise_prompts and all(f"[{found[0]['id']}]" in p for p in revise_prompts)
+    steps = [c["step"] for c in fake.history]
+    assert steps.index("review:r1") < steps.index(next(s for s in steps if s.startswith("revise")))
+    assert state["stop_reason"] == "max_queries"
+    assert (
+        state["decisions"][-1]["reason"] == "max_queries" and "3 searches" in state["decisions"][-1]["detail"]
+    )
+
+
+def test_web_without_a_provider_is_one_line(fake, runs_dir):
+    with pytest.raises(UserError, match="needs a web search provider"):
+        write(runs_dir, {"sources": "web"})
+    assert not (runs_dir / "reflect.db").exists()
+
+
+@pytest.mark.slow
+def test_a_run_killed_right_after_a_search_never_searches_again(search, tmp_path):
+    """A real process paused right after the first section's search was journaled (answered,
+    not yet checkpointed) and killed; the resumed process replays it from the journal."""
+    from tests.crashkit import MODEL, TASK, Child, KillScript
+    from tests.openai_server import OpenAIServer
+
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "config.toml").write_text(
+        f'[research]\nsources = "web"\nweb = "searxng"\nweb_api_base = "{search.base_url}"\n'
+    )
+    query = f"{TITLES[0]} Explain {TITLES[0].lower()}."
+    with OpenAIServer(reply=KillScript((9.5,), 2)) as server:
+        args = ["write", TASK, "--model", MODEL, "--api-base", server.base_url, "--runs-dir",
+                "runs", "--thread-id", "web", "--sections", "2", "--max-rounds", "1",
+                "--config", "config.toml"]  # fmt: skip
+        child = Child(work, "first", args, pause=f"journal:search:{query[:80]}")
+        child.wait_paused()
+        assert search.queries[query] == 1
+        child.kill()
+        resumed = Child(work, "resumed", ["resume", "web", "--runs-dir", "runs"])
+        assert resumed.finish() == 0, resumed.describe()
+    assert search.queries[query] == 1  # replayed from the journal, not searched again
+    assert set(search.queries.values()) == {1}  # no query was sent twice
+    artifact = (work / "runs" / "web.md").read_text()
+    assert "## Evidence" in artifact and search.base_url in artifact
+    assert re.search(r"\| S1 \| section 1 \|", artifact)

@@ -76,6 +76,18 @@ class Research(BaseModel):
     fetch: bool = Field(True, description="Fetch each web result's page for its full text")
 
 
+class MemorySettings(BaseModel):
+    """Lessons learned across runs (`[memory]` in config.toml)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(True, description="Recall lessons at the start of a run, learn at its end")
+    k: int = Field(3, ge=0, le=10, description="Lessons recalled into a run at most")
+    half_life_days: float = Field(
+        30.0, gt=0, le=3650, description="Days in which an unreinforced lesson's strength halves"
+    )
+
+
 SECTION_TOKENS = 1024
 EMBEDDED = "local/smollm2"
 # A tiny model copies examples and loops on long generations: fewer, shorter sections, a tighter
@@ -134,6 +146,7 @@ class Settings(BaseModel):
                               "when the loop stops without passing")  # fmt: skip
     policy: Policy = Field(default_factory=Policy, description="The revision policy")
     research: Research = Field(default_factory=Research, description="Evidence and citations")
+    memory: MemorySettings = Field(default_factory=MemorySettings, description="Lessons across runs")
 
     profile: str | None = Field(None, description="Set by reflectcli: the model profile in force")
 
@@ -163,7 +176,7 @@ class Settings(BaseModel):
         return self.model_dump()
 
 
-TABLES = {"policy": Policy, "research": Research}  # the config file's [tables]
+TABLES = {"policy": Policy, "research": Research, "memory": MemorySettings}  # [tables]
 KEYS = tuple(k for k in Settings.model_fields if k not in (*TABLES, "profile"))
 POLICY_KEYS = tuple(Policy.model_fields)
 HOISTED = ("threshold", "max_rounds")  # accepted in [policy] too; they live at the top level

@@ -18,6 +18,7 @@ from typing import Any
 from reflectcli.config import Settings, resume_settings
 from reflectcli.errors import RunInterrupted, UserError
 from reflectcli.graph.state import initial_state
+from reflectcli.memory.bank import Memory
 from reflectcli.models.factory import api_base_for, make_client
 from reflectcli.models.journal import JournaledClient
 from reflectcli.output.artifacts import artifact_path, write_artifact
@@ -104,11 +105,17 @@ class Runner:
                             hint=f"resume it with `reflectcli resume {thread_id}`")  # fmt: skip
         path = artifact_path(settings.runs_dir, thread_id)
         params = settings.run_params()
+        lessons = self._memory(settings).recall(task, settings.memory.k, thread_id) if (
+            settings.memory.enabled and settings.memory.k) else []  # fmt: skip
         store.create_run(thread_id, task, params, str(path))
         store.acquire(thread_id)  # before a `resume` of the new thread could
         self.ui.started(thread_id, task, settings, path, resumed=False)
+        if lessons:
+            self.ui.notice(f"recalled {len(lessons)} lesson{'s' if len(lessons) != 1 else ''} from "
+                           "earlier runs: " + "; ".join(x["text"] for x in lessons))  # fmt: skip
         graph, config = self._graph(store, thread_id, settings, models)
-        return self._drive(store, thread_id, settings, graph, config, initial_state(task, params))
+        start = initial_state(task, params, lessons)
+        return self._drive(store, thread_id, settings, graph, config, start)
 
     def resume(self, thread_id: str, runs_dir: str, flags: dict[str, Any]) -> RunResult:
         validate_thread_id(thread_id)
@@ -190,12 +197,21 @@ class Runner:
 
         writer, critic = self._clients(store, thread_id, models)
         retriever = self._retriever(store, thread_id, settings)
-        graph = build_graph(writer, critic, store.checkpointer(), settings.interactive, retriever)
+        learner = None
+        if settings.memory.enabled:
+            memory = self._memory(settings)
+            learner = lambda state: memory.learn(thread_id, state)  # noqa: E731
+        graph = build_graph(writer, critic, store.checkpointer(), settings.interactive, retriever,
+                            learner)  # fmt: skip
         config = {
             "configurable": {"thread_id": thread_id},
             "recursion_limit": recursion_limit(settings.max_sections, settings.max_rounds),
         }
         return graph, config
+
+    @staticmethod
+    def _memory(settings: Settings) -> Memory:
+        return Memory(settings.runs_dir, settings.memory.half_life_days)
 
     def _retriever(self, store: Store, thread_id: str, settings: Settings):
         """Where the run's searches go (None without sources), journaled per run."""
@@ -302,6 +318,7 @@ class Runner:
                 "citations_removed",
                 "claims",
                 "claims_supported",
+                "lessons_recalled",
             )
         }
         if self.state.get("status") == "finished":

@@ -56,7 +56,7 @@ def test_history_filters_and_json(runs):
         "thread_id", "created_at", "updated_at", "status", "task", "model", "critic_model",
         "rounds", "first_score", "best_score", "final_score", "stop_reason", "calls", "tokens",
         "cost", "fallbacks", "artifact", "error",
-    "sources_used", "citations_removed", "claims", "claims_supported",
+    "sources_used", "citations_removed", "claims", "claims_supported", "lessons_recalled",
     }  # fmt: skip
     assert data[2]["stop_reason"] == "passed" and data[1]["stop_reason"] == "max_rounds"
     one = json.loads(invoke("history", "--runs-dir", runs, "--json", "--limit", "1").output)

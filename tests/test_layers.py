@@ -23,8 +23,9 @@ ALLOWED = {
     "store": {"errors"},
     "output": {"writing", "errors"},
     "sources": {"store", "writing", "errors"},
+    "memory": {"store", "writing", "errors"},
     "graph": {"models", "writing", "output", "sources", "config", "errors"},
-    "runner": {"graph", "models", "writing", "output", "store", "sources", "config", "errors"},
+    "runner": {"graph", "models", "writing", "output", "store", "sources", "memory", "config", "errors"},
     "cli": {
         "runner",
         "graph",
@@ -33,6 +34,7 @@ ALLOWED = {
         "output",
         "store",
         "sources",
+        "memory",
         "config",
         "configfile",
         "errors",

@@ -63,6 +63,10 @@ def write(
             "web), hybrid (both), none, or auto (the library when it holds anything)."
         ),
     ] = None,  # fmt: skip
+    no_memory: Annotated[
+        bool,
+        typer.Option("--no-memory", help="Recall no lessons from earlier runs, and learn none."),
+    ] = False,  # fmt: skip
     max_tokens: Annotated[int | None, typer.Option(help="Token budget for the run.")] = None,
     max_cost: Annotated[float | None, typer.Option(help="Cost budget in USD for the run.")] = None,
     interactive: InteractiveOpt = None,
@@ -84,6 +88,7 @@ def write(
             "critic_api_base": critic_api_base, "structured": structured,
             "policy": {"revision": revision, "max_tokens": max_tokens, "max_cost": max_cost},
             "research": {"sources": sources},
+            "memory": {"enabled": False if no_memory else None},
         })  # fmt: skip
         result = Runner(ui).write(task, settings, thread_id)
     except (UserError, RunInterrupted, Exception) as exc:

@@ -1,10 +1,11 @@
 """The graph factory: wires nodes, routers and a checkpointer. Nothing is compiled at import.
 
     plan ─> [gate_outline] ─> [research ⟲] ─> draft ⟲ ─> review ─> decide ─> [research ⟲] ─> revise ⟲ ─> ...
-                                                     └─> [gate_stop] ─> finalize
-A budget stop from any model step goes straight to finalize. Gates exist when interactive;
-research (one step per search: each section before drafting, then the queries a review asks
-for before its revision) when the run uses sources.
+                                                     └─> [gate_stop] ─> [learn] ─> finalize
+A budget stop from any model step goes straight to the end ([learn], finalize). Gates exist
+when interactive; research (one step per search: each section before drafting, then the
+queries a review asks for before its revision) when the run uses sources; learn (lessons for
+the memory, once) when the run learns.
 """
 
 from __future__ import annotations
@@ -22,21 +23,30 @@ from reflectcli.output.summary import next_search
 def recursion_limit(max_sections: int, max_rounds: int, extra: int = 0) -> int:
     """Steps of the longest run (every section rewritten every round), plus gates, with slack."""
     rounds = max_rounds + extra
-    return 4 + max_sections * (2 + rounds) + 6 * rounds + 10  # up to 3 searches a round
+    return 5 + max_sections * (2 + rounds) + 6 * rounds + 10  # up to 3 searches a round; learn
 
 
 def _budget_stopped(state: dict[str, Any]) -> bool:
     return state.get("stop_reason") == "budget"
 
 
+def learning(state: dict[str, Any]) -> bool:
+    """Whether the run still has to learn (runs saved before memory existed never do)."""
+    return bool((state["params"].get("memory") or {}).get("enabled")) and state.get("learned") is None
+
+
 def make_routers(interactive: bool):
+    def to_end(state) -> Literal["learn", "finalize"]:
+        """The run is over: learn from it first, when it learns."""
+        return "learn" if learning(state) else "finalize"
+
     def to_draft(state) -> Literal["research", "draft"]:
         """Research the outline's sections first, when the run uses sources."""
         return "research" if next_search(state) else "draft"
 
-    def after_plan(state) -> Literal["gate_outline", "research", "draft", "finalize"]:
+    def after_plan(state) -> Literal["gate_outline", "research", "draft", "learn", "finalize"]:
         if _budget_stopped(state):
-            return "finalize"
+            return to_end(state)
         return "gate_outline" if interactive else to_draft(state)
 
     def after_gate_outline(state) -> Literal["plan", "research", "draft"]:
@@ -47,9 +57,9 @@ def make_routers(interactive: bool):
             return "research"
         return "revise" if state.get("reviews") else "draft"
 
-    def after_draft(state) -> Literal["draft", "review", "finalize"]:
+    def after_draft(state) -> Literal["draft", "review", "learn", "finalize"]:
         if _budget_stopped(state):
-            return "finalize"
+            return to_end(state)
         written = len(state.get("sections") or [])
         planned = len(state["outline"]["sections"])
         if written < planned:
@@ -58,25 +68,25 @@ def make_routers(interactive: bool):
             return "review"
         raise RuntimeError(f"impossible state: {written} sections drafted for {planned} planned")
 
-    def after_review(state) -> Literal["decide", "finalize"]:
-        return "finalize" if _budget_stopped(state) else "decide"
+    def after_review(state) -> Literal["decide", "learn", "finalize"]:
+        return to_end(state) if _budget_stopped(state) else "decide"
 
-    def after_decide(state) -> Literal["research", "revise", "gate_stop", "finalize"]:
+    def after_decide(state) -> Literal["research", "revise", "gate_stop", "learn", "finalize"]:
         decision = state["decisions"][-1]
         if decision["decision"] == "revise":
             return "research" if next_search(state) else "revise"  # the critic's queries first
         if decision["decision"] == "stop":
             if interactive and decision["reason"] != "passed":
                 return "gate_stop"
-            return "finalize"
+            return to_end(state)
         raise RuntimeError(f"impossible decision {decision!r}")
 
-    def after_gate_stop(state) -> Literal["revise", "finalize"]:
-        return "revise" if state["decisions"][-1]["decision"] == "more" else "finalize"
+    def after_gate_stop(state) -> Literal["revise", "learn", "finalize"]:
+        return "revise" if state["decisions"][-1]["decision"] == "more" else to_end(state)
 
-    def after_revise(state) -> Literal["revise", "review", "decide", "finalize"]:
+    def after_revise(state) -> Literal["revise", "review", "decide", "learn", "finalize"]:
         if _budget_stopped(state):
-            return "finalize"
+            return to_end(state)
         if revision_pending(state):
             return "revise"
         if state.get("rejected") == len(state["reviews"]) + 1:
@@ -103,17 +113,18 @@ def _thin(step):
 
 def build_graph(
     writer: ModelClient, critic: ModelClient, checkpointer: Any = None, interactive: bool = False,
-    retriever: Any = None,
+    retriever: Any = None, learner: Any = None,
 ):  # fmt: skip
-    """Compile the reflection loop with the given model clients, checkpointer and retriever (a
-    callable from a query to ranked passages; needed by runs that use sources)."""
+    """Compile the reflection loop with the given model clients, checkpointer, retriever (a
+    callable from a query to ranked passages; needed by runs that use sources) and learner (a
+    callable from the run's state to what the memory learned; needed by runs that learn)."""
     from langgraph.graph import END, START, StateGraph
 
-    nodes = Nodes(writer, critic, retriever)
+    nodes = Nodes(writer, critic, retriever, learner)
     graph = StateGraph(RunState)
     for name, step in (
         ("plan", nodes.plan), ("research", nodes.research), ("draft", nodes.draft),
-        ("review", nodes.review),
+        ("review", nodes.review), ("learn", nodes.learn),
         ("decide", nodes.decide), ("revise", Reviser(writer)), ("finalize", nodes.finalize),
         ("gate_outline", gate_outline), ("gate_stop", gate_stop),
     ):  # fmt: skip
@@ -122,5 +133,6 @@ def build_graph(
     for node, router in make_routers(interactive).items():
         targets = list(get_args(get_type_hints(router)["return"]))
         graph.add_conditional_edges(node, router, targets)
+    graph.add_edge("learn", "finalize")
     graph.add_edge("finalize", END)
     return graph.compile(checkpointer=checkpointer)

@@ -96,10 +96,12 @@ def claim_improvements(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
 class Nodes:
     """The loop's steps, bound to a writer and a critic client."""
 
-    def __init__(self, writer: ModelClient, critic: ModelClient, retriever: Any = None):
+    def __init__(self, writer: ModelClient, critic: ModelClient, retriever: Any = None,
+                 learner: Any = None):  # fmt: skip
         self.writer = writer
         self.critic = critic
         self.retriever = retriever  # query -> ranked passages; None: the run has no sources
+        self.learner = learner  # state -> what was learned; None: the run learns nothing
 
     def plan(self, state: dict[str, Any]) -> dict[str, Any]:
         params = state["params"]
@@ -187,6 +189,7 @@ class Nodes:
                     compact=compact(self.writer),
                     words=max(40, section_tokens(state) // 3),  # room below the cap
                     evidence=section_evidence(state, index),
+                    lessons=state.get("lessons"),
                 ),
                 step=f"draft:s{index + 1}",
                 max_tokens=section_tokens(state),
@@ -230,6 +233,7 @@ class Nodes:
                     example=not takes_schema(self.critic),
                     evidence=shown,
                     research=researching(state),
+                    lessons=state.get("lessons"),
                 ),
                 Review,
                 step=f"review:r{round_no}",
@@ -316,6 +320,20 @@ class Nodes:
         update: dict[str, Any] = {"decisions": [decision.log_entry(review["round"])]}
         update["stop_reason"] = decision.reason if decision.action == "stop" else None
         return update
+
+    def learn(self, state: dict[str, Any]) -> dict[str, Any]:
+        """Lessons from the run's critique history into the memory, once (a resumed step finds
+        the run already learned and stores nothing twice)."""
+        if self.learner is None:
+            raise RuntimeError("this run learns lessons, but no memory was given to it")
+        result = self.learner(state)
+        parts = [f"{len(result['written'])} new", f"{len(result['merged'])} reinforced"]
+        if result["superseded"]:
+            parts.append(f"{len(result['superseded'])} superseded")
+        note = note_event("learn", "memory", "lessons learned: " + ", ".join(parts)
+                          + (" (already stored)" if result.get("repeated") else ""))  # fmt: skip
+        return {"learned": {k: result[k] for k in ("written", "merged", "superseded")},
+                "trace": [note]}  # fmt: skip
 
     def finalize(self, state: dict[str, Any]) -> dict[str, Any]:
         """The output is the best-reviewed version; a run that did not pass lists its open

@@ -161,6 +161,7 @@ class Reviser:
                 round_no,
                 state["params"].get("language"),
                 state.get("evidence") or None,
+                state.get("lessons"),
             ),  # fmt: skip
             step=f"revise:r{round_no}",
             max_tokens=rewrite_tokens(base["text"], section_tokens(state)),
@@ -205,6 +206,7 @@ class Reviser:
                 state["params"].get("language"),
                 compact=tiny,
                 evidence=evidence,
+                lessons=state.get("lessons"),
             ),  # fmt: skip
             step=f"revise:r{round_no}:s{index + 1}",
             max_tokens=rewrite_tokens(body, section_tokens(state)),
@@ -234,6 +236,7 @@ class Reviser:
                 [imp for its in revision["items"] for imp in its], round_no,
                 state["params"].get("language"),
                 evidence_for(state, targets, [bodies[i] or "" for i in targets]),
+                state.get("lessons"),
             ),
             step=f"revise:r{round_no}",
             max_tokens=rewrite_tokens(named, section_tokens(state)),

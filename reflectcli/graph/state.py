@@ -33,12 +33,15 @@ class RunState(TypedDict, total=False):
     accepted: bool | None  # the human's answer at the stop gate
     evidence: Annotated[list[dict[str, Any]], append]  # passages [S1]... found by research
     research: dict[str, Any] | None  # {"plan": n, "sections": [[ids] per section researched]}
+    lessons: list[dict[str, Any]]  # recalled at the start: [{"id", "text", "score"}]
+    learned: dict[str, Any] | None  # what the learning step stored (lesson ids)
 
 
-def initial_state(task: str, params: dict[str, Any]) -> RunState:
+def initial_state(task: str, params: dict[str, Any], lessons: list[dict[str, Any]] | None = None) -> RunState:
     return RunState(
         task=task,
         params=params,
+        lessons=list(lessons or []),
         outline=None,
         status="running",
         stop_reason=None,

@@ -89,6 +89,11 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) 
             for i, sec in enumerate(outline["sections"], 1)
         ]
         out.append("")
+    recalled = state.get("lessons") or []
+    if recalled:
+        out += ["## Lessons recalled", ""]
+        out += [f"- ({x['id']}) {x['text']}" for x in recalled]
+        out.append("")
     evidence = state.get("evidence") or []
     if evidence:
         out += ["## Evidence", "", "| id | found for | source | where | passage |", "|---|---|---|---|---|"]
@@ -138,6 +143,13 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) 
             out.append(f"| {i} | {r['node']} | {r['what']} | {r['time']} | {seconds} | "
                        f"{r['tokens'] or ''} | {_cell(r['note'])} |")  # fmt: skip
         out.append("")
+    learned = state.get("learned")
+    if learned:
+        out += ["## Lessons learned", "",
+                f"- new: {', '.join(map(str, learned['written'])) or 'none'}; reinforced: "
+                f"{', '.join(map(str, learned['merged'])) or 'none'}; superseded: "
+                f"{', '.join(map(str, learned['superseded'])) or 'none'} "
+                "(`reflectcli memory show ID`)", ""]  # fmt: skip
     known = state.get("known_issues") or []
     if state.get("status") == "finished" and state.get("stop_reason") != "passed":
         out += ["## Known issues", ""]

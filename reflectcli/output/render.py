@@ -203,7 +203,7 @@ class Renderer:
         for event in update.get("trace") or []:
             if event.get("kind") == "search":
                 self._print(f"  [green]✓[/] research · {escape(event['note'])}")
-            elif event.get("kind") == "attributed":
+            elif event.get("kind") in ("attributed", "memory"):
                 self.notice(f"  {event['note']}")
             elif "kind" in event:
                 self.warn(f"{event['kind']}: {event['note']}")

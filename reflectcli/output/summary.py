@@ -48,6 +48,7 @@ def summarize(state: dict[str, Any]) -> dict[str, Any]:
         "last_version": last_n,
         "last_score": next((r["score"] for r in reversed(reviews) if r["version"] == last_n), None),
         **grounding(state),
+        "lessons_recalled": len(state.get("lessons") or []),
     }
 
 

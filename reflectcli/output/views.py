@@ -150,6 +150,17 @@ class Views:
                 for imp in r["improvements"]:
                     colour = "red" if imp["severity"] == "major" else "yellow"
                     p(f"  [{colour}]{escape(rows.improvement(imp, with_id=True))}[/]")
+        recalled = state.get("lessons") or []
+        if recalled:
+            p("\n[bold]Lessons recalled[/]")
+            for x in recalled:
+                p(f"  ({x['id']}) {escape(x['text'])}")
+        learned = state.get("learned")
+        if learned:
+            p(
+                f"\n[bold]Lessons learned[/] new {learned['written'] or '—'} · reinforced "
+                f"{learned['merged'] or '—'} · superseded {learned['superseded'] or '—'}"
+            )
         self._grounding(state)
         critiques = list((state.get("critiques") or {}).values())
         if critiques:
@@ -223,6 +234,43 @@ class Views:
                     f"  {escape('[' + r['id'] + ']')} {escape(r['title'])} — {escape(r['place'])}",
                     soft_wrap=True,
                 )
+
+    # --- the memory ---------------------------------------------------------------------
+
+    def lessons(self, found: list[dict[str, Any]], runs_dir) -> None:
+        if not found:
+            self.message(f"no lessons in {runs_dir} yet: runs learn them from their critiques, "
+                         "or add one with `reflectcli memory add TEXT`")  # fmt: skip
+            return
+        rows = [(str(x["id"]), f"{x['strength_now']:.2f}" + (" pinned" if x["pinned"] else ""),
+                 str(x["seen"]), str(x["uses"]), _when(x["last_seen"]), x["status"], x["scope"],
+                 x["text"]) for x in found]  # fmt: skip
+        self._columns(("id", "strength", "learned", "used", "last seen", "status", "scope", "text"),
+                      rows, right={0, 2, 3})  # fmt: skip
+
+    def lesson(self, x: dict[str, Any]) -> None:
+        p = self.message
+        p(f"lesson {x['id']}: {x['text']}")
+        pinned = ", pinned" if x["pinned"] else ""
+        p(
+            f"status {x['status']}{pinned} · scope {x['scope']} · strength now {x['strength_now']:.2f} "
+            f"(stored {x['strength']:.2f}) · learned {x['seen']}× · recalled {x['uses']}× · "
+            f"{x['origin']} · created {_when(x['created_at'])} · last seen {_when(x['last_seen'])}"
+        )
+        if x.get("superseded_by"):
+            p(f"superseded by lesson {x['superseded_by']}")
+        if x.get("supersedes"):
+            p("supersedes lesson " + ", ".join(str(i) for i in x["supersedes"]))
+        if x["evidence"]:
+            p("evidence:")
+            for e in x["evidence"]:
+                change = "" if e["score_change"] is None else f" score {e['score_change']:+g}"
+                where = f"{e['thread_id']} round {e['round']}" if e["thread_id"] else "you"
+                p(f"  {_when(e['at'])} {e['kind']:<9} {where}{change} — {e['detail']}")
+        if x["events"]:
+            p("log:")
+            for e in x["events"]:
+                p(f"  {_when(e['at'])} {e['event']:<16} {e['detail']}")
 
     # --- the source library -------------------------------------------------------------
 
@@ -339,6 +387,13 @@ class Views:
             p(f"grounding: {data['sources_used']} sources cited · {data['citations_removed']} "
               f"invented citations removed · {data['claims']} cited claims checked, "
               f"{'—' if share is None else f'{share:.0%}'} supported")  # fmt: skip
+        memory = data.get("memory") or {}
+        if (memory.get("with lessons") or {}).get("runs"):
+            p("memory (finished runs):")
+            for name, group in memory.items():
+                passed = "—" if group["passed"] is None else f"{group['passed']:.0%}"
+                p(f"  {name:<13} {group['runs']:>4} runs · mean rounds {_score(group['mean_rounds'])} · "
+                  f"first draft {_score(group['mean_first_score'])} · passed {passed}")  # fmt: skip
         table = Table(box=None, padding=(0, 1), header_style="bold", title="usage per model",
                       title_justify="left")  # fmt: skip
         for name in ("model", "calls", "tokens in", "tokens out", "cost"):

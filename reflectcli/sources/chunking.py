@@ -8,17 +8,12 @@ import re
 from typing import Any
 
 from reflectcli.sources.readers import Document
+from reflectcli.writing.textops import searchable
+
+__all__ = ["TARGET", "chunk_document", "searchable"]
 
 TARGET = 1000  # characters a chunk aims for
 _PARAGRAPHS = re.compile(r"\n\s*\n")
-_CJK = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])")
-
-
-def searchable(text: str) -> str:
-    """The form the FTS5 index (unicode61) gets, for text and queries alike: CJK characters
-    spaced out, so that a Chinese or Japanese query matches character by character (unicode61
-    would otherwise take a whole run of them as one word)."""
-    return _CJK.sub(r" \1 ", text)
 
 
 def chunk_document(document: Document) -> list[dict[str, Any]]:

@@ -27,7 +27,7 @@ THREAD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 RUN_FIELDS = (
     "status", "rounds", "first_score", "best_score", "final_score", "stop_reason", "calls",
     "tokens", "cost", "fallbacks", "artifact", "error", "model", "critic_model", "settings",
-    "sources_used", "citations_removed", "claims", "claims_supported",
+    "sources_used", "citations_removed", "claims", "claims_supported", "lessons_recalled",
 )  # fmt: skip
 
 

@@ -111,4 +111,50 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE runs ADD COLUMN claims_supported INTEGER NOT NULL DEFAULT 0
         """,
     ),
+    (
+        "007_memory",
+        """
+        CREATE TABLE lessons (
+            id            INTEGER PRIMARY KEY AUTOINCREMENT,
+            text          TEXT NOT NULL,
+            scope         TEXT NOT NULL DEFAULT 'general',
+            tags          TEXT NOT NULL DEFAULT '',
+            strength      REAL NOT NULL,
+            seen          INTEGER NOT NULL DEFAULT 1,
+            uses          INTEGER NOT NULL DEFAULT 0,
+            created_at    REAL NOT NULL,
+            last_seen     REAL NOT NULL,
+            status        TEXT NOT NULL DEFAULT 'active',
+            pinned        INTEGER NOT NULL DEFAULT 0,
+            superseded_by INTEGER,
+            origin        TEXT NOT NULL DEFAULT 'learned'
+        );
+        CREATE INDEX lessons_status ON lessons (status);
+        CREATE TABLE lesson_evidence (
+            lesson_id    INTEGER NOT NULL,
+            thread_id    TEXT,
+            round        INTEGER,
+            kind         TEXT NOT NULL,
+            score_change REAL,
+            detail       TEXT NOT NULL DEFAULT '',
+            at           REAL NOT NULL
+        );
+        CREATE INDEX lesson_evidence_lesson ON lesson_evidence (lesson_id);
+        CREATE TABLE memory_log (
+            id        INTEGER PRIMARY KEY,
+            at        REAL NOT NULL,
+            event     TEXT NOT NULL,
+            lesson_id INTEGER,
+            thread_id TEXT,
+            detail    TEXT NOT NULL DEFAULT ''
+        );
+        CREATE TABLE memory_runs (
+            thread_id  TEXT PRIMARY KEY,
+            learned_at REAL NOT NULL,
+            result     TEXT NOT NULL
+        );
+        CREATE VIRTUAL TABLE lesson_index USING fts5 (body, tokenize = 'unicode61 remove_diacritics 2');
+        ALTER TABLE runs ADD COLUMN lessons_recalled INTEGER NOT NULL DEFAULT 0
+        """,
+    ),
 ]

@@ -16,7 +16,7 @@ HISTORY_KEYS = (
     "thread_id", "created_at", "updated_at", "status", "task", "model", "critic_model",
     "rounds", "first_score", "best_score", "final_score", "stop_reason", "calls", "tokens",
     "cost", "fallbacks", "artifact", "error",
-    "sources_used", "citations_removed", "claims", "claims_supported",
+    "sources_used", "citations_removed", "claims", "claims_supported", "lessons_recalled",
 )  # fmt: skip
 STATUSES = ("running", "finished", "failed", "interrupted", "waiting")
 _LIVE = ("running", "interrupted")  # a dead `running` reads as `interrupted`
@@ -69,6 +69,17 @@ def _mean(values: list[float]) -> float | None:
     return round(sum(values) / len(values), 3) if values else None
 
 
+def _group(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Finished runs in one group: how many, rounds, first-draft score, share that passed."""
+    return {
+        "runs": len(runs),
+        "mean_rounds": _mean([r["rounds"] for r in runs]),
+        "mean_first_score": _mean([r["first_score"] for r in runs if r["first_score"] is not None]),
+        "passed": round(sum(r["stop_reason"] == "passed" for r in runs) / len(runs), 4) if runs else None,
+        "stop_reasons": dict(Counter(r["stop_reason"] for r in runs).most_common()),
+    }
+
+
 def run_stats(conn: sqlite3.Connection, since: float | None = None) -> dict[str, Any]:
     """Aggregates over runs: statuses, rounds, stop reasons, score gain, fallbacks, usage."""
     runs = list_runs(conn, limit=None, since=since)
@@ -108,6 +119,10 @@ def run_stats(conn: sqlite3.Connection, since: float | None = None) -> dict[str,
         "citations_removed": sum(r["citations_removed"] for r in runs),
         "claims": sum(r["claims"] for r in runs),
         "supported_share": round(sum(r["claims_supported"] for r in runs) / claims, 4) if claims else None,
+        "memory": {
+            "with lessons": _group([r for r in finished if r["lessons_recalled"]]),
+            "without": _group([r for r in finished if not r["lessons_recalled"]]),
+        },
         "per_model": per_model,
         "generated_at": time.time(),
     }

@@ -55,6 +55,16 @@ def cite_rule(evidence: list[dict[str, Any]] | None, *, compact: bool = False) -
     )
 
 
+def lessons_rule(lessons: list[dict[str, Any]] | None, *, critic: bool = False) -> str:
+    """Lessons recalled from earlier runs: rules for the writer, things to check for the critic."""
+    if not lessons:
+        return ""
+    items = "\n".join(f"- {item['text']}" for item in lessons)
+    if critic:
+        return f"\nKnown weaknesses of earlier drafts, to check in this one:\n{items}\n"
+    return f"\nLessons from earlier articles (apply them):\n{items}"
+
+
 def plan_messages(
     task: str, max_sections: int, language: str | None, *, compact: bool = False,
     example: bool = True,
@@ -101,9 +111,10 @@ def section_messages(
     compact: bool = False,
     words: int = 250,
     evidence: list[dict[str, Any]] | None = None,
+    lessons: list[dict[str, Any]] | None = None,
 ) -> Messages:
     section = outline[index]
-    cite = cite_rule(evidence, compact=compact)
+    cite = cite_rule(evidence, compact=compact) + lessons_rule(lessons)
     if compact:
         goal = f" ({section['goal']})" if section.get("goal") else ""
         return [
@@ -164,13 +175,14 @@ def review_messages(
     example: bool = True,
     evidence: list[dict[str, Any]] | None = None,
     research: bool = False,
+    lessons: list[dict[str, Any]] | None = None,
 ) -> Messages:
-    tracked = ""
+    tracked = lessons_rule(lessons, critic=True)
     if open_items:
         listed = "\n".join(
             f"- [{item['id']}] {item['section'] or 'whole article'}: {item['issue']}" for item in open_items
         )
-        tracked = (
+        tracked += (
             f"\nImprovements asked for in earlier rounds:\n{listed}\n"
             "In `addressed`, list the ids of those the article now fully addresses. Do not "
             "repeat an addressed one among the new improvements.\n"
@@ -236,7 +248,7 @@ def review_messages(
 
 def revise_messages(
     task: str, draft: str, review: dict[str, Any], round_no: int, language: str | None,
-    evidence: list[dict[str, Any]] | None = None,
+    evidence: list[dict[str, Any]] | None = None, lessons: list[dict[str, Any]] | None = None,
 ) -> Messages:  # fmt: skip
     items = _items(review.get("improvements", []))
     return [
@@ -255,7 +267,7 @@ def revise_messages(
                 "good is kept. Keep the same sections in the same order, each starting with a "
                 "'## ' heading line. Keep the length similar unless an improvement asks for more. "
                 f"{language_rule(language)} Return only the article in Markdown, nothing before "
-                f"or after it.{cite_rule(evidence)}"
+                f"or after it.{cite_rule(evidence)}{lessons_rule(lessons)}"
             ),
         },
     ]
@@ -294,10 +306,11 @@ def section_revise_messages(
     *,
     compact: bool = False,
     evidence: list[dict[str, Any]] | None = None,
+    lessons: list[dict[str, Any]] | None = None,
 ) -> Messages:
     """One section's rewrite: the section, the outline and a short context, not the article."""
     title = outline[index]["title"]
-    cite = cite_rule(evidence, compact=compact)
+    cite = cite_rule(evidence, compact=compact) + lessons_rule(lessons)
     if compact:
         changes = " ".join(imp["issue"] for imp in improvements) or "Make it clearer."
         words = max(40, len((bodies[index] or "").split()))
@@ -343,6 +356,7 @@ def sections_revise_messages(
     round_no: int,
     language: str | None,
     evidence: list[dict[str, Any]] | None = None,
+    lessons: list[dict[str, Any]] | None = None,
 ) -> Messages:
     """Several sections rewritten in one call: the article goes in once, and only the named
     sections come back, each under its own heading."""
@@ -363,6 +377,7 @@ def sections_revise_messages(
                 "similar unless an improvement asks for more. Return only the rewritten "
                 "sections, each starting with its '## ' heading line exactly as above, nothing "
                 f"before or after them. {language_rule(language)}{cite_rule(evidence)}"
+                f"{lessons_rule(lessons)}"
             ),
         },
     ]

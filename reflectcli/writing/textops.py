@@ -255,3 +255,13 @@ def trim_generation(text: str, finish_reason: str | None) -> tuple[str, str | No
             return text[:end].rstrip(), "length"
         return text.rstrip(), "length"
     return text, None
+
+
+_CJK_CHAR = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])")
+
+
+def searchable(text: str) -> str:
+    """The form an FTS5 index (unicode61) gets, for text and queries alike: CJK characters
+    spaced out, so that a Chinese or Japanese query matches character by character (unicode61
+    would otherwise take a whole run of them as one word)."""
+    return _CJK_CHAR.sub(r" \1 ", text)

@@ -1,0 +1,242 @@
+"""The memory bank: lessons stored in the runs folder's database, learned at the end of a run,
+recalled at the start of the next. Every change is an event in the memory log
+(`memory_write`, `memory_merge`, `memory_decay`, `memory_supersede`, and the user's
+`memory_add`, `memory_edit`, `memory_pin`, `memory_forget`).
+
+Recall: the lessons whose scope is `general` or one of the task's tags, ranked by decayed
+strength × (1 + relevance), relevance from BM25 over the lesson's text and tags (1 for the
+best match, falling to 0 for the last; 0 for lessons that do not match the task's words)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from reflectcli.errors import UserError
+from reflectcli.memory import lessons as rules
+from reflectcli.store.db import Store
+from reflectcli.store.library import fts_query
+from reflectcli.store.memory import MemoryTables
+from reflectcli.writing.textops import searchable
+
+HALF_LIFE_DAYS = 30.0
+
+
+def _body(text: str, scope: str, tags: str) -> str:
+    return searchable(f"{text} {tags} {scope if scope != 'general' else ''}")
+
+
+class Memory:
+    """Lessons in `runs_dir`'s reflect.db. `clock` gives the time (tests move it)."""
+
+    def __init__(self, runs_dir: str | Path, half_life_days: float = HALF_LIFE_DAYS,
+                 clock: Callable[[], float] = time.time):  # fmt: skip
+        self.runs_dir = runs_dir
+        self.half_life = half_life_days
+        self.clock = clock
+
+    @contextmanager
+    def _tables(self, write: bool = True) -> Iterator[MemoryTables | None]:
+        store = Store(self.runs_dir) if write else Store.existing(self.runs_dir)
+        try:
+            yield MemoryTables(store.conn) if store is not None else None
+        finally:
+            if store is not None:
+                store.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[MemoryTables]:
+        store = Store(self.runs_dir)
+        try:
+            with store.transaction():
+                yield MemoryTables(store.conn)
+        finally:
+            store.close()
+
+    def strength(self, lesson: dict[str, Any], now: float | None = None) -> float:
+        now = self.clock() if now is None else now
+        return rules.decayed(lesson["strength"], lesson["last_seen"], now, self.half_life,
+                             lesson["pinned"])  # fmt: skip
+
+    def _metabolize(self, tables: MemoryTables, now: float, thread_id: str | None) -> list[int]:
+        """Archive the active lessons whose decayed strength fell below the floor."""
+        archived = []
+        for lesson in tables.lessons(("active",)):
+            value = self.strength(lesson, now)
+            if value < rules.FLOOR:
+                tables.update(lesson["id"], status="archived")
+                tables.log("memory_decay", lesson["id"], thread_id,
+                           f"strength {value:.2f} < {rules.FLOOR}: archived", now)  # fmt: skip
+                archived.append(lesson["id"])
+        return archived
+
+    # --- learning ---------------------------------------------------------------------------
+
+    def learn(self, thread_id: str, state: dict[str, Any]) -> dict[str, Any]:
+        """Store what the run's critique history teaches, once per run: a second call for the
+        same thread (a resumed learning step) returns the first call's result and writes nothing."""
+        with self._transaction() as tables:
+            done = tables.learned(thread_id)
+            if done is not None:
+                return {**done, "repeated": True}
+            now = self.clock()
+            result: dict[str, Any] = {"written": [], "merged": [], "superseded": [], "archived": []}
+            result["archived"] = self._metabolize(tables, now, thread_id)
+            active = tables.lessons(("active",))
+            task_tags = rules.tags(state.get("task", ""))
+            for found in rules.learn(state):
+                match = self._closest(active, found["text"])
+                if found["kind"] == "worse":
+                    if match is not None:
+                        result["superseded"].append(self._supersede(tables, match, found, thread_id, now))
+                        active = [x for x in active if x["id"] != match["id"]]
+                    continue
+                if match is not None:
+                    bonus = 1.5 if found["kind"] == "recurring" else 1.0
+                    value = rules.reinforced(self.strength(match, now), bonus)
+                    tables.update(match["id"], strength=value, seen=match["seen"] + 1, last_seen=now)
+                    match.update(strength=value, last_seen=now, seen=match["seen"] + 1)
+                    tables.add_evidence(match["id"], thread_id, found["round"], found["kind"],
+                                        found["score_change"], found["detail"], now)  # fmt: skip
+                    tables.log("memory_merge", match["id"], thread_id,
+                               f"{found['kind']}: “{found['text']}” → strength {value:.2f}", now)  # fmt: skip
+                    result["merged"].append(match["id"])
+                    continue
+                start = rules.START[found["kind"]]
+                body = _body(found["text"], "general", task_tags)
+                lesson_id = tables.insert(found["text"], "general", task_tags, start, now, "learned", body)
+                tables.add_evidence(lesson_id, thread_id, found["round"], found["kind"],
+                                    found["score_change"], found["detail"], now)  # fmt: skip
+                tables.log("memory_write", lesson_id, thread_id, f"{found['kind']}: {found['detail']}", now)
+                active.append(tables.get(lesson_id))
+                result["written"].append(lesson_id)
+            tables.mark_learned(thread_id, result, now)
+        return result
+
+    @staticmethod
+    def _closest(active: list[dict[str, Any]], text: str) -> dict[str, Any] | None:
+        """The general lesson that says the same as `text` (the most similar), if any."""
+        alike = [(rules.similarity(x["text"], text), x) for x in active if x["scope"] == "general"]
+        alike = [(s, x) for s, x in alike if s >= rules.SAME]
+        return max(alike, key=lambda pair: (pair[0], -pair[1]["id"]))[1] if alike else None
+
+    def _supersede(self, tables: MemoryTables, old: dict[str, Any], found: dict[str, Any],
+                   thread_id: str, now: float) -> int:  # fmt: skip
+        """Evidence against a lesson (applied, and the score fell): a more careful lesson takes
+        its place; both are kept, linked."""
+        text = f"Apply with care, it once lowered the score: {old['text'][0].lower()}{old['text'][1:]}"
+        new_id = tables.insert(text, old["scope"], old["tags"], rules.START["worked"], now,
+                               "learned", _body(text, old["scope"], old["tags"]))  # fmt: skip
+        tables.add_evidence(new_id, thread_id, found["round"], "worse", found["score_change"],
+                            found["detail"], now)  # fmt: skip
+        tables.update(old["id"], status="superseded", superseded_by=new_id)
+        tables.log("memory_supersede", old["id"], thread_id,
+                   f"superseded by lesson {new_id}: {found['detail']}", now)  # fmt: skip
+        tables.log("memory_write", new_id, thread_id, f"supersedes lesson {old['id']}", now)
+        return old["id"]
+
+    # --- recall -----------------------------------------------------------------------------
+
+    def recall(self, task: str, k: int = 3, thread_id: str | None = None) -> list[dict[str, Any]]:
+        """The top-k lessons for a task ([{id, text, score}]); counts each as used."""
+        with self._transaction() as tables:
+            now = self.clock()
+            self._metabolize(tables, now, thread_id)
+            active = tables.lessons(("active",))
+            if not active:
+                return []
+            task_tags = set(rules.tags(task, limit=50).split())
+            query = fts_query(searchable(task))
+            ranked = sorted(tables.matching(query).items(), key=lambda kv: kv[1]) if query else []
+            relevance = {i: 1 - n / len(ranked) for n, (i, _) in enumerate(ranked)}
+            scored = []
+            for lesson in active:
+                if lesson["scope"] != "general" and lesson["scope"] not in task_tags:
+                    continue
+                score = self.strength(lesson, now) * (1 + relevance.get(lesson["id"], 0.0))
+                scored.append((score, lesson))
+            scored.sort(key=lambda pair: (-pair[0], pair[1]["id"]))
+            chosen = [{"id": x["id"], "text": x["text"], "score": round(s, 3)} for s, x in scored[:k]]
+            tables.count_used([c["id"] for c in chosen])
+        return chosen
+
+    # --- the user's own edits -----------------------------------------------------------------
+
+    def add(self, text: str, scope: str = "general") -> int:
+        text = " ".join(text.split())
+        if len(text) < 3:
+            raise UserError('a lesson needs some words, e.g. "Open with a concrete case"', exit_code=2)
+        scope = scope.strip().lower() or "general"
+        with self._transaction() as tables:
+            now = self.clock()
+            lesson_id = tables.insert(text, scope, "", rules.START["user"], now, "user",
+                                      _body(text, scope, ""))  # fmt: skip
+            tables.log("memory_add", lesson_id, None, f"added by you (scope {scope})", now)
+        return lesson_id
+
+    def _existing(self, tables: MemoryTables, lesson_id: int) -> dict[str, Any]:
+        lesson = tables.get(lesson_id)
+        if lesson is None:
+            raise UserError(f"no lesson {lesson_id}", hint="`reflectcli memory list --all` shows them",
+                            exit_code=1)  # fmt: skip
+        return lesson
+
+    def edit(self, lesson_id: int, text: str) -> None:
+        text = " ".join(text.split())
+        if len(text) < 3:
+            raise UserError("a lesson needs some words", exit_code=2)
+        with self._transaction() as tables:
+            lesson = self._existing(tables, lesson_id)
+            tables.update(lesson_id, text=text)
+            tables.reindex(lesson_id, _body(text, lesson["scope"], lesson["tags"]))
+            tables.log("memory_edit", lesson_id, None, f"was “{lesson['text']}”", self.clock())
+
+    def pin(self, lesson_id: int, pinned: bool = True) -> None:
+        """A pinned lesson never decays (and an archived one comes back)."""
+        with self._transaction() as tables:
+            lesson = self._existing(tables, lesson_id)
+            now = self.clock()
+            fields: dict[str, Any] = {"pinned": int(pinned)}
+            if pinned:  # keep the strength it has now; it stops decaying from here
+                fields["strength"] = max(self.strength(lesson, now), rules.FLOOR)
+                fields["last_seen"] = now
+                if lesson["status"] == "archived":
+                    fields["status"] = "active"
+            else:
+                fields["last_seen"] = now
+            tables.update(lesson_id, **fields)
+            tables.log("memory_pin", lesson_id, None, "pinned" if pinned else "unpinned", now)
+
+    def forget(self, lesson_id: int) -> dict[str, Any]:
+        with self._transaction() as tables:
+            lesson = self._existing(tables, lesson_id)
+            tables.delete(lesson_id)
+            tables.log("memory_forget", lesson_id, None, f"forgot “{lesson['text']}”", self.clock())
+        return lesson
+
+    # --- reading ----------------------------------------------------------------------------
+
+    def list(self, everything: bool = False) -> list[dict[str, Any]]:
+        """Lessons with their strength now (active only, unless `everything`), strongest first."""
+        statuses = ("active", "archived", "superseded") if everything else ("active",)
+        with self._tables(write=False) as tables:
+            found = tables.lessons(statuses) if tables else []
+        now = self.clock()
+        for lesson in found:
+            lesson["strength_now"] = round(self.strength(lesson, now), 3)
+        return sorted(found, key=lambda x: (x["status"] != "active", -x["strength_now"], x["id"]))
+
+    def show(self, lesson_id: int) -> dict[str, Any]:
+        with self._tables(write=False) as tables:
+            if tables is None:
+                raise UserError(f"no lesson {lesson_id}", hint="`reflectcli memory list --all` shows them")
+            lesson = self._existing(tables, lesson_id)
+            lesson["strength_now"] = round(self.strength(lesson), 3)
+            lesson["evidence"] = tables.evidence(lesson_id)
+            lesson["events"] = tables.events(lesson_id)
+            lesson["supersedes"] = [x["id"] for x in tables.lessons(("superseded",))
+                                    if x["superseded_by"] == lesson_id]  # fmt: skip
+        return lesson

@@ -1,0 +1,150 @@
+"""What a run teaches, and the arithmetic of lessons. Pure functions of a run's state and of
+numbers: no database here (bank.py stores and recalls).
+
+- **Learning** (rules in code, from the critique history; fallback reviews teach nothing):
+  an improvement that was addressed (the critic says so, or the next review no longer asks for
+  it) and the score rose → `worked`; an improvement asked for
+  in two or more rounds → `recurring` (what the writer keeps getting wrong, worth more); an
+  improvement whose revision was rolled back because the score fell → `worse` (evidence against
+  a lesson that says the same, which it supersedes).
+- **Similarity**: two lessons say the same thing when their content-word stems (first five
+  letters, stop words out) overlap by at least 60 % of the smaller set (and share 2 stems).
+- **Strength**: a new lesson starts at 1 (`recurring`: 1.5); reinforcing adds 1 to its decayed
+  strength (at most 10). It halves every `half_life_days` since it was last seen, unless pinned;
+  below 0.25 it is archived.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+STEM = 5
+SAME = 0.6  # overlap coefficient of stems: two lessons this alike are one
+FLOOR = 0.25  # below this (decayed) strength a lesson is archived
+CAP = 10.0
+START = {"worked": 1.0, "recurring": 1.5, "user": 2.0}
+MAX_TEXT = 160
+STOP = frozenset(
+    "the and for that with this from into onto than then there these those such also but not "
+    "its their them they been being which what when where while each more most some any very "
+    "section article paragraph text make sure".split()
+)
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+def stems(text: str) -> frozenset[str]:
+    """Content-word stems (and single CJK characters) of a lesson or a critique."""
+    out = set()
+    for word in _WORD.findall(text.lower()):
+        if _CJK.search(word):
+            out.update(ch for ch in word if _CJK.match(ch))
+        elif len(word) >= 3 and word not in STOP:
+            out.add(word[:STEM])
+    return frozenset(out)
+
+
+def similarity(a: str, b: str) -> float:
+    """Overlap coefficient of the two texts' stems (0 when either has fewer than 2)."""
+    x, y = stems(a), stems(b)
+    if len(x) < 2 or len(y) < 2:
+        return 1.0 if x and x == y else 0.0
+    return len(x & y) / min(len(x), len(y))
+
+
+def same(a: str, b: str) -> bool:
+    return similarity(a, b) >= SAME
+
+
+def decayed(strength: float, last_seen: float, now: float, half_life_days: float,
+            pinned: bool = False) -> float:  # fmt: skip
+    """Strength now: halved for every `half_life_days` since the lesson was last seen."""
+    if pinned or half_life_days <= 0:
+        return strength
+    days = max(0.0, now - last_seen) / 86400
+    return strength * 0.5 ** (days / half_life_days)
+
+
+def reinforced(strength: float, bonus: float = 1.0) -> float:
+    return min(CAP, strength + bonus)
+
+
+def lesson_text(issue: str) -> str:
+    """A critique's improvement as a short rule: run-specific counts in brackets dropped,
+    a capital first letter, a full stop, at most MAX_TEXT characters (cut at a word)."""
+    text = re.sub(r"\s*\([^)]*\d[^)]*\)", "", issue)  # "(85 words)", "(r1.2)"
+    text = re.sub(r"\[S\d+\]", "", text)
+    text = " ".join(text.split()).strip(" -:;,")
+    if len(text) > MAX_TEXT:
+        text = text[:MAX_TEXT].rsplit(" ", 1)[0].rstrip(",;:")
+    if not text:
+        return ""
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?。！？" else text + "."
+
+
+def tags(task: str, limit: int = 5) -> str:
+    """The task's longest content words, as the tags a lesson learned from it carries."""
+    words = [w for w in dict.fromkeys(_WORD.findall(task.lower())) if len(w) >= 4 and w not in STOP]
+    return " ".join(sorted(words, key=len, reverse=True)[:limit])
+
+
+def _judged(state: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """Round → review, for the critic's own reviews (fallback reviews teach nothing)."""
+    return {r["round"]: r for r in state.get("reviews") or [] if r.get("source") != "fallback"}
+
+
+def learn(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The lessons a run's critique history supports, each with its evidence:
+    {text, kind, round, score_change, detail}. Empty when no review was the critic's own."""
+    reviews = _judged(state)
+    if not reviews:
+        return []
+    found: list[dict[str, Any]] = []
+
+    def add(issue: str, kind: str, round_no: int, change: float | None, detail: str) -> None:
+        text = lesson_text(issue)
+        if len(stems(text)) < 2:
+            return
+        for item in found:
+            if same(item["text"], text):
+                if kind == "recurring" and item["kind"] != "worse":
+                    item["kind"] = "recurring"
+                return
+        found.append({"text": text, "kind": kind, "round": round_no, "score_change": change,
+                      "detail": detail})  # fmt: skip
+
+    critiques = state.get("critiques") or {}
+    for item in critiques.values():  # the critic said it was addressed, and the score rose
+        closed = item.get("closed_in")
+        if item["status"] == "addressed" and closed in reviews and item["round"] in reviews:
+            change = round(reviews[closed]["score"] - reviews[item["round"]]["score"], 2)
+            if change > 0:
+                add(item["issue"], "worked", closed, change,
+                    f"addressed in round {closed}; score {change:+g}")  # fmt: skip
+    for round_no, review in sorted(reviews.items()):  # revised for, gone from the next review,
+        after = reviews.get(round_no + 1)  # and the score rose
+        if after is None or after["score"] <= review["score"]:
+            continue
+        change = round(after["score"] - review["score"], 2)
+        for imp in review["improvements"]:
+            if not any(same(imp["issue"], other["issue"]) for other in after["improvements"]):
+                add(imp["issue"], "worked", round_no + 1, change,
+                    f"revised for in round {round_no + 1}; score {change:+g}")  # fmt: skip
+    asked = [(r, imp["issue"]) for r, review in sorted(reviews.items()) for imp in review["improvements"]]
+    for i, (round_no, issue) in enumerate(asked):  # asked again in a later round
+        again = [r for r, other in asked[i + 1 :] if r > round_no and same(issue, other)]
+        if again:
+            add(issue, "recurring", again[0], None, f"asked in rounds {round_no} and {again[0]}")
+    by_version = {r["version"]: r for r in reviews.values()}
+    for version in state.get("versions") or []:  # revisions that made the score fall
+        base = by_version.get(version.get("base"))
+        after = by_version.get(version["n"])
+        if version.get("kind") == "revision" and base and after and after["score"] < base["score"]:
+            change = round(after["score"] - base["score"], 2)
+            for imp in base["improvements"]:
+                found.append({"text": lesson_text(imp["issue"]), "kind": "worse",
+                              "round": after["round"], "score_change": change,
+                              "detail": f"applied in version {version['n']}; score {change:+g}"})  # fmt: skip
+    return [f for f in found if f["text"]]

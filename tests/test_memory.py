@@ -1,0 +1,248 @@
+"""Reflection memory: lessons learned from critiques, recalled into later runs, merged, decayed,
+superseded, pinned and forgotten; learning stored once even when the step is repeated."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+
+import pytest
+from typer.testing import CliRunner
+
+from reflectcli.cli.app import app
+from reflectcli.errors import RunInterrupted
+from reflectcli.memory import lessons as rules
+from reflectcli.memory.bank import Memory
+from reflectcli.models.fake import TITLES, outline_json
+from reflectcli.runner import Runner
+from reflectcli.store.db import Store
+from reflectcli.store.memory import MemoryTables
+from tests.helpers import quiet_ui, settings
+
+FIX = "Add a concrete example to every section."
+EXAMPLE = " For example, a reporter cut her opening paragraph in half and kept the reader."
+DAY = 86400.0
+
+
+def article_of(prompt: str) -> str:
+    found = re.search(r"<article>\n(.*)\n</article>", prompt, re.S)
+    return found.group(1) if found else prompt
+
+
+class Scenario:
+    """A critic that asks for the same fix until the draft has an example, and a writer that
+    gives one when a recalled lesson (or the improvement being revised) asks for it."""
+
+    def __init__(self, fix: str = FIX):
+        self.fix = fix
+
+    def __call__(self, step: str, messages: list[dict[str, str]]) -> str:
+        prompt = messages[-1]["content"]
+        kind = step.split(":")[0]
+        if kind == "plan":
+            return outline_json(2)
+        if kind == "draft":
+            lesson = "Lessons from earlier articles" in prompt and "concrete example" in prompt
+            return "Writers revise because a draft records thinking." + (EXAMPLE if lesson else "")
+        if kind == "review":
+            good = "for example" in article_of(prompt).lower()
+            score = 9 if good else 6
+            return json.dumps({
+                "score": score, "feedback": "The argument is clear but it stays abstract throughout.",
+                "improvements": [] if good else [{"section": TITLES[0], "issue": self.fix,
+                                                   "severity": "major"}],
+            })  # fmt: skip
+        if kind == "revise":
+            body = re.search(r"<section>\n(.*)\n</section>", prompt, re.S).group(1)
+            return body + EXAMPLE
+        raise AssertionError(step)
+
+
+def write(runs_dir, task="Why do writers revise their drafts?", **flags):
+    return Runner(quiet_ui()).write(task, settings(
+        runs_dir, max_sections=2, max_rounds=3, threshold=8, **flags))  # fmt: skip
+
+
+def test_a_lesson_learned_in_one_run_saves_a_round_in_the_next(fake, runs_dir):
+    fake.responder = Scenario()
+    first = write(runs_dir)
+    assert first.summary["rounds"] == 2 and first.state["stop_reason"] == "passed"
+    learned = first.state["learned"]
+    assert len(learned["written"]) == 1 and not learned["merged"]
+    lesson = Memory(runs_dir).show(learned["written"][0])
+    assert lesson["text"] == FIX and lesson["evidence"][0]["kind"] == "worked"
+    assert (
+        lesson["evidence"][0]["score_change"] == 3 and lesson["evidence"][0]["thread_id"] == first.thread_id
+    )
+    second = write(runs_dir, task="Why do editors ask writers to revise?")
+    assert [x["text"] for x in second.state["lessons"]] == [FIX]
+    assert second.summary["rounds"] == 1 and second.state["stop_reason"] == "passed"
+    drafts = [c["messages"][-1]["content"] for c in fake.history[-4:] if c["step"].startswith("draft")]
+    assert drafts and all(FIX in d for d in drafts)
+    review = next(c for c in reversed(fake.history) if c["step"] == "review:r1")
+    assert "Known weaknesses" in review["messages"][-1]["content"]
+    control = write(runs_dir, task="Why do poets revise?", memory={"enabled": False})
+    assert control.summary["rounds"] == 2 and not control.state["lessons"]
+    assert control.state.get("learned") is None
+    shown = CliRunner().invoke(app, ["show", second.thread_id, "--runs-dir", str(runs_dir)])
+    assert "Lessons recalled" in shown.output and FIX in shown.output
+    assert "## Lessons recalled" in second.artifact.read_text()
+    stats = json.loads(CliRunner().invoke(app, ["stats", "--runs-dir", str(runs_dir), "--json"]).output)
+    assert stats["memory"]["with lessons"]["mean_rounds"] == 1
+    assert stats["memory"]["without"]["mean_rounds"] == 2
+
+
+def test_a_recurring_critique_is_merged_not_duplicated(fake, runs_dir):
+    fake.responder = Scenario()
+    write(runs_dir, memory={"k": 0})  # learns, recalls nothing
+    fake.responder = Scenario("Give every section a concrete example.")
+    third = write(runs_dir, task="How do editors work?", memory={"k": 0})
+    assert third.state["learned"]["merged"] and not third.state["learned"]["written"]
+    (lesson,) = Memory(runs_dir).list()
+    assert lesson["seen"] == 2 and lesson["strength"] == pytest.approx(2.0, abs=0.01)
+    events = [e["event"] for e in Memory(runs_dir).show(lesson["id"])["events"]]
+    assert events == ["memory_write", "memory_merge"]
+
+
+def test_learning_is_stored_once_even_when_the_step_runs_again(fake, runs_dir, monkeypatch):
+    fake.responder = Scenario()
+    real = Memory.learn
+    calls = []
+
+    def learn_then_die(self, thread_id, state):
+        result = real(self, thread_id, state)
+        calls.append(result)
+        if len(calls) == 1:
+            raise KeyboardInterrupt  # stored, not checkpointed: as a kill right after the commit
+        return result
+
+    monkeypatch.setattr(Memory, "learn", learn_then_die)
+    with pytest.raises(RunInterrupted) as err:
+        write(runs_dir)
+    resumed = Runner(quiet_ui()).resume(err.value.thread_id, str(runs_dir), {})
+    assert resumed.state["status"] == "finished"
+    assert len(calls) == 2 and calls[1].get("repeated") and calls[1]["written"] == calls[0]["written"]
+    assert len(Memory(runs_dir).list()) == 1
+    assert "already stored" in " ".join(e.get("note", "") for e in resumed.state["trace"])
+
+
+def test_no_usable_critique_teaches_nothing():
+    state = {"task": "x", "reviews": [{"round": 1, "version": 1, "score": 5, "source": "fallback",
+                                       "improvements": [{"issue": FIX, "section": ""}]}]}  # fmt: skip
+    assert rules.learn(state) == []
+
+
+def test_decay_archives_and_pinning_keeps(runs_dir):
+    now = [1_000_000.0]
+    memory = Memory(runs_dir, half_life_days=10, clock=lambda: now[0])
+    kept = memory.add("Open with a concrete case.")
+    fading = memory.add("Cut every adverb you can find.")
+    memory.pin(kept)
+    now[0] += 10 * DAY
+    (fade,) = [x for x in memory.list() if x["id"] == fading]
+    assert fade["strength_now"] == pytest.approx(1.0)  # 2.0 halved once
+    now[0] += 30 * DAY  # 1.0 → 0.125 < 0.25: archived at the next recall
+    assert [x["id"] for x in memory.recall("anything", k=5)] == [kept]
+    statuses = {x["id"]: x["status"] for x in memory.list(everything=True)}
+    assert statuses == {kept: "active", fading: "archived"}
+    assert [e["event"] for e in memory.show(fading)["events"]] == ["memory_add", "memory_decay"]
+    assert memory.list()[0]["strength_now"] == pytest.approx(2.0)  # pinned: no decay
+
+
+def test_a_lesson_that_made_a_draft_worse_is_superseded(runs_dir):
+    memory = Memory(runs_dir)
+    old = memory.add("Add a concrete example to every section.")
+    state = {
+        "task": "Why revise?",
+        "reviews": [
+            {"round": 1, "version": 1, "score": 7, "source": "llm",
+             "improvements": [{"issue": "Add concrete examples to each section.", "section": ""}]},
+            {"round": 2, "version": 2, "score": 5, "source": "llm", "improvements": []},
+        ],
+        "versions": [{"n": 1, "kind": "draft", "round": 0},
+                     {"n": 2, "kind": "revision", "base": 1, "round": 1}],
+    }  # fmt: skip
+    result = memory.learn("t1", state)
+    assert result["superseded"] == [old]
+    gone = memory.show(old)
+    assert gone["status"] == "superseded" and gone["superseded_by"]
+    new = memory.show(gone["superseded_by"])
+    assert new["supersedes"] == [old] and "Apply with care" in new["text"]
+    assert new["evidence"][0]["score_change"] == -2
+    assert [x["id"] for x in memory.list()] == [new["id"]]  # the superseded one is not recalled
+
+
+def test_forget_removes_it_from_the_index_too(runs_dir):
+    memory = Memory(runs_dir)
+    lesson = memory.add("Quote the colophon exactly.")
+    assert memory.recall("colophon quotes", k=3)[0]["id"] == lesson
+    memory.forget(lesson)
+    store = Store(runs_dir)
+    assert MemoryTables(store.conn).matching('"colophon"') == {}
+    store.close()
+    assert memory.recall("colophon quotes") == []
+
+
+def test_recall_ranks_relevant_and_scoped_lessons(runs_dir):
+    memory = Memory(runs_dir)
+    general = memory.add("Define every technical term when it first appears.")
+    printing = memory.add("Name the printer and the year of each book.", scope="printing")
+    other = memory.add("Name the team and the season of each match.", scope="football")
+    chosen = [x["id"] for x in memory.recall("The history of printing in Venice", k=5)]
+    assert chosen[0] == printing and general in chosen and other not in chosen
+
+
+def test_concurrent_runs_learn_without_duplicates(runs_dir):
+    state = {
+        "task": "Why revise?",
+        "reviews": [{"round": 1, "version": 1, "score": 6, "source": "llm",
+                     "improvements": [{"issue": FIX, "section": ""}]},
+                    {"round": 2, "version": 2, "score": 9, "source": "llm", "improvements": []}],
+        "critiques": {"r1.1": {"id": "r1.1", "issue": FIX, "round": 1, "status": "addressed",
+                               "closed_in": 2}},
+    }  # fmt: skip
+    Store(runs_dir).close()
+    barrier = threading.Barrier(6)
+    errors = []
+
+    def learn(n):
+        try:
+            barrier.wait()
+            Memory(runs_dir).learn(f"t{n}", state)
+        except Exception as exc:  # noqa: BLE001 - reported by the assert below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=learn, args=(n,)) for n in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    (lesson,) = Memory(runs_dir).list()
+    assert lesson["seen"] == 6
+
+
+def test_the_memory_commands(runs_dir):
+    def run(*args):
+        return CliRunner().invoke(app, ["memory", *args, "--runs-dir", str(runs_dir)])
+
+    assert "no lessons" in run("list").output
+    assert run("add", "Open with a concrete case").output.strip() == "added lesson 1"
+    assert run("pin", "1").exit_code == 0
+    assert run("edit", "1", "Open with one concrete case").exit_code == 0
+    listed = json.loads(run("list", "--json").output)
+    assert listed[0]["text"] == "Open with one concrete case" and listed[0]["pinned"]
+    shown = run("show", "1").output
+    assert "memory_add" in shown and "memory_pin" in shown and "memory_edit" in shown
+    missing = run("show", "9")
+    assert missing.exit_code == 1 and "no lesson 9" in missing.output and "Traceback" not in missing.output
+    assert "forgot lesson 1" in run("forget", "1").output
+    assert run("list", "--all").output.startswith("no lessons")
+
+
+def test_similarity_is_on_content_stems():
+    assert rules.same("Add a concrete example to every section.", "Give each section a concrete example.")
+    assert not rules.same("Shorten the introduction.", "Expand the introduction.")
+    assert rules.lesson_text("develop this section (85 words) with one concrete example") == (
+        "Develop this section with one concrete example.")  # fmt: skip

@@ -67,7 +67,7 @@ class Research(BaseModel):
     )
     top_k: int = Field(3, ge=1, le=10, description="Passages retrieved per search")
     max_queries: int = Field(
-        12, ge=1, le=200, description="Searches per run at most (sections' and the critic's)"
+        12, ge=0, le=200, description="Searches for the critic's queries per run at most (0: none)"
     )
     web: str | None = Field(
         None, description="Web search provider for litellm.search(): searxng, tavily, brave, ..."

@@ -100,14 +100,41 @@ def all_outputs(runs_dir, thread_id: str) -> dict[str, str]:
     return out
 
 
+def leaky(script):
+    """The script, with unheld ids in every field a model writes: outline titles and goals, the
+    critic's improvement sections and issues, claim reasons and search queries."""
+
+    def answer(step, messages):
+        text = script(step, messages)
+        if step == "plan":
+            data = json.loads(text)
+            for section in data["sections"]:
+                section["title"] += " [S9]"
+                section["goal"] += " per [S8]"
+            return json.dumps(data)
+        if step.startswith("review"):
+            data = json.loads(text)
+            data["improvements"] = [{"section": "Intro [S32]", "issue": "Check the dates [S33] again.",
+                                     "severity": "minor"}]  # fmt: skip
+            for claim in data["claims"]:
+                claim["reason"] += " [S31]"
+            data["search_queries"] = ["psalter date per [S21]"]
+            return json.dumps(data)
+        return text
+
+    return answer
+
+
 def test_a_grounded_run_cites_only_what_it_holds(grounded, runs_dir):
+    grounded.responder = leaky(Grounded())
     result = write(runs_dir)
     state = result.state
     held = {e["id"] for e in state["evidence"]}
     assert held and all(e["text"] for e in state["evidence"])
     # research: one search per section, in the trace, before the first draft
     searches = [e for e in state["trace"] if e.get("kind") == "search"]
-    assert [e["section"] for e in searches] == [1, 2]
+    assert [e.get("section") or f"r{e['round']}" for e in searches] == [1, 2, "r1"]
+    assert searches[-1]["query"] == "psalter date per"  # the critic's query, its id gone
     # every version cites only held ids; the invented ones were removed and recorded
     for version in state["versions"]:
         assert set(cited_ids(version["text"])) <= held, version["text"]

@@ -134,3 +134,14 @@ def test_the_checker_sees_a_cycle_and_a_lazy_import(tmp_path):
 def test_every_layer_says_what_it_holds_and_may_import(package):
     doc = ast.get_docstring(ast.parse((PACKAGE / package / "__init__.py").read_text()))
     assert doc and "import" in doc.lower(), f"reflectcli/{package}/__init__.py needs a docstring"
+
+
+def test_the_graph_does_not_reach_the_store_through_sources():
+    """graph may import sources' evidence and verify modules, which never touch the database."""
+    import subprocess
+    import sys
+
+    code = ("import sys, reflectcli.graph.build, reflectcli.graph.nodes; "
+            "print(sorted(m for m in sys.modules if m.startswith('reflectcli.store')))")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -225,6 +225,9 @@ def test_outline_schema_asks_for_two_to_n_sections():
         ("Add a concrete example to the opening.", True),
         ("文章缺少具体例子和数据支持", True),  # Chinese has no spaces: characters count
         ("The intro is weak; add the year 1455.", True),
+        ("पहले खंड में एक ठोस उदाहरण जोड़ें", True),  # Devanagari: vowel signs are marks
+        ("บทความนี้ดีแต่สั้นเกินไป", True),  # Thai: no spaces between words
+        ("L'article manque d'exemples concrets", True),
     ],
 )
 def test_a_critique_is_made_of_words(text, ok):

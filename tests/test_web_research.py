@@ -81,7 +81,7 @@ def test_the_critics_queries_are_searched_before_the_revision_within_max_queries
         return answer
 
     fake.responder = critic_asks
-    state = write(runs_dir, web(search, max_queries=3)).state
+    state = write(runs_dir, web(search, max_queries=1)).state
     made = [e for e in state["trace"] if e.get("kind") == "search"]
     assert [e.get("section") or f"r{e['round']}" for e in made] == [1, 2, "r1"]
     assert made[-1]["query"] == "Bi Sheng baked clay" and "Venice printers Europe" not in search.queries
@@ -93,7 +93,8 @@ def test_the_critics_queries_are_searched_before_the_revision_within_max_queries
     assert steps.index("review:r1") < steps.index(next(s for s in steps if s.startswith("revise")))
     assert state["stop_reason"] == "max_queries"
     assert (
-        state["decisions"][-1]["reason"] == "max_queries" and "3 searches" in state["decisions"][-1]["detail"]
+        state["decisions"][-1]["reason"] == "max_queries"
+        and "searched: 1 of max_queries 1" in state["decisions"][-1]["detail"]
     )
 
 

@@ -81,8 +81,10 @@ def make_routers(interactive: bool):
             return to_end(state)
         raise RuntimeError(f"impossible decision {decision!r}")
 
-    def after_gate_stop(state) -> Literal["revise", "learn", "finalize"]:
-        return "revise" if state["decisions"][-1]["decision"] == "more" else to_end(state)
+    def after_gate_stop(state) -> Literal["research", "revise", "learn", "finalize"]:
+        if state["decisions"][-1]["decision"] != "more":
+            return to_end(state)
+        return "research" if next_search(state) else "revise"  # the critic's queries first
 
     def after_revise(state) -> Literal["revise", "review", "decide", "learn", "finalize"]:
         if _budget_stopped(state):

@@ -8,8 +8,8 @@ Rules, in order of precedence (the first that applies wins):
                       heuristic fallback review never passes)                        → stop
 3.  `critic_fallback` the same, but the review is the heuristic fallback            → stop
 4.  `max_rounds`      rounds used = max_rounds (the hard cap)                         → stop
-5.  `max_queries`     the run's searches reached `[research] max_queries` (Reflexion's
-                      second gate)                                                    → stop
+5.  `max_queries`     the searches made for the critic's queries reached `[research]
+                      max_queries` (Reflexion's second gate)                          → stop
 6.  `budget`          tokens or cost spent reached the budget                         → stop
 7.  `saturated`       the last `patience` gains were each < `min_gain`                → stop
 8.  `no_new_critique` the critique is empty, or it repeats the previous round's and the
@@ -73,7 +73,7 @@ class Facts:
     fallback: bool = False  # this round's review is the heuristic fallback, not the critic's
     rejected: bool = False  # the revision after this round made no version (guards)
     contradicted: int = 0  # cited claims the critic found contradicted by their source
-    searches: int = 0  # searches the run has made
+    searches: int = 0  # searches made for the critic's queries
 
 
 @dataclass(frozen=True)
@@ -141,9 +141,9 @@ def decide(facts: Facts, rules: Rules) -> Decision:
         f"score {score:g} passes but " + ", ".join(below))  # fmt: skip
     if facts.round >= rules.max_rounds:
         return stop("max_rounds", f"round {facts.round} of {rules.max_rounds} used; {short}")
-    if rules.max_queries is not None and facts.searches >= rules.max_queries:
-        return stop("max_queries", f"{facts.searches} searches used of max_queries "
-                    f"{rules.max_queries}; {short}")  # fmt: skip
+    if rules.max_queries and facts.searches >= rules.max_queries:
+        return stop("max_queries", f"the critic's queries searched: {facts.searches} of "
+                    f"max_queries {rules.max_queries}; {short}")  # fmt: skip
     if spent := budget_spent(rules, facts.tokens, facts.cost):
         return stop("budget", f"{spent}; {short}")
     recent = gains[-rules.patience :]

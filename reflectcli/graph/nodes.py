@@ -24,8 +24,14 @@ from reflectcli.graph.controller import Facts, Rules, decide
 from reflectcli.models.base import ModelClient
 from reflectcli.models.fallbacks import fallback_outline, heuristic_review
 from reflectcli.models.structured import complete_structured
-from reflectcli.output.summary import best_version, next_search, review_of, searches, summarize
-from reflectcli.sources.research import number, section_query
+from reflectcli.output.summary import (
+    best_version,
+    critic_searches,
+    next_search,
+    review_of,
+    summarize,
+)
+from reflectcli.sources.evidence import number, section_query
 from reflectcli.sources.verify import judge
 from reflectcli.writing import prompts
 from reflectcli.writing.citations import cited_ids, strip_invented
@@ -127,6 +133,10 @@ class Nodes:
         except BudgetExceeded as exc:
             return budget_stop("plan", exc, 0)
         sections = [s.model_dump() for s in result.value.sections][:limit]
+        for section in sections:  # an outline cites nothing: no id may reach a heading
+            title = strip_invented(section["title"], set())[0].strip()
+            section["title"] = title or section["title"].replace("[", "").replace("]", "")
+            section["goal"] = strip_invented(section["goal"], set())[0].strip()
         trace = [call_event("plan", c) for c in result.calls]
         if result.source == "fallback":
             trace.append(note_event("plan", "fallback", "outline unusable after retries; "
@@ -259,10 +269,20 @@ class Nodes:
             ))  # fmt: skip
         score = weighted(score, value["dimensions"], weights)
         held = {e["id"] for e in evidence}  # the critic's words cite no id the run lacks either
-        value["feedback"], invented = strip_invented(value["feedback"], held)
+        invented: list[str] = []
+
+        def clean(text: str) -> str:
+            kept, gone = strip_invented(text, held)
+            invented.extend(gone)
+            return kept
+
+        value["feedback"] = clean(value["feedback"])
         for imp in value["improvements"]:
-            imp["issue"], more = strip_invented(imp["issue"], held)
-            invented += more
+            imp["issue"], imp["section"] = clean(imp["issue"]), clean(imp["section"])
+        value["search_queries"] = [q for q in (clean(q).strip() for q in value["search_queries"]) if q]
+        for claim in value["claims"]:
+            claim["reason"], claim["sentence"] = clean(claim["reason"]), clean(claim["sentence"])
+        errors = [clean(e) for e in result.errors]
         if invented:
             trace.append(note_event("review", "invented_citation", f"removed {len(invented)} "
                                     "citation(s) to sources the run does not hold from the "
@@ -285,7 +305,7 @@ class Nodes:
             "round": round_no,
             "version": version["n"],
             "source": result.source,
-            "errors": result.errors,
+            "errors": errors,
         }
         if claims or evidence:
             review["claims"] = claims
@@ -314,7 +334,7 @@ class Nodes:
             fallback=review.get("source") == "fallback",
             rejected=state.get("rejected") == review["round"] + 1,
             contradicted=sum(1 for c in review.get("claims") or [] if c["verdict"] == "contradicted"),
-            searches=len(searches(state)),
+            searches=len(critic_searches(state)),
         )
         decision = decide(facts, rules)
         update: dict[str, Any] = {"decisions": [decision.log_entry(review["round"])]}

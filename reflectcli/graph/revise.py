@@ -162,13 +162,15 @@ class Reviser:
                 state["params"].get("language"),
                 state.get("evidence") or None,
                 state.get("lessons"),
+                compact=bool(getattr(self.writer, "tiny", False)),
             ),  # fmt: skip
             step=f"revise:r{round_no}",
             max_tokens=rewrite_tokens(base["text"], section_tokens(state)),
         )
         raw, notes = generated_text(completion, "revise", round=round_no)
         text, removed = grounded(clean_article(raw), state, "revise", round=round_no)
-        trace = [call_event("revise", completion, round=round_no), *notes, *removed]
+        text, cited = attributed(text, state.get("evidence") or [], self.writer, "revise", round=round_no)
+        trace = [call_event("revise", completion, round=round_no), *notes, *removed, *cited]
         titles = [s["title"] for s in state["outline"]["sections"]]
         guard = rewrite_guard(base["text"], text)
         if guard is None and None in locate_sections(text, titles):

@@ -93,10 +93,15 @@ def searches(state: dict[str, Any]) -> list[dict[str, Any]]:
     return [e for e in state.get("trace") or [] if e.get("kind") == "search"]
 
 
+def critic_searches(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The searches made for queries the critic asked for (what `max_queries` counts)."""
+    return [e for e in searches(state) if e.get("round")]
+
+
 def next_search(state: dict[str, Any]) -> dict[str, Any] | None:
     """The search the run must make next, if any: a section of the outline not yet researched
-    (before drafting), or a query the latest review asked for (after a `revise` decision, before
-    the revision), within `[research] max_queries` searches per run."""
+    (before drafting), or a query the latest review asked for (after a `revise` decision, or a
+    human's `more`, before the revision), within `[research] max_queries` such queries per run."""
     research = (state.get("params") or {}).get("research") or {}
     outline = state.get("outline")
     if research.get("sources") not in ("local", "web", "hybrid") or not outline:
@@ -106,9 +111,11 @@ def next_search(state: dict[str, Any]) -> dict[str, Any] | None:
     if researched < len(outline["sections"]):
         return None if state.get("sections") else {"kind": "section", "section": researched}
     reviews, decisions = state.get("reviews") or [], state.get("decisions") or []
-    if not reviews or len(decisions) < len(reviews) or decisions[-1]["decision"] != "revise":
+    if not reviews or not decisions or decisions[-1]["decision"] not in ("revise", "more"):
         return None
-    made = searches(state)
+    if decisions[-1]["round"] != reviews[-1]["round"]:
+        return None  # the latest review has no decision yet
+    made = critic_searches(state)
     if len(made) >= research.get("max_queries", 12):
         return None
     round_no = reviews[-1]["round"]

@@ -183,6 +183,7 @@ def _docx(data: bytes, location: str) -> tuple[str, list[Segment]]:
 
 def read_url(url: str, timeout: float = URL_TIMEOUT) -> Document:
     """Fetch an http(s) URL and read it by its content type (HTML, PDF, plain text)."""
+    import http.client
     import urllib.error
     import urllib.request
 
@@ -193,8 +194,8 @@ def read_url(url: str, timeout: float = URL_TIMEOUT) -> Document:
             ctype = response.headers.get_content_type()
     except urllib.error.HTTPError as exc:
         raise SourceError(f"{url}: the server answered {exc.code} {exc.reason}") from exc
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", exc)
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
+        reason = getattr(exc, "reason", None) or str(exc) or type(exc).__name__
         raise SourceError(f"{url}: unreachable ({reason})") from exc
     if len(data) > MAX_BYTES:
         raise SourceError(f"{url}: larger than {MAX_BYTES // 1_000_000} MB")

@@ -12,8 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from reflectcli.errors import UserError
+from reflectcli.sources.evidence import number, section_query
 from reflectcli.sources.library import add_web_results, best_chunks, search
 from reflectcli.store.db import DB_NAME
+
+__all__ = ["JournaledSearch", "LocalRetriever", "WebRetriever", "number", "resolve_mode",
+           "section_query"]  # fmt: skip
 
 WebSearch = Callable[[str, int], list[dict[str, Any]]]  # (query, n) -> [{title, url, snippet}]
 
@@ -55,10 +59,6 @@ def resolve_mode(mode: str, runs_dir: str | Path, web: str | None = None) -> str
     if mode == "auto":
         return "local" if size else "none"
     return mode
-
-
-def section_query(task: str, section: dict[str, Any]) -> str:
-    return f"{section['title']} {section.get('goal') or ''}".strip() or task
 
 
 class LocalRetriever:
@@ -119,30 +119,3 @@ class JournaledSearch:
         self.store.journal_put(key, self.thread_id, f"search:{query[:80]}",
                                {"model": self.label, "hits": hits})  # fmt: skip
         return hits
-
-
-def number(
-    evidence: list[dict[str, Any]], hits: list[dict[str, Any]], section: int | None, query: str,
-    round_no: int | None = None,
-) -> tuple[list[dict[str, Any]], list[str]]:  # fmt: skip
-    """New evidence items for `hits` (ids continue from `evidence`; a chunk already held keeps
-    its id), and the ids of all the hits, in rank order. `section` (0-based) for a section's
-    research, None for a query the critic asked for in review `round_no`."""
-    held = {e["chunk_id"]: e["id"] for e in evidence}
-    new: list[dict[str, Any]] = []
-    ids: list[str] = []
-    for hit in hits:
-        ident = held.get(hit["chunk_id"])
-        if ident is None:
-            ident = f"S{len(evidence) + len(new) + 1}"
-            held[hit["chunk_id"]] = ident
-            new.append({
-                "id": ident, "chunk_id": hit["chunk_id"], "source_id": hit["source_id"],
-                "title": hit["title"], "location": hit["location"], "kind": hit["kind"],
-                "page": hit["page"], "heading": hit["heading"], "text": hit["text"],
-                "section": None if section is None else section + 1, "round": round_no,
-                "query": query,
-            })  # fmt: skip
-        if ident not in ids:
-            ids.append(ident)
-    return new, ids

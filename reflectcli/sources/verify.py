@@ -22,7 +22,8 @@ from reflectcli.writing.textops import normalize, section_bodies
 VERDICTS = ("supported", "unsupported", "contradicted")
 SUPPORT = 0.8  # share of the sentence's content words the passage must hold
 STEM = 5
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 STOP = frozenset(
@@ -66,7 +67,9 @@ def _keys(sentence: str) -> list[str]:
     keys = []
     for i, word in enumerate(_WORD.findall(sentence)):
         folded = _fold(word)
-        if any(ch.isdigit() for ch in word) or folded in NUMBER_WORDS:
+        if _CJK.search(word):  # a run of CJK text: only its numbers are keys
+            keys += re.findall(r"\d+", word)
+        elif any(ch.isdigit() for ch in word) or folded in NUMBER_WORDS:
             keys.append(folded)
         elif word[:1].isupper() and not word.isupper() and folded not in STOP:
             if i == 0 and folded.endswith(("ing", "ed", "ly")):
@@ -88,7 +91,7 @@ def check(sentence: str, passage: str) -> tuple[str, str]:
         return "unsupported", "the sentence denies something; the passage denies nothing"
     terms = list(dict.fromkeys(_terms(sentence)))
     have = set(_terms(passage))
-    folded_passage = {_fold(w) for w in _WORD.findall(passage)}
+    folded_passage = {_fold(w) for w in _WORD.findall(passage)} | set(re.findall(r"\d+", passage))
     missing_keys = [k for k in dict.fromkeys(_keys(sentence)) if k not in folded_passage]
     if missing_keys:
         shown = ", ".join(missing_keys[:3])
@@ -101,15 +104,34 @@ def check(sentence: str, passage: str) -> tuple[str, str]:
     return "supported", f"the passage holds {share:.0%} of the sentence's content words"
 
 
+def _units(body: str) -> list[str]:
+    """A section's text as units that sentences do not cross: paragraphs (their wrapped lines
+    joined), each list item on its own, headings left out. A citation written right after a
+    sentence's full stop ("Mainz.[S1] The ...") is moved before it."""
+    units: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", body):
+        lines: list[str] = []
+        for line in paragraph.splitlines():
+            if line.lstrip().startswith("#"):
+                continue
+            if _LIST_ITEM.match(line) or not lines:
+                lines.append(_LIST_ITEM.sub("", line))
+            else:
+                lines[-1] += " " + line.strip()
+        units += [u.strip() for u in lines if u.strip()]
+    moved = re.compile(r"([.!?。！？])((?:\s*" + CITATION.pattern + r")+)")
+    return [moved.sub(lambda m: m.group(2).strip() + m.group(1), u) for u in units]
+
+
 def claims_in(text: str, titles: list[str]) -> list[dict[str, Any]]:
     """Every sentence of `text` that cites, with the section it is in and the ids it cites."""
     found = []
     bodies = section_bodies(text, titles) if titles else [None]
     parts = [(t, b) for t, b in zip(titles, bodies, strict=False) if b] or [("", text)]
     for title, body in parts:
-        for paragraph in re.split(r"\n\s*\n", body):
+        for unit in _units(body):
             sentences: list[list[Any]] = []  # [plain text, ids]
-            for raw in _SENTENCE_END.split(paragraph.strip()):
+            for raw in _SENTENCE_END.split(unit):
                 lead = re.match(r"(?:\s*" + CITATION.pattern + r")+", raw)
                 if lead and sentences:  # "... in 1455. [S1]": it closes the previous sentence
                     sentences[-1][1] += ids_in(lead.group())
@@ -159,7 +181,7 @@ def attribute(text: str, evidence: list[dict[str, Any]]) -> tuple[str, list[str]
     `[Sn]` for the first passage that the check finds supports it. For writers too small to
     cite (the embedded model); every id added is one the check would call supported."""
     added: list[str] = []
-    pieces = re.split(r"(?<=[.!?。！？])(\s+)", text)
+    pieces = re.split(r"((?<=[.!?])\s+|(?<=[。！？])\s*)", text)
     for i in range(0, len(pieces), 2):
         sentence = pieces[i]
         if not sentence.strip() or CITATION.search(sentence) or sentence.lstrip().startswith("#"):

@@ -6,9 +6,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-# one bracket of one or more ids; `S` in either case, commas or semicolons between them
-CITATION = re.compile(r"\[\s*[Ss]\d+(?:\s*[,;]\s*[Ss]\d+)*\s*\]")
-_ID = re.compile(r"[Ss](\d+)")
+# one bracket (ASCII or full-width) of one or more ids: `S` in either case, optional spaces,
+# commas, semicolons or range dashes between them ([S1, S3], [S 2], [S1-S4], ［S9］, 【S9】)
+_SEP = r"\s*(?:[,;、，]|[-–—~]|to)\s*"
+CITATION = re.compile(r"[\[［【]\s*[Ss]\s?\d+(?:" + _SEP + r"[Ss]\s?\d+)*\s*[\]］】]")
+_ID = re.compile(r"[Ss]\s?(\d+)")
+_GONE = "\x00"  # where a bracket was removed whole (its space goes with it)
 
 
 def ids_in(bracket: str) -> list[str]:
@@ -33,11 +36,15 @@ def strip_invented(text: str, known: set[str] | frozenset[str]) -> tuple[str, li
         ids = ids_in(match.group())
         good = [i for i in ids if i in known]
         removed.extend(i for i in ids if i not in known)
-        return f"[{', '.join(dict.fromkeys(good))}]" if good else ""
+        if good:
+            return f"[{', '.join(dict.fromkeys(good))}]"
+        return _GONE
 
     cleaned = CITATION.sub(keep, text)
-    if removed:  # the space a removed bracket leaves before punctuation or at a line's end
-        cleaned = re.sub(r"[ \t]+(?=[.,;:!?)\n]|$)", "", cleaned)
+    if _GONE in cleaned:  # only the space right before a removed bracket goes, when punctuation
+        cleaned = re.sub(r"[ \t]*" + _GONE + r"(?=[.,;:!?)。，；：！？\n]|$)", "", cleaned)
+        cleaned = re.sub(r"[ \t]" + _GONE + r"(?=[ \t])", "", cleaned)
+        cleaned = cleaned.replace(_GONE, "")  # or the line's end follows; else just the bracket
     return cleaned, removed
 
 

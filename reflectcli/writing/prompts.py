@@ -249,6 +249,7 @@ def review_messages(
 def revise_messages(
     task: str, draft: str, review: dict[str, Any], round_no: int, language: str | None,
     evidence: list[dict[str, Any]] | None = None, lessons: list[dict[str, Any]] | None = None,
+    compact: bool = False,
 ) -> Messages:  # fmt: skip
     items = _items(review.get("improvements", []))
     return [
@@ -267,7 +268,7 @@ def revise_messages(
                 "good is kept. Keep the same sections in the same order, each starting with a "
                 "'## ' heading line. Keep the length similar unless an improvement asks for more. "
                 f"{language_rule(language)} Return only the article in Markdown, nothing before "
-                f"or after it.{cite_rule(evidence)}{lessons_rule(lessons)}"
+                f"or after it.{cite_rule(evidence, compact=compact)}{lessons_rule(lessons)}"
             ),
         },
     ]

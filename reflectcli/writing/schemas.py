@@ -7,6 +7,7 @@ clamped to 0-10, a missing dimension takes the overall score, plain strings beco
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
@@ -54,17 +55,24 @@ def placeholder(text: str) -> bool:
             or bool(re.fullmatch(r"<.*>|\[.*\]|\.\.\.|…", text.strip())))  # fmt: skip
 
 
-_PROSE_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
-_CJK_TEXT = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+# scripts written without spaces between words: CJK, Thai, Lao, Khmer, Myanmar
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]")
+
+
+def _is_word(token: str) -> bool:
+    """Letters (with their combining marks: Devanagari, Bengali, Tamil ...), maybe joined by
+    an apostrophe or a hyphen; a date, an id, a number or a file name is not a word."""
+    token = token.strip(".,;:!?()[]{}\"'“”‘’«»*`")
+    if not token or not any(unicodedata.category(ch).startswith("L") for ch in token):
+        return False
+    return all(unicodedata.category(ch)[0] in "LM" or ch in "'’-" for ch in token)
 
 
 def prose_words(text: str) -> int:
-    """Words made of letters (a date, an id or a file name is not one); in Chinese, Japanese
-    or Korean, written without spaces, every two characters count as a word."""
-    cjk = len(_CJK_TEXT.findall(text))
-    return cjk // 2 + sum(
-        1 for w in text.split() if _PROSE_WORD.fullmatch(w.strip(".,;:!?()[]{}\"'“”‘’«»*`"))
-    )
+    """Words made of letters; in scripts written without spaces (Chinese, Japanese, Thai, ...)
+    every two characters count as a word."""
+    unspaced = len(_UNSPACED.findall(text))
+    return unspaced // 2 + sum(1 for w in text.split() if not _UNSPACED.search(w) and _is_word(w))
 
 
 def not_a_critique(text: str, min_words: int = 3) -> str | None:

@@ -142,8 +142,9 @@ def test_decay_archives_and_pinning_keeps(runs_dir):
     now[0] += 10 * DAY
     (fade,) = [x for x in memory.list() if x["id"] == fading]
     assert fade["strength_now"] == pytest.approx(1.0)  # 2.0 halved once
-    now[0] += 30 * DAY  # 1.0 → 0.125 < 0.25: archived at the next recall
+    now[0] += 30 * DAY  # 1.0 → 0.125 < 0.25: no longer recalled, archived at the next learning
     assert [x["id"] for x in memory.recall("anything", k=5)] == [kept]
+    assert memory.metabolize() == [fading]
     statuses = {x["id"]: x["status"] for x in memory.list(everything=True)}
     assert statuses == {kept: "active", fading: "archived"}
     assert [e["event"] for e in memory.show(fading)["events"]] == ["memory_add", "memory_decay"]

@@ -62,16 +62,20 @@ class Memory:
                              lesson["pinned"])  # fmt: skip
 
     def _metabolize(self, tables: MemoryTables, now: float, thread_id: str | None) -> list[int]:
-        """Archive the active lessons whose decayed strength fell below the floor."""
-        archived = []
-        for lesson in tables.lessons(("active",)):
-            value = self.strength(lesson, now)
-            if value < rules.FLOOR:
-                tables.update(lesson["id"], status="archived")
-                tables.log("memory_decay", lesson["id"], thread_id,
-                           f"strength {value:.2f} < {rules.FLOOR}: archived", now)  # fmt: skip
-                archived.append(lesson["id"])
+        """Archive the active lessons whose decayed strength fell below the floor (in SQL)."""
+
+        def strength_now(strength: float, last_seen: float) -> float:
+            return rules.decayed(strength, last_seen, now, self.half_life)
+
+        archived = tables.fade(strength_now, rules.FLOOR)
+        for lesson_id in archived:
+            tables.log("memory_decay", lesson_id, thread_id, f"strength < {rules.FLOOR}: archived", now)
         return archived
+
+    def metabolize(self) -> list[int]:
+        """Archive what has decayed below the floor now (learning does this at every run's end)."""
+        with self._transaction() as tables:
+            return self._metabolize(tables, self.clock(), None)
 
     # --- learning ---------------------------------------------------------------------------
 
@@ -141,25 +145,37 @@ class Memory:
     # --- recall -----------------------------------------------------------------------------
 
     def recall(self, task: str, k: int = 3, thread_id: str | None = None) -> list[dict[str, Any]]:
-        """The top-k lessons for a task ([{id, text, score}]); counts each as used."""
+        """The top-k lessons for a task ([{id, text, score}]); counts each as used. Exact and
+        fast at any size: lessons matching the task's words are scored one by one; the others
+        (relevance 0, so score = decayed strength <= stored strength) are read strongest first
+        and the scan stops once no stored strength can beat the k-th best score."""
+        if k <= 0:
+            return []
         with self._transaction() as tables:
             now = self.clock()
-            self._metabolize(tables, now, thread_id)
-            active = tables.lessons(("active",))
-            if not active:
-                return []
             task_tags = set(rules.tags(task, limit=50).split())
             query = fts_query(searchable(task))
-            ranked = sorted(tables.matching(query).items(), key=lambda kv: kv[1]) if query else []
+            ranked = sorted(tables.matching(query).items(), key=lambda kv: kv[1])[:500] if query else []
             relevance = {i: 1 - n / len(ranked) for n, (i, _) in enumerate(ranked)}
-            scored = []
-            for lesson in active:
+            best: dict[int, tuple[float, dict[str, Any]]] = {}
+
+            def consider(lesson: dict[str, Any]) -> None:
                 if lesson["scope"] != "general" and lesson["scope"] not in task_tags:
-                    continue
-                score = self.strength(lesson, now) * (1 + relevance.get(lesson["id"], 0.0))
-                scored.append((score, lesson))
-            scored.sort(key=lambda pair: (-pair[0], pair[1]["id"]))
-            chosen = [{"id": x["id"], "text": x["text"], "score": round(s, 3)} for s, x in scored[:k]]
+                    return
+                value = self.strength(lesson, now)
+                if value >= rules.FLOOR:
+                    best[lesson["id"]] = (value * (1 + relevance.get(lesson["id"], 0.0)), lesson)
+
+            for lesson in tables.some(list(relevance)):
+                consider(lesson)
+            for lesson in tables.by_strength():
+                kth = sorted((s for s, _ in best.values()), reverse=True)[k - 1] if len(best) >= k else 0.0
+                if lesson["strength"] < kth:
+                    break
+                if lesson["id"] not in best:
+                    consider(lesson)
+            scored = sorted(best.values(), key=lambda pair: (-pair[0], pair[1]["id"]))[:k]
+            chosen = [{"id": x["id"], "text": x["text"], "score": round(s, 3)} for s, x in scored]
             tables.count_used([c["id"] for c in chosen])
         return chosen
 

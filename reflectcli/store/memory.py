@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 LESSON_KEYS = ("id", "text", "scope", "tags", "strength", "seen", "uses", "created_at", "last_seen",
@@ -61,6 +62,29 @@ class MemoryTables:
         self.conn.execute("DELETE FROM lesson_index WHERE rowid = ?", (lesson_id,))
         self.conn.execute("DELETE FROM lesson_evidence WHERE lesson_id = ?", (lesson_id,))
         self.conn.execute("DELETE FROM lessons WHERE id = ?", (lesson_id,))
+
+    def by_strength(self) -> Iterator[dict[str, Any]]:
+        """Active lessons, strongest stored strength first (read lazily: callers stop early)."""
+        for row in self.conn.execute(f"{_SELECT} WHERE status = 'active' ORDER BY strength DESC"):
+            yield _lesson(row)
+
+    def some(self, ids: list[int]) -> list[dict[str, Any]]:
+        if not ids:
+            return []
+        marks = ", ".join("?" * len(ids))
+        rows = self.conn.execute(f"{_SELECT} WHERE status = 'active' AND id IN ({marks})", ids)
+        return [_lesson(r) for r in rows]
+
+    def fade(self, strength_now: Callable[[float, float], float], floor: float) -> list[int]:
+        """Archive the active, unpinned lessons whose strength now (`strength_now(strength,
+        last_seen)`) is below `floor`; their ids."""
+        self.conn.create_function("strength_now", 2, strength_now, deterministic=True)
+        rows = self.conn.execute(
+            "UPDATE lessons SET status = 'archived' WHERE status = 'active' AND pinned = 0 "
+            "AND strength_now(strength, last_seen) < ? RETURNING id",
+            (floor,),
+        ).fetchall()
+        return sorted(int(r[0]) for r in rows)
 
     def matching(self, fts_query: str) -> dict[int, float]:
         """Active lesson ids whose text or tags match the query, with BM25 (lower is better)."""

@@ -129,7 +129,7 @@ MIGRATIONS: list[tuple[str, str]] = [
             superseded_by INTEGER,
             origin        TEXT NOT NULL DEFAULT 'learned'
         );
-        CREATE INDEX lessons_status ON lessons (status);
+        CREATE INDEX lessons_status ON lessons (status, strength);
         CREATE TABLE lesson_evidence (
             lesson_id    INTEGER NOT NULL,
             thread_id    TEXT,

@@ -24,6 +24,7 @@ ALLOWED = {
     "output": {"writing", "errors"},
     "sources": {"store", "writing", "errors"},
     "memory": {"store", "writing", "errors"},
+    "eval": {"runner", "models", "output", "store", "config", "writing", "errors"},
     "graph": {"models", "writing", "output", "sources", "config", "errors"},
     "runner": {"graph", "models", "writing", "output", "store", "sources", "memory", "config", "errors"},
     "cli": {
@@ -35,6 +36,7 @@ ALLOWED = {
         "store",
         "sources",
         "memory",
+        "eval",
         "config",
         "configfile",
         "errors",

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from reflectcli import __version__
-from reflectcli.cli import inspect, memory, sources, write
+from reflectcli.cli import evals, inspect, memory, sources, write
 
 app = typer.Typer(
     name="reflectcli",
@@ -34,6 +34,7 @@ for command in (
     app.command()(command)
 app.add_typer(sources.app, name="sources")
 app.add_typer(memory.app, name="memory")
+app.add_typer(evals.app, name="eval")
 
 
 def _version(value: bool) -> None:

@@ -157,4 +157,27 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE runs ADD COLUMN lessons_recalled INTEGER NOT NULL DEFAULT 0
         """,
     ),
+    (
+        "008_evals",
+        """
+        CREATE TABLE evals (
+            id          TEXT PRIMARY KEY,
+            created_at  REAL NOT NULL,
+            updated_at  REAL NOT NULL,
+            suite       TEXT NOT NULL,
+            judge       TEXT NOT NULL,
+            settings    TEXT NOT NULL,
+            tasks       TEXT NOT NULL,
+            status      TEXT NOT NULL
+        );
+        CREATE TABLE eval_results (
+            eval_id TEXT NOT NULL,
+            n       INTEGER NOT NULL,
+            kind    TEXT NOT NULL,
+            result  TEXT NOT NULL,
+            at      REAL NOT NULL,
+            PRIMARY KEY (eval_id, n, kind)
+        )
+        """,
+    ),
 ]

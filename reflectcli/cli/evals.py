@@ -1,0 +1,189 @@
+"""`reflectcli eval ...`: run a suite of tasks, judge first draft vs final output with a separate
+model, and report what reflection bought. run / resume / report / list."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from reflectcli.cli.options import (
+    ApiBaseOpt,
+    ConfigOpt,
+    CriticOpt,
+    DebugOpt,
+    ModelOpt,
+    QuietOpt,
+    RunsDirOpt,
+    _fail,
+    _renderer,
+    _setup_logging,
+)
+from reflectcli.errors import RunInterrupted, UserError
+
+app = typer.Typer(
+    name="eval",
+    help="Measure what reflection buys: a suite of tasks, judged first draft vs final output.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (stable keys) instead.")]
+EvalArg = Annotated[str, typer.Argument(help="Eval id (see `reflectcli eval list`).")]
+
+
+def _interrupted(ui, exc: RunInterrupted, eval_id: str | None) -> typer.Exit:
+    ui.close()
+    hint = f"reflectcli eval resume {eval_id}" if eval_id else f"reflectcli resume {exc.thread_id}"
+    ui.warn(f"interrupted: every finished task and judgement is kept; continue with `{hint}`")
+    return typer.Exit(130)
+
+
+@app.command()
+def run(
+    suite: Annotated[str | None, typer.Argument(help="A JSONL suite file (one task per line).")] = None,
+    builtin: Annotated[
+        str | None, typer.Option("--builtin", help="A suite shipped with reflectcli: smoke or standard.")
+    ] = None,  # fmt: skip
+    judge: Annotated[
+        str | None, typer.Option("--judge", help="The judging model; must differ from writer and critic.")
+    ] = None,  # fmt: skip
+    model: ModelOpt = None,
+    critic_model: CriticOpt = None,
+    api_base: ApiBaseOpt = None,
+    max_rounds: Annotated[int | None, typer.Option(help="Reviews at most, per task.")] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N tasks.")] = None,
+    runs_dir: RunsDirOpt = None,
+    config: ConfigOpt = None,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Write every task of a suite with your settings, then judge each first draft vs final."""
+    _setup_logging(debug)
+    ui = _renderer(quiet)
+    eval_id = None
+    try:
+        from reflectcli.config import load_settings
+        from reflectcli.eval.run import Evaluation
+        from reflectcli.eval.suites import load
+
+        name, tasks = load(suite, builtin)
+        settings = load_settings(config, flags={
+            "model": model, "critic_model": critic_model, "api_base": api_base,
+            "max_rounds": max_rounds, "runs_dir": str(runs_dir) if runs_dir else None,
+        })  # fmt: skip
+        chosen = judge or settings.critic
+        if not judge:
+            ui.warn(f"no --judge given: judging with {chosen}, the critic itself; pass --judge "
+                    "with a different model for a measurement you can trust")  # fmt: skip
+        evaluation = Evaluation(ui, settings.runs_dir)
+        eval_id = evaluation.start(name, tasks[:limit] if limit else tasks, settings, chosen)
+        _show(ui, settings.runs_dir, eval_id)
+    except RunInterrupted as exc:
+        raise _interrupted(ui, exc, _eval_of(exc)) from None
+    except (UserError, Exception) as exc:
+        raise _fail(ui, exc, debug) from None
+
+
+def _eval_of(exc: RunInterrupted) -> str | None:
+    thread = exc.thread_id or ""
+    return thread[2:].rsplit("-", 1)[0] if thread.startswith("e-") else None
+
+
+def _show(ui, runs_dir, eval_id: str) -> None:
+    from reflectcli.eval.run import report
+    from reflectcli.output.evalreport import terminal
+
+    ui.close()
+    terminal(ui.console, report(runs_dir, eval_id))
+
+
+@app.command()
+def resume(
+    eval_id: EvalArg,
+    runs_dir: RunsDirOpt = None,
+    config: ConfigOpt = None,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Continue an eval where it stopped (finished tasks and judgements are not paid again)."""
+    _setup_logging(debug)
+    ui = _renderer(quiet)
+    try:
+        from reflectcli.configfile import resolve_runs_dir
+        from reflectcli.eval.run import Evaluation
+
+        where = str(resolve_runs_dir(runs_dir, config))
+        Evaluation(ui, where).resume(eval_id)
+        _show(ui, where, eval_id)
+    except RunInterrupted as exc:
+        raise _interrupted(ui, exc, eval_id) from None
+    except (UserError, Exception) as exc:
+        raise _fail(ui, exc, debug) from None
+
+
+@app.command()
+def report(
+    eval_id: EvalArg,
+    as_json: JsonOpt = False,
+    as_html: Annotated[bool, typer.Option("--html", help="A self-contained HTML page with a chart.")] = False,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write to FILE (0600).")] = None,
+    runs_dir: RunsDirOpt = None,
+    config: ConfigOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """The report: win / tie / loss with a 95 % interval, rubric gains, consistency, cost."""
+    _setup_logging(debug)
+    ui = _renderer(False)
+    try:
+        import json
+
+        from reflectcli.configfile import resolve_runs_dir
+        from reflectcli.eval.run import report as build
+        from reflectcli.output.artifacts import write_private
+        from reflectcli.output.evalreport import page, terminal
+
+        data = build(resolve_runs_dir(runs_dir, config), eval_id)
+        if as_json or as_html:
+            text = json.dumps(data, ensure_ascii=False, indent=2) + "\n" if as_json else page(data)
+            if output:
+                write_private(output, text)
+                ui.console.print(f"wrote {output}", markup=False)
+            else:
+                ui.console.file.write(text)
+            return
+        terminal(ui.console, data)
+    except (UserError, Exception) as exc:
+        raise _fail(ui, exc, debug) from None
+
+
+@app.command("list")
+def list_(
+    as_json: JsonOpt = False,
+    runs_dir: RunsDirOpt = None,
+    config: ConfigOpt = None,
+    debug: DebugOpt = False,
+) -> None:
+    """Evaluations, newest first: id, suite, judge, status, tasks judged."""
+    _setup_logging(debug)
+    ui = _renderer(False)
+    try:
+        import json
+
+        from reflectcli.configfile import resolve_runs_dir
+        from reflectcli.eval.run import evaluations
+
+        where = resolve_runs_dir(runs_dir, config)
+        found = evaluations(where)
+        if as_json:
+            ui.console.file.write(json.dumps(found, indent=2) + "\n")
+        elif not found:
+            ui.console.print(f"no evals in {where}; start one with `reflectcli eval run --builtin smoke "
+                             "--judge MODEL`", markup=False)  # fmt: skip
+        else:
+            for e in found:
+                ui.console.print(f"{e['id']}  {e['status']:<9} {e['judged']}/{e['tasks']} judged  "
+                                 f"judge {e['judge']}  {e['suite']}", markup=False)  # fmt: skip
+    except (UserError, Exception) as exc:
+        raise _fail(ui, exc, debug) from None

@@ -1,0 +1,187 @@
+"""Running an evaluation: each task of the suite is an ordinary run (in `history`, resumable),
+written with the user's settings; then the judge compares its first draft (the one-shot
+baseline: no extra writing is paid) with its final output, in both orders, and grades both on
+the rubric. Every finished task and every judgement is stored as it lands, so an evaluation
+stopped by Ctrl-C or a kill resumes where it stopped and never pays for either twice (the
+judge's calls are journaled too)."""
+
+from __future__ import annotations
+
+import re
+import secrets
+import string
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from reflectcli.config import Settings
+from reflectcli.errors import UserError
+from reflectcli.eval import judge as judging
+from reflectcli.eval import stats
+from reflectcli.models.factory import make_client
+from reflectcli.models.journal import JournaledClient
+from reflectcli.output.artifacts import final_text
+from reflectcli.runner import Runner
+from reflectcli.store.db import Store
+from reflectcli.store.evals import EvalTables
+
+KINDS = ("rubric_first", "rubric_final", "ab", "ba")
+
+
+def new_eval_id(suite: str) -> str:
+    name = re.sub(r"[^a-z0-9]+", "-", Path(suite).stem.lower()).strip("-")[:20] or "eval"
+    return f"{name}-{''.join(secrets.choice(string.ascii_lowercase + string.digits) for _ in range(6))}"
+
+
+def thread_for(eval_id: str, n: int) -> str:
+    return f"e-{eval_id}-{n:03d}"
+
+
+def judge_warnings(judge: str, settings: Settings) -> list[str]:
+    """A judge that is the writer or the critic grades its own homework: say so, loudly."""
+    out = []
+    if judge == settings.model:
+        out.append(f"the judge ({judge}) is the writer model: it will favour its own prose; "
+                   "use a different --judge for a measurement you can trust")  # fmt: skip
+    if judge == settings.critic and judge != settings.model:
+        out.append(f"the judge ({judge}) is the critic model: it grades its own critique; "
+                   "use a different --judge")  # fmt: skip
+    return out
+
+
+class Evaluation:
+    def __init__(self, ui, runs_dir: str | Path):
+        self.ui = ui
+        self.runs_dir = str(runs_dir)
+
+    @contextmanager
+    def _tables(self):
+        store = Store(self.runs_dir)
+        try:
+            yield store, EvalTables(store.conn)
+        finally:
+            store.close()
+
+    def start(self, suite: str, tasks: list[dict[str, Any]], settings: Settings, judge: str) -> str:
+        for warning in judge_warnings(judge, settings):
+            self.ui.warn(warning)
+        make_client(judge, settings, "judge")  # an unknown judge model fails here, not later
+        eval_id = new_eval_id(suite)
+        with self._tables() as (_, tables):
+            tables.create(eval_id, suite, judge, settings.run_params(), tasks)
+        self.ui.notice(f"eval {eval_id}: {len(tasks)} tasks from {suite}, judged by {judge} "
+                       f"(resume with `reflectcli eval resume {eval_id}`)")  # fmt: skip
+        return self.resume(eval_id)
+
+    def resume(self, eval_id: str) -> str:
+        with self._tables() as (_, tables):
+            found = tables.get(eval_id)
+        if found is None:
+            raise UserError(f"unknown eval {eval_id!r} in {self.runs_dir}",
+                            hint="`reflectcli eval list` shows them")  # fmt: skip
+        settings = Settings.model_validate({**found["settings"], "runs_dir": self.runs_dir})
+        cool = settings.model_copy(update={"temperature": 0.0})
+        judge = make_client(found["judge"], cool, "judge")
+        if hasattr(judge, "preflight"):
+            judge.preflight()
+        store = Store(self.runs_dir)
+        try:
+            client = JournaledClient(judge, store, f"judge-{eval_id}", lambda kind, data: None)
+            tables = EvalTables(store.conn)
+            for item in found["tasks"]:
+                self._task(eval_id, item, settings, client, tables, store)
+            tables.set_status(eval_id, "finished")
+        finally:
+            store.close()
+        return eval_id
+
+    def _task(self, eval_id, item, settings, client, tables, store) -> None:
+        n, thread = item["n"], thread_for(eval_id, item["n"])
+        if all(tables.result(eval_id, n, k) is not None for k in KINDS):
+            return
+        run = store.get_run(thread)
+        self.ui.notice(f"task {n}/{len(tables.get(eval_id)['tasks'])}: {item['task'][:70]}")
+        if run is None:
+            task_settings = Settings.model_validate({**settings.model_dump(), **item["overrides"]})
+            Runner(self.ui).write(item["task"], task_settings, thread_id=thread)
+        elif run["status"] != "finished":
+            Runner(self.ui).resume(thread, self.runs_dir, {})
+        state = store.load_state(thread) or {}
+        versions = state.get("versions") or []
+        first, final = (versions[0]["text"] if versions else ""), (final_text(state) or "")
+        task, reference = item["task"], item.get("reference")
+        if tables.result(eval_id, n, "rubric_first") is None:
+            tables.save(eval_id, n, "rubric_first",
+                        judging.rubric(client, task, first, reference, f"rubric:{n}:first"))  # fmt: skip
+        if tables.result(eval_id, n, "rubric_final") is None:
+            if final == first:  # the run kept its first draft: nothing to compare, nothing paid
+                graded = {**tables.result(eval_id, n, "rubric_first"), "same_text": True, "tokens": 0,
+                          "cost": None, "seconds": 0.0}  # fmt: skip
+            else:
+                graded = judging.rubric(client, task, final, reference, f"rubric:{n}:final")
+            tables.save(eval_id, n, "rubric_final", graded)
+        for kind, a, b in (("ab", first, final), ("ba", final, first)):
+            if tables.result(eval_id, n, kind) is None:
+                if final == first:
+                    verdict = {"winner": "tie", "reason": "the output is the first draft",
+                               "source": "same_text", "tokens": 0, "cost": None, "seconds": 0.0}  # fmt: skip
+                else:
+                    verdict = judging.pair(client, task, a, b, reference, f"pair:{n}:{kind}")
+                tables.save(eval_id, n, kind, verdict)
+
+
+def report(runs_dir: str | Path, eval_id: str) -> dict[str, Any]:
+    """Everything `eval report` shows: the numbers, per tag, the worst regressions, per task."""
+    store = Store.existing(runs_dir)
+    if store is None:
+        raise UserError(f"no database in {runs_dir}", hint="run `reflectcli eval run` first")
+    try:
+        tables = EvalTables(store.conn)
+        found = tables.get(eval_id)
+        if found is None:
+            raise UserError(f"unknown eval {eval_id!r} in {runs_dir}",
+                            hint="`reflectcli eval list` shows them")  # fmt: skip
+        results = tables.results(eval_id)
+        items = []
+        for item in found["tasks"]:
+            n = item["n"]
+            thread = thread_for(eval_id, n)
+            got = {k: results.get((n, k)) for k in KINDS}
+            row = store.get_run(thread)
+            entry = {**item, "thread_id": thread, **got,
+                     "run": {k: row[k] for k in ("status", "rounds", "tokens", "cost", "stop_reason",
+                                                 "first_score", "final_score")} if row else None}  # fmt: skip
+            if got["ab"] and got["ba"]:
+                entry["pair"] = stats.combine(got["ab"], got["ba"])
+            items.append(entry)
+    finally:
+        store.close()
+    return {
+        "eval": {k: found[k] for k in ("id", "suite", "judge", "status", "created_at", "updated_at")},
+        "models": {
+            "writer": found["settings"].get("model"),
+            "critic": found["settings"].get("critic_model") or found["settings"].get("model"),
+        },
+        "summary": stats.summarize(items),
+        "by_tag": stats.by_tag(items),
+        "regressions": stats.regressions(items),
+        "items": items,
+    }
+
+
+def evaluations(runs_dir: str | Path) -> list[dict[str, Any]]:
+    store = Store.existing(runs_dir)
+    if store is None:
+        return []
+    try:
+        tables = EvalTables(store.conn)
+        out = []
+        for found in tables.all():
+            results = tables.results(found["id"])
+            done = sum(all((i["n"], k) in results for k in KINDS) for i in found["tasks"])
+            out.append({"id": found["id"], "suite": found["suite"], "judge": found["judge"],
+                        "status": found["status"], "tasks": len(found["tasks"]), "judged": done,
+                        "created_at": found["created_at"]})  # fmt: skip
+        return out
+    finally:
+        store.close()

@@ -1,0 +1,83 @@
+"""Eval suites: JSONL, one task per line: `task` (required), `reference` (optional text the
+judge may compare with), `tags` (a list of words), `overrides` (settings for this task, e.g.
+{"max_rounds": 2}). Built-in suites ship with the package: `smoke` (5 tasks) and `standard`
+(35). Every bad line is reported, one line each, with its number."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from reflectcli.errors import UserError
+
+BUILTIN = ("smoke", "standard")
+OVERRIDABLE = ("threshold", "max_rounds", "max_sections", "language", "section_tokens", "temperature")
+
+
+def builtin_text(name: str) -> str:
+    if name not in BUILTIN:
+        raise UserError(f"no built-in suite {name!r}: choose {' or '.join(BUILTIN)}", exit_code=2)
+    return (resources.files("reflectcli.eval") / "suites" / f"{name}.jsonl").read_text("utf-8")
+
+
+def parse(text: str, where: str) -> list[dict[str, Any]]:
+    """The suite's tasks; a UserError listing every bad line (one line each) if any is bad."""
+    tasks, problems = [], []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(f"{where}:{n}: not JSON ({exc.msg} at column {exc.colno})")
+            continue
+        why = _invalid(item)
+        if why:
+            problems.append(f"{where}:{n}: {why}")
+            continue
+        tasks.append({"n": len(tasks) + 1, "line": n, "task": " ".join(item["task"].split()),
+                      "reference": item.get("reference") or None, "tags": list(item.get("tags") or []),
+                      "overrides": dict(item.get("overrides") or {})})  # fmt: skip
+    if problems:
+        raise UserError("\n".join(problems), hint="fix these lines and run again", exit_code=2)
+    if not tasks:
+        raise UserError(f'{where}: no tasks (one JSON object per line, with a "task")', exit_code=2)
+    return tasks
+
+
+def _invalid(item: Any) -> str | None:
+    if not isinstance(item, dict):
+        return "each line must be a JSON object"
+    if not isinstance(item.get("task"), str) or not item["task"].strip():
+        return '"task" must be a non-empty string'
+    if "reference" in item and item["reference"] is not None and not isinstance(item["reference"], str):
+        return '"reference" must be a string'
+    tags = item.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        return '"tags" must be a list of strings'
+    overrides = item.get("overrides", {})
+    if not isinstance(overrides, dict):
+        return '"overrides" must be an object'
+    unknown = sorted(set(overrides) - set(OVERRIDABLE))
+    if unknown:
+        return f"unknown override {unknown[0]!r} (known: {', '.join(OVERRIDABLE)})"
+    extra = sorted(set(item) - {"task", "reference", "tags", "overrides"})
+    if extra:
+        return f"unknown key {extra[0]!r} (known: task, reference, tags, overrides)"
+    return None
+
+
+def load(path: str | None, builtin: str | None) -> tuple[str, list[dict[str, Any]]]:
+    """(suite name, tasks) from a file or a built-in suite."""
+    if builtin:
+        return builtin, parse(builtin_text(builtin), f"builtin:{builtin}")
+    if not path:
+        raise UserError("name a suite file or --builtin smoke|standard", exit_code=2)
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot read {file}: {exc.strerror or exc}", exit_code=2) from exc
+    return str(file), parse(text, str(file))

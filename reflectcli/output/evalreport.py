@@ -1,0 +1,149 @@
+"""An eval report for the terminal (Rich) and as one self-contained HTML page with a chart (inline
+SVG, every piece of text escaped). Pure rendering of the report dict eval/run.py builds."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+CRITERIA = ("interest", "coherence", "relevance", "coverage",
+            "accuracy", "completeness", "readability", "structure")  # fmt: skip
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{value:.0%}"
+
+
+def _num(value: float | None, signed: bool = False) -> str:
+    if value is None:
+        return "—"
+    return f"{value:+.2f}" if signed else f"{value:.2f}"
+
+
+def headline(summary: dict[str, Any]) -> list[str]:
+    """The lines a reader must not miss, worse-off first."""
+    lines = []
+    if summary["judged"]:
+        interval = summary["win_interval"]
+        ci = f" (95 % CI {_pct(interval[0])}–{_pct(interval[1])})" if interval else ""
+        lines.append(f"final vs first draft over {summary['judged']} tasks: win {_pct(summary['win'])}"
+                     f"{ci} · tie {_pct(summary['tie'])} · loss {_pct(summary['loss'])}")  # fmt: skip
+        if summary["loss"] and summary["loss"] > summary["win"]:
+            lines.insert(0, "WORSE: the final output lost to the first draft more often than it won")
+        consistency = summary["position_consistency"] or 0
+        leans = " — below 85 %: the judge leans on position" if consistency < 0.85 else ""
+        lines.append(f"position consistency {_pct(summary['position_consistency'])} (the two "
+                     f"orders agreed){leans}")  # fmt: skip
+        if summary["judge_fallbacks"]:
+            lines.append(f"{summary['judge_fallbacks']} pairwise judgement(s) fell back to a tie "
+                         "(the judge's answer was unusable)")  # fmt: skip
+    else:
+        lines.append("no task judged yet")
+    gain = summary["mean_rubric_gain"]
+    cost = "unknown" if summary["cost"] is None else f"${summary['cost']:.4f}"
+    lines.append(f"mean rubric gain {_num(gain, True)} (1-5 scale) · mean rounds "
+                 f"{_num(summary['mean_rounds'])} · writing {summary['tokens']} tokens · judging "
+                 f"{summary['judge_tokens']} tokens · cost {cost} · gain per dollar "
+                 f"{_num(summary['gain_per_dollar'])}")  # fmt: skip
+    return lines
+
+
+def terminal(console, report: dict[str, Any]) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    ev, summary = report["eval"], report["summary"]
+    p = console.print
+    p(f"[bold]eval {escape(ev['id'])}[/] · {escape(ev['suite'])} · {ev['status']} · writer "
+      f"{escape(str(report['models']['writer']))} · critic {escape(str(report['models']['critic']))}"
+      f" · judge {escape(ev['judge'])}")  # fmt: skip
+    for line in headline(summary):
+        colour = "red bold" if line.startswith("WORSE") else "yellow" if "below 85" in line else ""
+        p(f"[{colour}]{escape(line)}[/]" if colour else escape(line))
+    table = Table(box=None, padding=(0, 1), header_style="bold", title="rubric gain per criterion",
+                  title_justify="left")  # fmt: skip
+    for c in CRITERIA:
+        table.add_column(c[:11], justify="right")
+    table.add_row(*(_num(summary["rubric_gain"][c], True) for c in CRITERIA))
+    p(table)
+    if report["by_tag"]:
+        tags = Table(box=None, padding=(0, 1), header_style="bold", title="per tag", title_justify="left")
+        for name in ("tag", "tasks", "win", "tie", "loss", "rubric gain", "rounds"):
+            tags.add_column(name, justify="left" if name == "tag" else "right")
+        for tag, s in report["by_tag"].items():
+            tags.add_row(escape(tag), str(s["tasks"]), _pct(s["win"]), _pct(s["tie"]), _pct(s["loss"]),
+                         _num(s["mean_rubric_gain"], True), _num(s["mean_rounds"]))  # fmt: skip
+        p(tags)
+    if report["regressions"]:
+        p("[bold]worst regressions[/]")
+        for r in report["regressions"]:
+            thread = escape(str(r["thread_id"]))
+            p(
+                f"  task {r['n']}: {escape(r['task'][:70])} · pairwise {r['outcome'] or '—'} · rubric "
+                f"{_num(r['rubric_gain'], True)} · [dim]reflectcli diff {thread} first final[/]"
+            )
+
+
+def _bars(values: list[tuple[str, float | None]], width: int = 520) -> str:
+    """A horizontal bar chart of gains (-4..+4) as inline SVG."""
+    row, half = 22, width // 2
+    height = row * len(values) + 10
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width + 140}" height="{height}" '
+             'role="img" aria-label="rubric gain per criterion">']  # fmt: skip
+    parts.append(f'<line x1="{140 + half}" y1="0" x2="{140 + half}" y2="{row * len(values)}" stroke="#999"/>')
+    for i, (name, value) in enumerate(values):
+        y = i * row + 4
+        parts.append(f'<text x="0" y="{y + 13}" font-size="13">{html.escape(name)}</text>')
+        if value is not None:
+            length = abs(value) / 4 * half
+            x = 140 + half - (length if value < 0 else 0)
+            colour = "#b33" if value < 0 else "#4a7"
+            parts.append(f'<rect x="{x:.1f}" y="{y}" width="{length:.1f}" height="14" fill="{colour}"/>')
+            parts.append(f'<text x="{140 + half + (6 if value >= 0 else -50)}" y="{y + 12}" '
+                         f'font-size="11">{value:+.2f}</text>')  # fmt: skip
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def page(report: dict[str, Any]) -> str:
+    e = html.escape
+    ev, summary = report["eval"], report["summary"]
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           f"<title>eval {e(ev['id'])}</title><style>body{{font:15px/1.5 system-ui,sans-serif;"
+           "max-width:60rem;margin:2rem auto;padding:0 1rem}table{border-collapse:collapse}"
+           "td,th{border:1px solid #ccc;padding:.2rem .5rem}.worse{color:#b33;font-weight:bold}"
+           "</style></head><body>",
+           f"<h1>eval {e(ev['id'])}</h1>",
+           f"<p>{e(ev['suite'])} · {e(ev['status'])} · writer {e(str(report['models']['writer']))} · "
+           f"critic {e(str(report['models']['critic']))} · judge {e(ev['judge'])}</p>"]  # fmt: skip
+    for line in headline(summary):
+        cls = ' class="worse"' if line.startswith("WORSE") else ""
+        out.append(f"<p{cls}>{e(line)}</p>")
+    out.append("<h2>Rubric gain per criterion (final − first draft)</h2>")
+    out.append(_bars([(c, summary["rubric_gain"][c]) for c in CRITERIA]))
+    if report["by_tag"]:
+        out.append("<h2>Per tag</h2><table><tr><th>tag</th><th>tasks</th><th>win</th><th>tie</th>"
+                   "<th>loss</th><th>rubric gain</th></tr>")  # fmt: skip
+        for tag, s in report["by_tag"].items():
+            out.append(f"<tr><td>{e(tag)}</td><td>{s['tasks']}</td><td>{_pct(s['win'])}</td><td>"
+                       f"{_pct(s['tie'])}</td><td>{_pct(s['loss'])}</td><td>"
+                       f"{_num(s['mean_rubric_gain'], True)}</td></tr>")  # fmt: skip
+        out.append("</table>")
+    if report["regressions"]:
+        out.append("<h2>Worst regressions</h2><ul>")
+        for r in report["regressions"]:
+            out.append(f"<li>task {r['n']}: {e(r['task'])} — pairwise {e(str(r['outcome']))}, rubric "
+                       f"{_num(r['rubric_gain'], True)} — <code>reflectcli diff {e(str(r['thread_id']))} "
+                       "first final</code></li>")  # fmt: skip
+        out.append("</ul>")
+    out.append("<h2>Tasks</h2><table><tr><th>#</th><th>task</th><th>tags</th><th>pairwise</th>"
+               "<th>orders</th><th>rounds</th><th>thread</th></tr>")  # fmt: skip
+    for i in report["items"]:
+        pair = i.get("pair") or {}
+        orders = f"{pair.get('ab', '—')} / {pair.get('ba', '—')}"
+        rounds = (i.get("run") or {}).get("rounds", "—")
+        out.append(f"<tr><td>{i['n']}</td><td>{e(i['task'])}</td><td>{e(', '.join(i.get('tags') or []))}"
+                   f"</td><td>{e(str(pair.get('outcome', '—')))}</td><td>{e(orders)}</td><td>{rounds}</td>"
+                   f"<td>{e(i['thread_id'])}</td></tr>")  # fmt: skip
+    out.append("</table></body></html>\n")
+    return "\n".join(out)

@@ -1,0 +1,58 @@
+"""The eval tables in reflect.db: one row per evaluation (suite, judge, settings, tasks, status)
+and one per stored judgement (task number, kind). SQL only; the eval package decides."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from typing import Any
+
+EVAL_KEYS = ("id", "created_at", "updated_at", "suite", "judge", "settings", "tasks", "status")
+
+
+def _eval(row: tuple) -> dict[str, Any]:
+    item = dict(zip(EVAL_KEYS, row, strict=True))
+    item["settings"] = json.loads(item["settings"])
+    item["tasks"] = json.loads(item["tasks"])
+    return item
+
+
+class EvalTables:
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+
+    def create(self, eval_id: str, suite: str, judge: str, settings: dict[str, Any],
+               tasks: list[dict[str, Any]]) -> None:  # fmt: skip
+        now = time.time()
+        self.conn.execute(
+            "INSERT INTO evals VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (eval_id, now, now, suite, judge, json.dumps(settings), json.dumps(tasks), "running"),
+        )
+
+    def get(self, eval_id: str) -> dict[str, Any] | None:
+        row = self.conn.execute(f"SELECT {', '.join(EVAL_KEYS)} FROM evals WHERE id = ?",
+                                (eval_id,)).fetchone()  # fmt: skip
+        return _eval(row) if row else None
+
+    def all(self) -> list[dict[str, Any]]:
+        rows = self.conn.execute(f"SELECT {', '.join(EVAL_KEYS)} FROM evals ORDER BY created_at DESC")
+        return [_eval(r) for r in rows]
+
+    def set_status(self, eval_id: str, status: str) -> None:
+        self.conn.execute("UPDATE evals SET status = ?, updated_at = ? WHERE id = ?",
+                          (status, time.time(), eval_id))  # fmt: skip
+
+    def result(self, eval_id: str, n: int, kind: str) -> dict[str, Any] | None:
+        row = self.conn.execute("SELECT result FROM eval_results WHERE eval_id = ? AND n = ? AND kind = ?",
+                                (eval_id, n, kind)).fetchone()  # fmt: skip
+        return json.loads(row[0]) if row else None
+
+    def results(self, eval_id: str) -> dict[tuple[int, str], dict[str, Any]]:
+        rows = self.conn.execute("SELECT n, kind, result FROM eval_results WHERE eval_id = ?", (eval_id,))
+        return {(n, kind): json.loads(result) for n, kind, result in rows}
+
+    def save(self, eval_id: str, n: int, kind: str, result: dict[str, Any]) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO eval_results VALUES (?, ?, ?, ?, ?)",
+                          (eval_id, n, kind, json.dumps(result), time.time()))  # fmt: skip
+        self.conn.execute("UPDATE evals SET updated_at = ? WHERE id = ?", (time.time(), eval_id))

@@ -1,0 +1,163 @@
+"""`reflectcli eval`: suites, runs that are ordinary runs, a judge in both orders, the report's
+numbers (a position-biased judge shows consistency 0), and resuming without paying twice."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from reflectcli.cli.app import app
+from reflectcli.errors import RunInterrupted, UserError
+from reflectcli.eval import stats
+from reflectcli.eval.run import Evaluation, report
+from reflectcli.eval.suites import load, parse
+from reflectcli.models.fake import IMPROVED, FakeClient, ScriptedResponder, install_fake
+from tests.helpers import FailOnce, quiet_ui, settings
+
+GRADES = ("interest", "coherence", "relevance", "coverage", "accuracy", "completeness",
+          "readability", "structure")  # fmt: skip
+
+
+def fair_judge(step, messages):
+    """Prefers the article holding the revision's improvement, whatever its position."""
+    prompt = messages[-1]["content"]
+    if step.startswith("pair"):
+        a = re.search(r"<article_A>\n(.*?)\n</article_A>", prompt, re.S).group(1)
+        b = re.search(r"<article_B>\n(.*?)\n</article_B>", prompt, re.S).group(1)
+        winner = "A" if IMPROVED in a and IMPROVED not in b else "B" if IMPROVED in b else "tie"
+        return json.dumps({"winner": winner, "reason": "One article gives an example."})
+    grade = 4 if IMPROVED in prompt else 3
+    return json.dumps(dict.fromkeys(GRADES, grade))
+
+
+def first_judge(step, messages):
+    """Always prefers whatever is shown first."""
+    if step.startswith("pair"):
+        return json.dumps({"winner": "A", "reason": "The first one."})
+    return json.dumps(dict.fromkeys(GRADES, 3))
+
+
+@pytest.fixture
+def judge():
+    client = FakeClient(model="judge/x", responder=fair_judge)
+    undo = install_fake("judge", lambda model: client)
+    yield client
+    undo()
+
+
+TASKS = [{"n": i, "line": i, "task": f"Task {i} about revising", "reference": None,
+          "tags": ["odd" if i % 2 else "even"], "overrides": {}} for i in (1, 2, 3)]  # fmt: skip
+
+
+def test_final_vs_first_in_both_orders(scripted, judge, runs_dir):
+    scripted.responder = ScriptedResponder(scores=[6, 9], sections=2)
+    eval_id = Evaluation(quiet_ui(), runs_dir).start(
+        "mine", TASKS, settings(runs_dir, threshold=8), "judge/x"
+    )
+    data = report(runs_dir, eval_id)
+    s = data["summary"]
+    assert s["judged"] == 3 and s["win"] == 1.0 and s["loss"] == 0 and s["position_consistency"] == 1.0
+    assert s["win_interval"] == [1.0, 1.0]
+    assert all(v == 1.0 for v in s["rubric_gain"].values()) and s["mean_rounds"] == 2
+    assert set(data["by_tag"]) == {"odd", "even"} and data["by_tag"]["odd"]["tasks"] == 2
+    pair_steps = [c["step"] for c in judge.history if c["step"].startswith("pair")]
+    assert sorted(pair_steps) == sorted(f"pair:{n}:{k}" for n in (1, 2, 3) for k in ("ab", "ba"))
+    ab = next(c for c in judge.history if c["step"] == "pair:1:ab")["messages"][-1]["content"]
+    assert IMPROVED in ab.split("<article_B>")[1] and IMPROVED not in ab.split("<article_B>")[0]
+    # the runs are ordinary runs
+    history = CliRunner().invoke(app, ["history", "--runs-dir", str(runs_dir), "--json"])
+    assert {r["thread_id"] for r in json.loads(history.output)} == {f"e-{eval_id}-00{n}" for n in (1, 2, 3)}
+
+
+def test_a_position_biased_judge_is_reported_not_hidden(scripted, judge, runs_dir):
+    scripted.responder = ScriptedResponder(scores=[6, 9], sections=2)
+    judge.responder = first_judge
+    eval_id = Evaluation(quiet_ui(), runs_dir).start(
+        "mine", TASKS, settings(runs_dir, threshold=8), "judge/x"
+    )
+    s = report(runs_dir, eval_id)["summary"]
+    assert s["position_consistency"] == 0.0 and s["tie"] == 1.0 and s["win"] == 0.0
+    shown = CliRunner().invoke(app, ["eval", "report", eval_id, "--runs-dir", str(runs_dir)])
+    text = " ".join(shown.output.split())
+    assert "position consistency 0%" in text and "leans on position" in text
+
+
+def test_an_interrupted_eval_resumes_without_paying_twice(scripted, judge, runs_dir):
+    scripted.responder = FailOnce(
+        ScriptedResponder(scores=[6, 9], sections=2), "review:r2", KeyboardInterrupt()
+    )
+    evaluation = Evaluation(quiet_ui(), runs_dir)
+    with pytest.raises(RunInterrupted):
+        evaluation.start("mine", TASKS, settings(runs_dir, threshold=8), "judge/x")
+    (eval_id,) = [e["id"] for e in __import__("reflectcli.eval.run", fromlist=["x"]).evaluations(runs_dir)]
+    assert report(runs_dir, eval_id)["summary"]["judged"] == 0  # task 1 was interrupted mid-run
+    writer_calls = len(scripted.history)
+    evaluation.resume(eval_id)
+    data = report(runs_dir, eval_id)
+    assert data["summary"]["judged"] == 3 and data["eval"]["status"] == "finished"
+    steps = [c["step"] for c in scripted.history[writer_calls:]]
+    assert steps[0] == "review:r2" and "plan" in steps  # task 1 resumed, tasks 2-3 written
+    judged = [c["step"] for c in judge.history]
+    assert len(judged) == len(set(judged)) == 12  # 3 tasks x (2 rubrics + 2 orders), each once
+    Evaluation(quiet_ui(), runs_dir).resume(eval_id)  # nothing left: nothing paid
+    assert len(judge.history) == 12
+
+
+def test_a_run_that_kept_its_first_draft_costs_no_judgement(scripted, judge, runs_dir):
+    scripted.responder = ScriptedResponder(scores=[9], sections=2)
+    eval_id = Evaluation(quiet_ui(), runs_dir).start(
+        "mine", TASKS[:1], settings(runs_dir, threshold=8), "judge/x"
+    )
+    assert [c["step"] for c in judge.history] == ["rubric:1:first"]
+    s = report(runs_dir, eval_id)["summary"]
+    assert s["tie"] == 1.0 and s["rubric_gain"]["interest"] == 0
+
+
+def test_suites_and_their_errors(tmp_path):
+    assert len(load(None, "smoke")[1]) == 5 and len(load(None, "standard")[1]) >= 30
+    bad = tmp_path / "s.jsonl"
+    bad.write_text('{"task": "ok"}\nnot json\n{"task": ""}\n{"task": "x", "tags": "a"}\n'
+                   '{"task": "x", "overrides": {"colour": 1}}\n')  # fmt: skip
+    with pytest.raises(UserError) as err:
+        load(str(bad), None)
+    lines = str(err.value).splitlines()
+    assert [line.split(":")[1] for line in lines] == ["2", "3", "4", "5"]
+    assert "unknown override 'colour'" in lines[-1]
+    with pytest.raises(UserError, match="no tasks"):
+        parse("# only a comment\n", "x")
+
+
+def test_the_eval_commands(scripted, judge, runs_dir, tmp_path):
+    scripted.responder = ScriptedResponder(scores=[6, 9], sections=2)
+    run = CliRunner().invoke(app, ["eval", "run", "--builtin", "smoke", "--limit", "2", "--model", "fake/w",
+                                   "--judge", "judge/x", "--runs-dir", str(runs_dir)])  # fmt: skip
+    assert run.exit_code == 0, run.output
+    assert "final vs first draft over 2 tasks: win 100%" in " ".join(run.output.split())
+    listed = json.loads(
+        CliRunner().invoke(app, ["eval", "list", "--json", "--runs-dir", str(runs_dir)]).output
+    )
+    eval_id = listed[0]["id"]
+    assert listed[0]["judged"] == 2 and listed[0]["status"] == "finished"
+    page = tmp_path / "r.html"
+    made = CliRunner().invoke(app, ["eval", "report", eval_id, "--html", "-o", str(page), "--runs-dir",
+                                    str(runs_dir)])  # fmt: skip
+    assert made.exit_code == 0 and "<svg" in page.read_text() and (page.stat().st_mode & 0o777) == 0o600
+    data = json.loads(CliRunner().invoke(app, ["eval", "report", eval_id, "--json", "--runs-dir",
+                                               str(runs_dir)]).output)  # fmt: skip
+    assert data["summary"]["win"] == 1.0
+    same = CliRunner().invoke(app, ["eval", "run", "--builtin", "smoke", "--limit", "1", "--model", "fake/w",
+                                    "--runs-dir", str(runs_dir)])  # fmt: skip
+    assert "judging with fake/w, the critic itself" in " ".join(same.output.split())
+    missing = CliRunner().invoke(app, ["eval", "report", "nope", "--runs-dir", str(runs_dir)])
+    assert missing.exit_code == 1 and "unknown eval 'nope'" in missing.output
+
+
+def test_bootstrap_and_combine():
+    assert stats.combine({"winner": "B"}, {"winner": "A"})["outcome"] == "final"
+    assert stats.combine({"winner": "A"}, {"winner": "A"})["outcome"] == "tie"  # split
+    assert stats.combine({"winner": "both_bad"}, {"winner": "tie"})["consistent"]
+    low, high = stats.bootstrap([1.0] * 7 + [0.0] * 3)
+    assert 0.3 <= low < 0.7 < high <= 1.0

@@ -184,3 +184,20 @@ def test_embedded_model_writes_from_the_source_library(runs_dir, tmp_path):
         state = json.loads(db.execute("SELECT state FROM run_state").fetchone()[0])
     held = {e["id"] for e in state["evidence"]}
     assert held and set(re.findall(r"\[(S\d+)\]", artifact)) <= held
+
+
+@pytest.mark.slow
+def test_eval_runs_on_the_embedded_model(runs_dir):
+    """The eval pipeline end to end on SmolLM2 (one smoke task; the judge is the same tiny model,
+    which the command warns about): it finishes and reports, whatever the numbers say."""
+    result = CliRunner().invoke(
+        app, ["eval", "run", "--builtin", "smoke", "--limit", "1", "--judge", "local/smollm2",
+              "--max-rounds", "1", "--runs-dir", str(runs_dir)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "is the writer model" in text and "final vs first draft over 1 tasks" in text
+    listed = json.loads(
+        CliRunner().invoke(app, ["eval", "list", "--json", "--runs-dir", str(runs_dir)]).output
+    )
+    assert listed[0]["judged"] == 1 and listed[0]["status"] == "finished"

@@ -3,7 +3,8 @@
 (a) A whole `reflectcli write` through `Runner(ui).write(task, settings)` with a zero-latency
     scripted fake model (`fake/w`), a quiet renderer and a fresh temp runs_dir per repetition:
     4 sections and review scores 5, 6, 9 against threshold 8, so it runs 3 rounds =
-    plan + 4 drafts + 3 x (review + decide) + 2 revisions + finalize = 14 steps.
+    plan + 4 drafts + 3 x (review + decide) + 2 revisions + learn + finalize = 15 steps
+    (learn: the memory's step, on by default; it writes to the database like a real run).
     (The steps are counted in a warm-up run; if the graph's shape changes, the count follows.)
 (b) A bare LangGraph StateGraph that takes the same steps (same node names in the same order,
     each a trivial node, routed by conditional edges), compiled with a default SqliteSaver on
@@ -51,8 +52,8 @@ THRESHOLD = 8.0
 
 
 def expected_steps(sections: int, rounds: int) -> int:
-    """plan + drafts + review/decide per round + revisions + finalize."""
-    return 1 + sections + 2 * rounds + (rounds - 1) + 1
+    """plan + drafts + review/decide per round + revisions + learn + finalize."""
+    return 1 + sections + 2 * rounds + (rounds - 1) + 1 + 1
 
 
 # --- (a) reflectcli ------------------------------------------------------------------------

@@ -105,7 +105,7 @@ class Runner:
                             hint=f"resume it with `reflectcli resume {thread_id}`")  # fmt: skip
         path = artifact_path(settings.runs_dir, thread_id)
         params = settings.run_params()
-        lessons = self._memory(settings).recall(task, settings.memory.k, thread_id) if (
+        lessons = self._memory(settings, store).recall(task, settings.memory.k, thread_id) if (
             settings.memory.enabled and settings.memory.k) else []  # fmt: skip
         store.create_run(thread_id, task, params, str(path))
         store.acquire(thread_id)  # before a `resume` of the new thread could
@@ -199,7 +199,7 @@ class Runner:
         retriever = self._retriever(store, thread_id, settings)
         learner = None
         if settings.memory.enabled:
-            memory = self._memory(settings)
+            memory = self._memory(settings, store)
             learner = lambda state: memory.learn(thread_id, state)  # noqa: E731
         graph = build_graph(writer, critic, store.checkpointer(), settings.interactive, retriever,
                             learner)  # fmt: skip
@@ -210,8 +210,8 @@ class Runner:
         return graph, config
 
     @staticmethod
-    def _memory(settings: Settings) -> Memory:
-        return Memory(settings.runs_dir, settings.memory.half_life_days)
+    def _memory(settings: Settings, store: Store) -> Memory:
+        return Memory(settings.runs_dir, settings.memory.half_life_days, store=store)
 
     def _retriever(self, store: Store, thread_id: str, settings: Settings):
         """Where the run's searches go (None without sources), journaled per run."""

@@ -33,10 +33,11 @@ class Memory:
     """Lessons in `runs_dir`'s reflect.db. `clock` gives the time (tests move it)."""
 
     def __init__(self, runs_dir: str | Path, half_life_days: float = HALF_LIFE_DAYS,
-                 clock: Callable[[], float] = time.time):  # fmt: skip
+                 clock: Callable[[], float] = time.time, store: Store | None = None):  # fmt: skip
         self.runs_dir = runs_dir
         self.half_life = half_life_days
         self.clock = clock
+        self.store = store  # an open store to use (a run's own), instead of opening one
 
     @contextmanager
     def _tables(self, write: bool = True) -> Iterator[MemoryTables | None]:
@@ -49,6 +50,10 @@ class Memory:
 
     @contextmanager
     def _transaction(self) -> Iterator[MemoryTables]:
+        if self.store is not None:
+            with self.store.transaction():
+                yield MemoryTables(self.store.conn)
+            return
         store = Store(self.runs_dir)
         try:
             with store.transaction():

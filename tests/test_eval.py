@@ -161,3 +161,28 @@ def test_bootstrap_and_combine():
     assert stats.combine({"winner": "both_bad"}, {"winner": "tie"})["consistent"]
     low, high = stats.bootstrap([1.0] * 7 + [0.0] * 3)
     assert 0.3 <= low < 0.7 < high <= 1.0
+
+
+def test_against_a_second_configuration(scripted, judge, runs_dir, tmp_path):
+    """A/B: config B (here: one round, so its final is its first draft) against config A (two
+    rounds, the revision has the improvement): the fair judge prefers A's final in both orders."""
+    scripted.responder = ScriptedResponder(scores=[6, 9], sections=2)
+    b = tmp_path / "b.toml"
+    b.write_text('model = "fake/w"\nmax_rounds = 1\nmax_sections = 2\n')
+    args = ["eval", "run", "--builtin", "smoke", "--limit", "2", "--model", "fake/w", "--judge",
+            "judge/x", "--against", str(b), "--runs-dir", str(runs_dir)]  # fmt: skip
+    run = CliRunner().invoke(app, args)
+    assert run.exit_code == 0, run.output
+    eval_id = json.loads(
+        CliRunner().invoke(app, ["eval", "list", "--json", "--runs-dir", str(runs_dir)]).output
+    )[0]["id"]
+    data = report(runs_dir, eval_id)
+    assert data["against"]["judged"] == 2 and data["against"]["b_loss"] == 1.0
+    assert data["against"]["position_consistency"] == 1.0 and data["against"]["rubric_gain_b_over_a"] == -1
+    threads = {r["thread_id"] for r in json.loads(CliRunner().invoke(
+        app, ["history", "--json", "--runs-dir", str(runs_dir)]).output)}  # fmt: skip
+    assert f"e-{eval_id}-001b" in threads and f"e-{eval_id}-002b" in threads
+    assert "config B's final vs config A's over 2 tasks: B wins 0%" in " ".join(run.output.split())
+    missing = CliRunner().invoke(app, ["eval", "run", "--builtin", "smoke", "--against", "nope.toml",
+                                       "--runs-dir", str(runs_dir)])  # fmt: skip
+    assert missing.exit_code == 2 and "no such config file" in missing.output

@@ -53,6 +53,13 @@ def run(
     critic_model: CriticOpt = None,
     api_base: ApiBaseOpt = None,
     max_rounds: Annotated[int | None, typer.Option(help="Reviews at most, per task.")] = None,
+    against: Annotated[
+        Path | None,
+        typer.Option(
+            "--against",
+            help="A second config file (B): each task written with it too, and B's final judged against A's.",
+        ),
+    ] = None,  # fmt: skip
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N tasks.")] = None,
     runs_dir: RunsDirOpt = None,
     config: ConfigOpt = None,
@@ -77,8 +84,13 @@ def run(
         if not judge:
             ui.warn(f"no --judge given: judging with {chosen}, the critic itself; pass --judge "
                     "with a different model for a measurement you can trust")  # fmt: skip
+        other = None
+        if against is not None:
+            if not against.is_file():
+                raise UserError(f"--against {against}: no such config file", exit_code=2)
+            other = load_settings(against, flags={"runs_dir": settings.runs_dir})
         evaluation = Evaluation(ui, settings.runs_dir)
-        eval_id = evaluation.start(name, tasks[:limit] if limit else tasks, settings, chosen)
+        eval_id = evaluation.start(name, tasks[:limit] if limit else tasks, settings, chosen, other)
         _show(ui, settings.runs_dir, eval_id)
     except RunInterrupted as exc:
         raise _interrupted(ui, exc, _eval_of(exc)) from None

@@ -26,6 +26,7 @@ from reflectcli.store.db import Store
 from reflectcli.store.evals import EvalTables
 
 KINDS = ("rubric_first", "rubric_final", "ab", "ba")
+AB_KINDS = ("rubric_b", "vs_ab", "vs_ba")  # with --against: config B's final vs A's final
 
 
 def new_eval_id(suite: str) -> str:
@@ -33,8 +34,12 @@ def new_eval_id(suite: str) -> str:
     return f"{name}-{''.join(secrets.choice(string.ascii_lowercase + string.digits) for _ in range(6))}"
 
 
-def thread_for(eval_id: str, n: int) -> str:
-    return f"e-{eval_id}-{n:03d}"
+def thread_for(eval_id: str, n: int, config: str = "") -> str:
+    return f"e-{eval_id}-{n:03d}{config}"
+
+
+def kinds(found: dict[str, Any]) -> tuple[str, ...]:
+    return KINDS + (AB_KINDS if found.get("against") else ())
 
 
 def judge_warnings(judge: str, settings: Settings) -> list[str]:
@@ -62,13 +67,15 @@ class Evaluation:
         finally:
             store.close()
 
-    def start(self, suite: str, tasks: list[dict[str, Any]], settings: Settings, judge: str) -> str:
-        for warning in judge_warnings(judge, settings):
+    def start(self, suite: str, tasks: list[dict[str, Any]], settings: Settings, judge: str,
+              against: Settings | None = None) -> str:  # fmt: skip
+        for warning in judge_warnings(judge, settings) + (judge_warnings(judge, against) if against else []):
             self.ui.warn(warning)
         make_client(judge, settings, "judge")  # an unknown judge model fails here, not later
         eval_id = new_eval_id(suite)
         with self._tables() as (_, tables):
-            tables.create(eval_id, suite, judge, settings.run_params(), tasks)
+            tables.create(eval_id, suite, judge, settings.run_params(), tasks,
+                          against.run_params() if against else None)  # fmt: skip
         self.ui.notice(f"eval {eval_id}: {len(tasks)} tasks from {suite}, judged by {judge} "
                        f"(resume with `reflectcli eval resume {eval_id}`)")  # fmt: skip
         return self.resume(eval_id)
@@ -80,6 +87,8 @@ class Evaluation:
             raise UserError(f"unknown eval {eval_id!r} in {self.runs_dir}",
                             hint="`reflectcli eval list` shows them")  # fmt: skip
         settings = Settings.model_validate({**found["settings"], "runs_dir": self.runs_dir})
+        other = (Settings.model_validate({**found["against"], "runs_dir": self.runs_dir})
+                 if found.get("against") else None)  # fmt: skip
         cool = settings.model_copy(update={"temperature": 0.0})
         judge = make_client(found["judge"], cool, "judge")
         if hasattr(judge, "preflight"):
@@ -90,23 +99,47 @@ class Evaluation:
             tables = EvalTables(store.conn)
             for item in found["tasks"]:
                 self._task(eval_id, item, settings, client, tables, store)
+                if other is not None:
+                    self._versus(eval_id, item, other, client, tables, store)
             tables.set_status(eval_id, "finished")
         finally:
             store.close()
         return eval_id
 
-    def _task(self, eval_id, item, settings, client, tables, store) -> None:
-        n, thread = item["n"], thread_for(eval_id, item["n"])
-        if all(tables.result(eval_id, n, k) is not None for k in KINDS):
-            return
+    def _written(self, item, settings, thread, store) -> dict[str, Any]:
+        """The task's run (written, resumed, or found finished) and its state."""
         run = store.get_run(thread)
-        self.ui.notice(f"task {n}/{len(tables.get(eval_id)['tasks'])}: {item['task'][:70]}")
         if run is None:
             task_settings = Settings.model_validate({**settings.model_dump(), **item["overrides"]})
             Runner(self.ui).write(item["task"], task_settings, thread_id=thread)
         elif run["status"] != "finished":
             Runner(self.ui).resume(thread, self.runs_dir, {})
-        state = store.load_state(thread) or {}
+        return store.load_state(thread) or {}
+
+    def _versus(self, eval_id, item, other, client, tables, store) -> None:
+        """Config B on the same task: its final output graded, and judged against A's final in
+        both orders (A's final as A, then as B)."""
+        n = item["n"]
+        if all(tables.result(eval_id, n, k) is not None for k in AB_KINDS):
+            return
+        self.ui.notice(f"task {n} with config B: {item['task'][:60]}")
+        final_a = final_text(store.load_state(thread_for(eval_id, n)) or {}) or ""
+        final_b = final_text(self._written(item, other, thread_for(eval_id, n, "b"), store)) or ""
+        task, reference = item["task"], item.get("reference")
+        if tables.result(eval_id, n, "rubric_b") is None:
+            tables.save(
+                eval_id, n, "rubric_b", judging.rubric(client, task, final_b, reference, f"rubric:{n}:b")
+            )
+        for kind, a, b in (("vs_ab", final_a, final_b), ("vs_ba", final_b, final_a)):
+            if tables.result(eval_id, n, kind) is None:
+                tables.save(eval_id, n, kind, judging.pair(client, task, a, b, reference, f"pair:{n}:{kind}"))
+
+    def _task(self, eval_id, item, settings, client, tables, store) -> None:
+        n, thread = item["n"], thread_for(eval_id, item["n"])
+        if all(tables.result(eval_id, n, k) is not None for k in KINDS):
+            return
+        self.ui.notice(f"task {n}/{len(tables.get(eval_id)['tasks'])}: {item['task'][:70]}")
+        state = self._written(item, settings, thread, store)
         versions = state.get("versions") or []
         first, final = (versions[0]["text"] if versions else ""), (final_text(state) or "")
         task, reference = item["task"], item.get("reference")
@@ -146,13 +179,15 @@ def report(runs_dir: str | Path, eval_id: str) -> dict[str, Any]:
         for item in found["tasks"]:
             n = item["n"]
             thread = thread_for(eval_id, n)
-            got = {k: results.get((n, k)) for k in KINDS}
+            got = {k: results.get((n, k)) for k in kinds(found)}
             row = store.get_run(thread)
             entry = {**item, "thread_id": thread, **got,
                      "run": {k: row[k] for k in ("status", "rounds", "tokens", "cost", "stop_reason",
                                                  "first_score", "final_score")} if row else None}  # fmt: skip
             if got["ab"] and got["ba"]:
                 entry["pair"] = stats.combine(got["ab"], got["ba"])
+            if got.get("vs_ab") and got.get("vs_ba"):  # B's final in place of "final", A's as "first"
+                entry["versus"] = stats.combine(got["vs_ab"], got["vs_ba"])
             items.append(entry)
     finally:
         store.close()
@@ -165,6 +200,7 @@ def report(runs_dir: str | Path, eval_id: str) -> dict[str, Any]:
         "summary": stats.summarize(items),
         "by_tag": stats.by_tag(items),
         "regressions": stats.regressions(items),
+        "against": stats.versus(items) if found.get("against") else None,
         "items": items,
     }
 
@@ -178,7 +214,7 @@ def evaluations(runs_dir: str | Path) -> list[dict[str, Any]]:
         out = []
         for found in tables.all():
             results = tables.results(found["id"])
-            done = sum(all((i["n"], k) in results for k in KINDS) for i in found["tasks"])
+            done = sum(all((i["n"], k) in results for k in kinds(found)) for i in found["tasks"])
             out.append({"id": found["id"], "suite": found["suite"], "judge": found["judge"],
                         "status": found["status"], "tasks": len(found["tasks"]), "judged": done,
                         "created_at": found["created_at"]})  # fmt: skip

@@ -109,3 +109,25 @@ def regressions(items: list[dict[str, Any]], limit: int = 5) -> list[dict[str, A
         key=lambda w: (w["outcome"] != "first", w["rubric_gain"] if w["rubric_gain"] is not None else 0)
     )
     return worst[:limit]
+
+
+def versus(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """Config B's final against config A's, per task (B in the role of "final"): B's win / tie /
+    loss with its interval, position consistency, and B's rubric gain over A's final."""
+    judged = [i for i in items if i.get("versus")]
+    outcomes = [i["versus"]["outcome"] for i in judged]
+    n = len(outcomes)
+    wins = [1.0 if o == "final" else 0.0 for o in outcomes]
+    interval = bootstrap(wins)
+    gains = [statistics.fmean([i["rubric_b"]["grades"][c] - i["rubric_final"]["grades"][c] for c in CRITERIA])
+             for i in items if (i.get("rubric_b") or {}).get("grades")
+             and (i.get("rubric_final") or {}).get("grades")]  # fmt: skip
+    return {
+        "judged": n,
+        "b_win": round(sum(wins) / n, 4) if n else None,
+        "tie": round(outcomes.count("tie") / n, 4) if n else None,
+        "b_loss": round(outcomes.count("first") / n, 4) if n else None,
+        "b_win_interval": [round(x, 4) for x in interval] if interval else None,
+        "position_consistency": round(sum(i["versus"]["consistent"] for i in judged) / n, 4) if n else None,
+        "rubric_gain_b_over_a": _mean(gains),
+    }

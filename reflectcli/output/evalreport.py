@@ -48,6 +48,20 @@ def headline(summary: dict[str, Any]) -> list[str]:
     return lines
 
 
+def versus_lines(against: dict[str, Any] | None) -> list[str]:
+    """Config B's final against config A's (`--against`)."""
+    if not against:
+        return []
+    if not against["judged"]:
+        return ["config B vs A: no task judged yet"]
+    interval = against["b_win_interval"]
+    ci = f" (95 % CI {_pct(interval[0])}–{_pct(interval[1])})" if interval else ""
+    return [f"config B's final vs config A's over {against['judged']} tasks: B wins "
+            f"{_pct(against['b_win'])}{ci} · tie {_pct(against['tie'])} · B loses "
+            f"{_pct(against['b_loss'])} · position consistency {_pct(against['position_consistency'])}"
+            f" · rubric gain B − A {_num(against['rubric_gain_b_over_a'], True)}"]  # fmt: skip
+
+
 def terminal(console, report: dict[str, Any]) -> None:
     from rich.markup import escape
     from rich.table import Table
@@ -57,7 +71,7 @@ def terminal(console, report: dict[str, Any]) -> None:
     p(f"[bold]eval {escape(ev['id'])}[/] · {escape(ev['suite'])} · {ev['status']} · writer "
       f"{escape(str(report['models']['writer']))} · critic {escape(str(report['models']['critic']))}"
       f" · judge {escape(ev['judge'])}")  # fmt: skip
-    for line in headline(summary):
+    for line in headline(summary) + versus_lines(report.get("against")):
         colour = "red bold" if line.startswith("WORSE") else "yellow" if "below 85" in line else ""
         p(f"[{colour}]{escape(line)}[/]" if colour else escape(line))
     table = Table(box=None, padding=(0, 1), header_style="bold", title="rubric gain per criterion",
@@ -116,7 +130,7 @@ def page(report: dict[str, Any]) -> str:
            f"<h1>eval {e(ev['id'])}</h1>",
            f"<p>{e(ev['suite'])} · {e(ev['status'])} · writer {e(str(report['models']['writer']))} · "
            f"critic {e(str(report['models']['critic']))} · judge {e(ev['judge'])}</p>"]  # fmt: skip
-    for line in headline(summary):
+    for line in headline(summary) + versus_lines(report.get("against")):
         cls = ' class="worse"' if line.startswith("WORSE") else ""
         out.append(f"<p{cls}>{e(line)}</p>")
     out.append("<h2>Rubric gain per criterion (final − first draft)</h2>")

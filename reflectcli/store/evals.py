@@ -8,13 +8,15 @@ import sqlite3
 import time
 from typing import Any
 
-EVAL_KEYS = ("id", "created_at", "updated_at", "suite", "judge", "settings", "tasks", "status")
+EVAL_KEYS = ("id", "created_at", "updated_at", "suite", "judge", "settings", "tasks", "status",
+             "against")  # fmt: skip
 
 
 def _eval(row: tuple) -> dict[str, Any]:
     item = dict(zip(EVAL_KEYS, row, strict=True))
     item["settings"] = json.loads(item["settings"])
     item["tasks"] = json.loads(item["tasks"])
+    item["against"] = json.loads(item["against"]) if item["against"] else None
     return item
 
 
@@ -23,11 +25,21 @@ class EvalTables:
         self.conn = conn
 
     def create(self, eval_id: str, suite: str, judge: str, settings: dict[str, Any],
-               tasks: list[dict[str, Any]]) -> None:  # fmt: skip
+               tasks: list[dict[str, Any]], against: dict[str, Any] | None = None) -> None:  # fmt: skip
         now = time.time()
         self.conn.execute(
-            "INSERT INTO evals VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (eval_id, now, now, suite, judge, json.dumps(settings), json.dumps(tasks), "running"),
+            "INSERT INTO evals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                eval_id,
+                now,
+                now,
+                suite,
+                judge,
+                json.dumps(settings),
+                json.dumps(tasks),
+                "running",
+                json.dumps(against) if against is not None else None,
+            ),
         )
 
     def get(self, eval_id: str) -> dict[str, Any] | None:

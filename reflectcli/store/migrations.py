@@ -168,7 +168,8 @@ MIGRATIONS: list[tuple[str, str]] = [
             judge       TEXT NOT NULL,
             settings    TEXT NOT NULL,
             tasks       TEXT NOT NULL,
-            status      TEXT NOT NULL
+            status      TEXT NOT NULL,
+            against     TEXT
         );
         CREATE TABLE eval_results (
             eval_id TEXT NOT NULL,

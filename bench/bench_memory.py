@@ -36,15 +36,13 @@ from rich.console import Console  # noqa: E402
 
 from reflectcli.config import load_settings  # noqa: E402
 from reflectcli.memory.bank import Memory  # noqa: E402
-from reflectcli.models.fake import TITLES, FakeClient, install_fake, outline_json  # noqa: E402
+from reflectcli.models.fake import TITLES, FakeClient, LessonScenario, install_fake, outline_json  # noqa: E402
 from reflectcli.output.render import Renderer  # noqa: E402
 from reflectcli.runner import Runner  # noqa: E402
 from reflectcli.store.db import Store  # noqa: E402
 from reflectcli.store.memory import MemoryTables  # noqa: E402
 from reflectcli.writing.textops import searchable  # noqa: E402
 
-FIX = "Add a concrete example to every section."
-EXAMPLE = " For example, a reporter cut her opening paragraph in half and kept the reader."
 TASKS = ["Why do writers revise?", "How do editors read a draft?", "What makes an opening work?",
          "Why do long sentences tire readers?", "How should a report end?", "What is a lede?",
          "Why cut adverbs?", "How to structure an explainer?", "What makes an argument land?",
@@ -74,29 +72,6 @@ def quiet() -> Renderer:
     return Renderer(console=Console(file=io.StringIO()), quiet=True)
 
 
-def article_of(prompt: str) -> str:
-    found = re.search(r"<article>\n(.*)\n</article>", prompt, re.S)
-    return found.group(1) if found else prompt
-
-
-def scenario(step: str, messages) -> str:
-    prompt = messages[-1]["content"]
-    kind = step.split(":")[0]
-    if kind == "plan":
-        return outline_json(2)
-    if kind == "draft":
-        lesson = "Lessons from earlier articles" in prompt and "concrete example" in prompt
-        return "Writers revise because a draft records thinking." + (EXAMPLE if lesson else "")
-    if kind == "review":
-        good = "for example" in article_of(prompt).lower()
-        return json.dumps({"score": 9 if good else 6,
-                           "feedback": "The argument is clear but it stays abstract throughout.",
-                           "improvements": [] if good else [{"section": TITLES[0], "issue": FIX,
-                                                             "severity": "major"}]})  # fmt: skip
-    body = re.search(r"<section>\n(.*)\n</section>", prompt, re.S).group(1)
-    return body + EXAMPLE
-
-
 def run(runs_dir: Path, task: str, **flags):
     settings = load_settings(flags={"model": "fake/w", "runs_dir": str(runs_dir), "max_sections": 2,
                                     "max_rounds": 3, "threshold": 8, **flags})  # fmt: skip
@@ -104,7 +79,7 @@ def run(runs_dir: Path, task: str, **flags):
 
 
 def rounds(tmp: Path) -> bool:
-    client = FakeClient(responder=scenario)
+    client = FakeClient(responder=LessonScenario())
     undo = install_fake("fake", lambda model: client)
     try:
         with_memory = [run(tmp / "with", t).summary["rounds"] for t in TASKS]

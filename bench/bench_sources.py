@@ -32,6 +32,7 @@ from reflectcli.sources import library  # noqa: E402
 from reflectcli.sources.chunking import searchable  # noqa: E402
 from reflectcli.store.db import Store  # noqa: E402
 from reflectcli.store.library import Library  # noqa: E402
+from tests.corpus import text_pdf  # noqa: E402
 
 WORDS = ("press type ink paper guild mainz printer letter metal mould psalter bible folio "
          "quarto vellum binding margin column rubric woodcut engraving proof compositor "
@@ -68,33 +69,6 @@ def page(rng: random.Random, chars: int) -> str:
     return " ".join(out)
 
 
-def pdf_pages(lines_per_page: list[list[str]]) -> bytes:
-    """A valid PDF with several lines of Helvetica text per page."""
-    objects: list[bytes] = [b"<< /Type /Catalog /Pages 2 0 R >>"]
-    count = len(lines_per_page)
-    kids = " ".join(f"{3 + 2 * i} 0 R" for i in range(count))
-    objects.append(f"<< /Type /Pages /Kids [{kids}] /Count {count} >>".encode())
-    font = 3 + 2 * count
-    for i, lines in enumerate(lines_per_page):
-        ops = "BT /F1 10 Tf 40 760 Td 12 TL " + " ".join(f"({line}) '" for line in lines) + " ET"
-        content = ops.encode("latin-1")
-        resources = f"/Resources << /Font << /F1 {font} 0 R >> >>"
-        objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents "
-                       f"{4 + 2 * i} 0 R {resources} >>".encode())  # fmt: skip
-        objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
-    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for n, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % n + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
-
-
 def ingest(tmp: Path, rng: random.Random) -> None:
     md = tmp / "md"
     md.mkdir()
@@ -104,7 +78,7 @@ def ingest(tmp: Path, rng: random.Random) -> None:
     pdf.mkdir()
     for f in range(20):
         pages = [[sentence(rng)[:90] for _ in range(25)] for _ in range(50)]
-        (pdf / f"book{f:02d}.pdf").write_bytes(pdf_pages(pages))
+        (pdf / f"book{f:02d}.pdf").write_bytes(text_pdf(pages))
     for name, folder, pages, target in (("Markdown", md, 1000, 200), ("PDF", pdf, 1000, 20)):
         started = time.perf_counter()
         raw = sum(len(p.read_bytes()) for p in folder.iterdir())

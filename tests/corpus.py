@@ -15,16 +15,19 @@ FACTS = {
 }
 
 
-def text_pdf(pages: list[str]) -> bytes:
-    """A minimal valid PDF with one line of Helvetica text per page."""
-    objects: list[bytes] = []
-    kids = " ".join(f"{3 + 2 * i} 0 R" for i in range(len(pages)))
-    objects.append(b"<< /Type /Catalog /Pages 2 0 R >>")
-    objects.append(f"<< /Type /Pages /Kids [{kids}] /Count {len(pages)} >>".encode())
-    font_ref = 3 + 2 * len(pages)
-    for i, text in enumerate(pages):
-        content = f"BT /F1 12 Tf 20 700 Td ({text}) Tj ET".encode()
-        resources = f"/Resources << /Font << /F1 {font_ref} 0 R >> >>"
+def text_pdf(pages: list[str] | list[list[str]]) -> bytes:
+    """A minimal valid PDF in Helvetica: each page a line of text, or a list of lines.
+    (bench/bench_sources.py builds its PDFs with it too.)"""
+    lines_per_page = [[page] if isinstance(page, str) else page for page in pages]
+    objects: list[bytes] = [b"<< /Type /Catalog /Pages 2 0 R >>"]
+    count = len(lines_per_page)
+    kids = " ".join(f"{3 + 2 * i} 0 R" for i in range(count))
+    objects.append(f"<< /Type /Pages /Kids [{kids}] /Count {count} >>".encode())
+    font = 3 + 2 * count
+    for i, lines in enumerate(lines_per_page):
+        ops = "BT /F1 10 Tf 40 760 Td 12 TL " + " ".join(f"({line}) '" for line in lines) + " ET"
+        content = ops.encode("latin-1")
+        resources = f"/Resources << /Font << /F1 {font} 0 R >> >>"
         objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents "
                        f"{4 + 2 * i} 0 R {resources} >>".encode())  # fmt: skip
         objects.append(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")

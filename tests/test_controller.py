@@ -141,3 +141,23 @@ def test_rules_from_params():
         {"threshold": 7, "max_rounds": 2, "policy": {"min_gain": 0.2, "patience": 3, "max_tokens": 5}}
     )
     assert (r.threshold, r.max_rounds, r.min_gain, r.patience, r.max_tokens) == (7, 2, 0.2, 3, 5)
+
+
+@pytest.mark.parametrize("threshold", [0, 8, 10])
+def test_a_contradicted_claim_never_passes_at_any_threshold(threshold):
+    contradicted = Facts(round=1, scores=(10.0,), improvements=(A,), contradicted=1)
+    decision = decide(contradicted, rules(threshold=threshold))
+    assert decision.reason != "passed" and "contradicted" in decision.detail
+    clean = Facts(round=1, scores=(10.0,), improvements=(A,), contradicted=0)
+    assert decide(clean, rules(threshold=threshold)).reason == "passed"
+
+
+def test_max_queries_stops_only_when_the_critics_queries_reach_it():
+    assert decide(Facts(round=1, scores=(5.0,), improvements=(A,), searches=2),
+                  rules(max_queries=2)).reason == "max_queries"  # fmt: skip
+    assert decide(Facts(round=1, scores=(5.0,), improvements=(A,), searches=1),
+                  rules(max_queries=2)).reason == "below_threshold"  # fmt: skip
+    assert (
+        decide(Facts(round=1, scores=(5.0,), improvements=(A,), searches=0), rules(max_queries=0)).reason
+        == "below_threshold"
+    )  # 0: no critic queries at all

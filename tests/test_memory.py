@@ -4,7 +4,6 @@ superseded, pinned and forgotten; learning stored once even when the step is rep
 from __future__ import annotations
 
 import json
-import re
 import threading
 
 import pytest
@@ -14,49 +13,15 @@ from reflectcli.cli.app import app
 from reflectcli.errors import RunInterrupted
 from reflectcli.memory import lessons as rules
 from reflectcli.memory.bank import Memory
-from reflectcli.models.fake import TITLES, outline_json
+from reflectcli.models.fake import LESSON_FIX, LessonScenario
 from reflectcli.runner import Runner
 from reflectcli.store.db import Store
 from reflectcli.store.memory import MemoryTables
 from tests.helpers import quiet_ui, settings
 
-FIX = "Add a concrete example to every section."
-EXAMPLE = " For example, a reporter cut her opening paragraph in half and kept the reader."
+FIX = LESSON_FIX
 DAY = 86400.0
-
-
-def article_of(prompt: str) -> str:
-    found = re.search(r"<article>\n(.*)\n</article>", prompt, re.S)
-    return found.group(1) if found else prompt
-
-
-class Scenario:
-    """A critic that asks for the same fix until the draft has an example, and a writer that
-    gives one when a recalled lesson (or the improvement being revised) asks for it."""
-
-    def __init__(self, fix: str = FIX):
-        self.fix = fix
-
-    def __call__(self, step: str, messages: list[dict[str, str]]) -> str:
-        prompt = messages[-1]["content"]
-        kind = step.split(":")[0]
-        if kind == "plan":
-            return outline_json(2)
-        if kind == "draft":
-            lesson = "Lessons from earlier articles" in prompt and "concrete example" in prompt
-            return "Writers revise because a draft records thinking." + (EXAMPLE if lesson else "")
-        if kind == "review":
-            good = "for example" in article_of(prompt).lower()
-            score = 9 if good else 6
-            return json.dumps({
-                "score": score, "feedback": "The argument is clear but it stays abstract throughout.",
-                "improvements": [] if good else [{"section": TITLES[0], "issue": self.fix,
-                                                   "severity": "major"}],
-            })  # fmt: skip
-        if kind == "revise":
-            body = re.search(r"<section>\n(.*)\n</section>", prompt, re.S).group(1)
-            return body + EXAMPLE
-        raise AssertionError(step)
+Scenario = LessonScenario
 
 
 def write(runs_dir, task="Why do writers revise their drafts?", **flags):

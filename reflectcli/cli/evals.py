@@ -13,11 +13,14 @@ from reflectcli.cli.options import (
     ConfigOpt,
     CriticOpt,
     DebugOpt,
+    JsonOpt,
     ModelOpt,
     QuietOpt,
     RunsDirOpt,
     _fail,
     _renderer,
+    _run,
+    _runs_dir,
     _setup_logging,
 )
 from reflectcli.errors import RunInterrupted, UserError
@@ -29,7 +32,6 @@ app = typer.Typer(
     add_completion=False,
 )
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (stable keys) instead.")]
 EvalArg = Annotated[str, typer.Argument(help="Eval id (see `reflectcli eval list`).")]
 
 
@@ -123,10 +125,9 @@ def resume(
     _setup_logging(debug)
     ui = _renderer(quiet)
     try:
-        from reflectcli.configfile import resolve_runs_dir
         from reflectcli.eval.run import Evaluation
 
-        where = str(resolve_runs_dir(runs_dir, config))
+        where = str(_runs_dir(runs_dir, config))
         Evaluation(ui, where).resume(eval_id)
         _show(ui, where, eval_id)
     except RunInterrupted as exc:
@@ -146,28 +147,26 @@ def report(
     debug: DebugOpt = False,
 ) -> None:
     """The report: win / tie / loss with a 95 % interval, rubric gains, consistency, cost."""
-    _setup_logging(debug)
-    ui = _renderer(False)
-    try:
+
+    def body(views) -> None:
         import json
 
-        from reflectcli.configfile import resolve_runs_dir
         from reflectcli.eval.run import report as build
         from reflectcli.output.artifacts import write_private
         from reflectcli.output.evalreport import page, terminal
 
-        data = build(resolve_runs_dir(runs_dir, config), eval_id)
-        if as_json or as_html:
-            text = json.dumps(data, ensure_ascii=False, indent=2) + "\n" if as_json else page(data)
-            if output:
-                write_private(output, text)
-                ui.console.print(f"wrote {output}", markup=False)
-            else:
-                ui.console.file.write(text)
+        data = build(_runs_dir(runs_dir, config), eval_id)
+        if not (as_json or as_html):
+            terminal(views.console, data)
             return
-        terminal(ui.console, data)
-    except (UserError, Exception) as exc:
-        raise _fail(ui, exc, debug) from None
+        text = json.dumps(data, ensure_ascii=False, indent=2) + "\n" if as_json else page(data)
+        if output:
+            write_private(output, text)
+            views.message(f"wrote {output}")
+        else:
+            views.raw(text)
+
+    _run(debug, body)
 
 
 @app.command("list")
@@ -178,24 +177,20 @@ def list_(
     debug: DebugOpt = False,
 ) -> None:
     """Evaluations, newest first: id, suite, judge, status, tasks judged."""
-    _setup_logging(debug)
-    ui = _renderer(False)
-    try:
-        import json
 
-        from reflectcli.configfile import resolve_runs_dir
+    def body(views) -> None:
         from reflectcli.eval.run import evaluations
 
-        where = resolve_runs_dir(runs_dir, config)
+        where = _runs_dir(runs_dir, config)
         found = evaluations(where)
         if as_json:
-            ui.console.file.write(json.dumps(found, indent=2) + "\n")
+            views.json(found)
         elif not found:
-            ui.console.print(f"no evals in {where}; start one with `reflectcli eval run --builtin smoke "
-                             "--judge MODEL`", markup=False)  # fmt: skip
+            views.message(f"no evals in {where}; start one with `reflectcli eval run --builtin smoke "
+                          "--judge MODEL`")  # fmt: skip
         else:
             for e in found:
-                ui.console.print(f"{e['id']}  {e['status']:<9} {e['judged']}/{e['tasks']} judged  "
-                                 f"judge {e['judge']}  {e['suite']}", markup=False)  # fmt: skip
-    except (UserError, Exception) as exc:
-        raise _fail(ui, exc, debug) from None
+                views.message(f"{e['id']}  {e['status']:<9} {e['judged']}/{e['tasks']} judged  "
+                              f"judge {e['judge']}  {e['suite']}")  # fmt: skip
+
+    _run(debug, body)

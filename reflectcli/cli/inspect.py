@@ -9,36 +9,10 @@ from typing import Annotated
 
 import typer
 
-from reflectcli.cli.options import ConfigOpt, DebugOpt, RunsDirOpt, _fail, _setup_logging
+from reflectcli.cli.options import ConfigOpt, DebugOpt, JsonOpt, RunsDirOpt, _run, _runs_dir
 from reflectcli.errors import UserError
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (stable keys) instead.")]
 ThreadArg = Annotated[str, typer.Argument(help="Thread id (see `reflectcli history`).")]
-
-
-def _views():
-    from reflectcli.output.views import Views
-
-    return Views()
-
-
-def _runs_dir(runs_dir: Path | None, config: Path | None) -> Path:
-    from reflectcli.configfile import resolve_runs_dir
-
-    return resolve_runs_dir(runs_dir, config)
-
-
-def _run(debug: bool, fn) -> None:
-    """Run a read command body: errors become one line and an exit code."""
-    if debug:
-        _setup_logging(debug)
-    views = _views()
-    try:
-        fn(views)
-    except (UserError, Exception) as exc:
-        from reflectcli.output.render import Renderer
-
-        raise _fail(Renderer(), exc, debug) from None
 
 
 def history(

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from reflectcli.cli.options import ConfigOpt, DebugOpt, RunsDirOpt, _fail, _setup_logging
+from reflectcli.cli.options import ConfigOpt, DebugOpt, JsonOpt, RunsDirOpt, _run
 from reflectcli.errors import UserError
 
 app = typer.Typer(
@@ -17,7 +17,6 @@ app = typer.Typer(
     add_completion=False,
 )
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (stable keys) instead.")]
 LessonArg = Annotated[int, typer.Argument(help="Lesson id (see `reflectcli memory list`).")]
 
 
@@ -34,19 +33,6 @@ def _memory(runs_dir, config):
         raise UserError(f"{path}: config key 'memory.half_life_days' must be a number above 0",
                         exit_code=2)  # fmt: skip
     return Memory(resolve_runs_dir(runs_dir, config), float(half_life))
-
-
-def _run(debug: bool, fn):
-    if debug:
-        _setup_logging(debug)
-    from reflectcli.output.views import Views
-
-    try:
-        return fn(Views())
-    except (UserError, Exception) as exc:
-        from reflectcli.output.render import Renderer
-
-        raise _fail(Renderer(), exc, debug) from None
 
 
 @app.command("list")

@@ -29,6 +29,7 @@ ApiBaseOpt = Annotated[str | None, typer.Option("--api-base", help="Base URL of 
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the article path "
                      "(and errors).")]  # fmt: skip
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Log details and show tracebacks.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (stable keys) instead.")]
 InteractiveOpt = Annotated[bool | None, typer.Option("--interactive/--no-interactive",
                            help="Ask before drafting (approve, edit or regenerate the outline) "
                            "and when the loop stops without passing. Needs a terminal; "
@@ -80,3 +81,24 @@ def _ending(ui, result) -> None:
         ui.waiting(result)
     else:
         ui.finished(result)
+
+
+def _runs_dir(runs_dir: Path | None, config: Path | None) -> Path:
+    from reflectcli.configfile import resolve_runs_dir
+
+    return resolve_runs_dir(runs_dir, config)
+
+
+def _run(debug: bool, fn):
+    """Run a read command's body with the read views: its errors become one line and an exit
+    code (a traceback with --debug). Returns what the body returns."""
+    if debug:
+        _setup_logging(debug)
+    from reflectcli.output.views import Views
+
+    try:
+        return fn(Views())
+    except (UserError, Exception) as exc:
+        from reflectcli.output.render import Renderer
+
+        raise _fail(Renderer(), exc, debug) from None

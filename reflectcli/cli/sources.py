@@ -7,8 +7,7 @@ from typing import Annotated
 
 import typer
 
-from reflectcli.cli.options import ConfigOpt, DebugOpt, RunsDirOpt, _fail, _setup_logging
-from reflectcli.errors import UserError
+from reflectcli.cli.options import ConfigOpt, DebugOpt, JsonOpt, RunsDirOpt, _run, _runs_dir
 
 app = typer.Typer(
     name="sources",
@@ -17,27 +16,7 @@ app = typer.Typer(
     add_completion=False,
 )
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (stable keys) instead.")]
 SourceArg = Annotated[int, typer.Argument(help="Source id (see `reflectcli sources list`).")]
-
-
-def _runs_dir(runs_dir, config):
-    from reflectcli.configfile import resolve_runs_dir
-
-    return resolve_runs_dir(runs_dir, config)
-
-
-def _run(debug: bool, fn):
-    if debug:
-        _setup_logging(debug)
-    from reflectcli.output.views import Views
-
-    try:
-        return fn(Views())
-    except (UserError, Exception) as exc:
-        from reflectcli.output.render import Renderer
-
-        raise _fail(Renderer(), exc, debug) from None
 
 
 @app.command()

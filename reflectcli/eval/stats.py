@@ -46,14 +46,27 @@ def _mean(values: list[float]) -> float | None:
     return round(statistics.fmean(values), 3) if values else None
 
 
+def pairwise(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Win / tie / loss shares of "final" over "first" in combined results, the win share's
+    interval and position consistency (None without results)."""
+    n = len(results)
+    outcomes = [r["outcome"] for r in results]
+    wins = [1.0 if o == "final" else 0.0 for o in outcomes]
+    interval = bootstrap(wins)
+    return {
+        "judged": n,
+        "win": round(sum(wins) / n, 4) if n else None,
+        "tie": round(outcomes.count("tie") / n, 4) if n else None,
+        "loss": round(outcomes.count("first") / n, 4) if n else None,
+        "win_interval": [round(x, 4) for x in interval] if interval else None,
+        "position_consistency": round(sum(r["consistent"] for r in results) / n, 4) if n else None,
+    }
+
+
 def summarize(items: list[dict[str, Any]]) -> dict[str, Any]:
     """The report's numbers over judged items (each with `pair`, `rubric_first`, `rubric_final`,
     `run` (the index row), `tags`)."""
-    judged = [i for i in items if i.get("pair")]
-    outcomes = [i["pair"]["outcome"] for i in judged]
-    n = len(outcomes)
-    wins = [1.0 if o == "final" else 0.0 for o in outcomes]
-    interval = bootstrap(wins)
+    judged = [i["pair"] for i in items if i.get("pair")]
     gains: dict[str, float | None] = {}
     for criterion in CRITERIA:
         pairs = [(i["rubric_final"]["grades"][criterion], i["rubric_first"]["grades"][criterion])
@@ -69,13 +82,8 @@ def summarize(items: list[dict[str, Any]]) -> dict[str, Any]:
     cost_per_task = (sum(costs) / len(costs)) if costs and len(costs) == len(runs) else None
     return {
         "tasks": len(items),
-        "judged": n,
-        "win": round(sum(wins) / n, 4) if n else None,
-        "tie": round(outcomes.count("tie") / n, 4) if n else None,
-        "loss": round(outcomes.count("first") / n, 4) if n else None,
-        "win_interval": [round(x, 4) for x in interval] if interval else None,
-        "position_consistency": round(sum(i["pair"]["consistent"] for i in judged) / n, 4) if n else None,
-        "judge_fallbacks": sum(i["pair"]["fallback"] for i in judged),
+        **pairwise(judged),
+        "judge_fallbacks": sum(p["fallback"] for p in judged),
         "rubric_gain": gains,
         "mean_rubric_gain": mean_gain,
         "mean_rounds": _mean([r["rounds"] for r in runs]),
@@ -114,20 +122,12 @@ def regressions(items: list[dict[str, Any]], limit: int = 5) -> list[dict[str, A
 def versus(items: list[dict[str, Any]]) -> dict[str, Any]:
     """Config B's final against config A's, per task (B in the role of "final"): B's win / tie /
     loss with its interval, position consistency, and B's rubric gain over A's final."""
-    judged = [i for i in items if i.get("versus")]
-    outcomes = [i["versus"]["outcome"] for i in judged]
-    n = len(outcomes)
-    wins = [1.0 if o == "final" else 0.0 for o in outcomes]
-    interval = bootstrap(wins)
     gains = [statistics.fmean([i["rubric_b"]["grades"][c] - i["rubric_final"]["grades"][c] for c in CRITERIA])
              for i in items if (i.get("rubric_b") or {}).get("grades")
              and (i.get("rubric_final") or {}).get("grades")]  # fmt: skip
+    shares = pairwise([i["versus"] for i in items if i.get("versus")])
     return {
-        "judged": n,
-        "b_win": round(sum(wins) / n, 4) if n else None,
-        "tie": round(outcomes.count("tie") / n, 4) if n else None,
-        "b_loss": round(outcomes.count("first") / n, 4) if n else None,
-        "b_win_interval": [round(x, 4) for x in interval] if interval else None,
-        "position_consistency": round(sum(i["versus"]["consistent"] for i in judged) / n, 4) if n else None,
-        "rubric_gain_b_over_a": _mean(gains),
-    }
+        "judged": shares["judged"], "b_win": shares["win"], "tie": shares["tie"],
+        "b_loss": shares["loss"], "b_win_interval": shares["win_interval"],
+        "position_consistency": shares["position_consistency"], "rubric_gain_b_over_a": _mean(gains),
+    }  # fmt: skip

@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from reflectcli.writing.textops import CJK
+
 STEM = 5
 SAME = 0.6  # overlap coefficient of stems: two lessons this alike are one
 FLOOR = 0.25  # below this (decayed) strength a lesson is archived
@@ -31,15 +33,14 @@ STOP = frozenset(
     "section article paragraph text make sure".split()
 )
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
 def stems(text: str) -> frozenset[str]:
     """Content-word stems (and single CJK characters) of a lesson or a critique."""
     out = set()
     for word in _WORD.findall(text.lower()):
-        if _CJK.search(word):
-            out.update(ch for ch in word if _CJK.match(ch))
+        if CJK.search(word):
+            out.update(ch for ch in word if CJK.match(ch))
         elif len(word) >= 3 and word not in STOP:
             out.add(word[:STEM])
     return frozenset(out)

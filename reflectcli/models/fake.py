@@ -197,6 +197,46 @@ class ScriptedResponder:
         raise AssertionError(f"unscripted step {step!r}")
 
 
+LESSON_FIX = "Add a concrete example to every section."
+EXAMPLE = " For example, a reporter cut her opening paragraph in half and kept the reader."
+
+
+def article_of(prompt: str) -> str:
+    """The article a review or revision prompt carries (the whole prompt if none is marked)."""
+    found = re.search(r"<article>\n(.*)\n</article>", prompt, re.S)
+    return found.group(1) if found else prompt
+
+
+class LessonScenario:
+    """The memory's scripted scenario: a critic that asks for the same fix until the draft has an
+    example, and a writer that gives one when a recalled lesson (or the improvement being
+    revised) asks for it. Used by the memory tests and bench/bench_memory.py."""
+
+    def __init__(self, fix: str = LESSON_FIX):
+        self.fix = fix
+
+    def __call__(self, step: str, messages: list[dict[str, str]]) -> str:
+        prompt = messages[-1]["content"]
+        kind = step.split(":")[0]
+        if kind == "plan":
+            return outline_json(2)
+        if kind == "draft":
+            lesson = "Lessons from earlier articles" in prompt and "concrete example" in prompt
+            return "Writers revise because a draft records thinking." + (EXAMPLE if lesson else "")
+        if kind == "review":
+            good = "for example" in article_of(prompt).lower()
+            return json.dumps({
+                "score": 9 if good else 6,
+                "feedback": "The argument is clear but it stays abstract throughout.",
+                "improvements": [] if good else [{"section": TITLES[0], "issue": self.fix,
+                                                   "severity": "major"}],
+            })  # fmt: skip
+        if kind == "revise":
+            body = re.search(r"<section>\n(.*)\n</section>", prompt, re.S).group(1)
+            return body + EXAMPLE
+        raise AssertionError(f"unscripted step {step!r}")
+
+
 def install_fake(prefix: str, client_for: Callable[[str], FakeClient]) -> Callable[[], None]:
     """Route `prefix/...` model strings to fakes; returns the undo function."""
     register_client(prefix, lambda model, settings: client_for(model))

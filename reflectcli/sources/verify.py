@@ -12,12 +12,11 @@ that read the passage can."""
 from __future__ import annotations
 
 import re
-import unicodedata
 from difflib import SequenceMatcher
 from typing import Any
 
 from reflectcli.writing.citations import CITATION, ids_in
-from reflectcli.writing.textops import normalize, section_bodies
+from reflectcli.writing.textops import CJK, fold, normalize, section_bodies
 
 VERDICTS = ("supported", "unsupported", "contradicted")
 SUPPORT = 0.8  # share of the sentence's content words the passage must hold
@@ -25,7 +24,6 @@ STEM = 5
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _WORD = re.compile(r"\w+", re.UNICODE)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 STOP = frozenset(
     "the and for that with this from were was are has have had its his her their they them "
     "been being which who whom whose what when where while into onto than then there these "
@@ -36,19 +34,14 @@ STOP = frozenset(
 )
 
 
-def _fold(word: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", word.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-
-
 def _terms(text: str) -> list[str]:
     """Content words (folded, cut to their stem) and single CJK characters."""
     out = []
     for word in _WORD.findall(text):
-        if _CJK.search(word):
-            out += [ch for ch in word if _CJK.match(ch)]
+        if CJK.search(word):
+            out += [ch for ch in word if CJK.match(ch)]
             continue
-        folded = _fold(word)
+        folded = fold(word)
         if folded.isdigit() or (len(folded) >= 3 and folded not in STOP):
             out.append(folded[:STEM] if not folded.isdigit() else folded)
     return out
@@ -66,8 +59,8 @@ def _keys(sentence: str) -> list[str]:
     """Numbers (in digits or words) and names (capitalised words) the passage must contain."""
     keys = []
     for i, word in enumerate(_WORD.findall(sentence)):
-        folded = _fold(word)
-        if _CJK.search(word):  # a run of CJK text: only its numbers are keys
+        folded = fold(word)
+        if CJK.search(word):  # a run of CJK text: only its numbers are keys
             keys += re.findall(r"\d+", word)
         elif any(ch.isdigit() for ch in word) or folded in NUMBER_WORDS:
             keys.append(folded)
@@ -91,7 +84,7 @@ def check(sentence: str, passage: str) -> tuple[str, str]:
         return "unsupported", "the sentence denies something; the passage denies nothing"
     terms = list(dict.fromkeys(_terms(sentence)))
     have = set(_terms(passage))
-    folded_passage = {_fold(w) for w in _WORD.findall(passage)} | set(re.findall(r"\d+", passage))
+    folded_passage = {fold(w) for w in _WORD.findall(passage)} | set(re.findall(r"\d+", passage))
     missing_keys = [k for k in dict.fromkeys(_keys(sentence)) if k not in folded_passage]
     if missing_keys:
         shown = ", ".join(missing_keys[:3])

@@ -34,7 +34,8 @@ def fts_query(prepared: str) -> str | None:
 
 
 def _folded(word: str) -> str:
-    """A word as the unicode61 tokenizer stores it (lower case, diacritics removed)."""
+    """A word as the unicode61 tokenizer stores it (lower case, diacritics removed). The same as
+    writing.textops.fold: the store layer imports nothing above it, so it keeps its own."""
     decomposed = unicodedata.normalize("NFKD", word.lower())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 

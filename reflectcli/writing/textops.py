@@ -10,6 +10,7 @@ title and the whitespace around each body belong to no section and are never rew
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -257,7 +258,14 @@ def trim_generation(text: str, finish_reason: str | None) -> tuple[str, str | No
     return text, None
 
 
-_CJK_CHAR = re.compile(r"([\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])")
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_CJK_CHAR = re.compile(f"({CJK.pattern})")
+
+
+def fold(word: str) -> str:
+    """Lower case, diacritics removed: a word as FTS5's unicode61 tokenizer compares it."""
+    decomposed = unicodedata.normalize("NFKD", word.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
 def searchable(text: str) -> str:

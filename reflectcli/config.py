@@ -138,6 +138,10 @@ class Settings(BaseModel):
         0, ge=0, le=64, description="CPU threads for local models; 0 = chosen from the load at start"
     )
     runs_dir: str = Field("runs", description="Folder for reflect.db and the run artifacts")
+    store: str | None = Field(
+        None, exclude=True,
+        description="Where runs are stored: 'sqlite' (reflect.db in runs_dir) or a postgresql:// URL",
+    )  # fmt: skip
     retries: int = Field(
         3, ge=0, le=10, description="Retries of a model call on 429, 5xx, timeouts, lost connections"
     )

@@ -52,8 +52,10 @@ def resolve_runs_dir(
     environ: dict[str, str] | None = None,
 ) -> Path:
     """runs_dir from flag > env > config file > default: the one place that decides it (the
-    read commands call it alone, without loading the whole configuration)."""
+    read commands call it alone, without loading the whole configuration). Every command comes
+    through here, so the store is settled here too (`apply_store`)."""
     environ = os.environ if environ is None else environ
+    apply_store(config_file, environ)
     if flag:
         return Path(flag)
     if env := environ.get(ENV_PREFIX + "RUNS_DIR"):
@@ -65,3 +67,18 @@ def resolve_runs_dir(
             raise ConfigError(f"{path}: config key 'runs_dir': must be a folder path string")
         return Path(value)
     return Path(DEFAULT_RUNS_DIR)
+
+
+def apply_store(config_file: str | Path | None = None, environ: Any = None) -> None:
+    """The store in force is REFLECTCLI_STORE (which `--store` sets): when it is unset, the config
+    file's `store` key fills it in, for this process and the workers it starts."""
+    environ = os.environ if environ is None else environ
+    if environ.get(ENV_PREFIX + "STORE"):
+        return
+    path = find_config_file(config_file)
+    value = read_toml(path).get("store") if path is not None else None
+    if value is None:
+        return
+    if not isinstance(value, str):
+        raise ConfigError(f"{path}: config key 'store': must be a postgresql:// URL or 'sqlite'")
+    environ[ENV_PREFIX + "STORE"] = value

@@ -99,6 +99,7 @@ class Runner:
             update={"research": settings.research.model_copy(update={"sources": mode})}
         )
         store = Store(settings.runs_dir)
+        settings = self._memory_here(settings, store)
         if store.get_run(thread_id) is not None:
             store.close()
             raise UserError(f"thread {thread_id} already exists",
@@ -122,12 +123,13 @@ class Runner:
         store = Store.existing(runs_dir, read_only=False)  # resume never creates a database
         run = store.get_run(thread_id) if store else None
         if store is None or run is None:
+            where = store.where if store is not None else Path(runs_dir) / DB_NAME
             if store is not None:
                 store.close()
-            raise UserError(f"unknown thread id {thread_id!r} in {Path(runs_dir) / DB_NAME}",
+            raise UserError(f"unknown thread id {thread_id!r} in {where}",
                             hint="`reflectcli history` lists the runs")  # fmt: skip
         settings = resume_settings(run["settings"], {k: flags.get(k) for k in RESUME_FLAGS})
-        settings = settings.model_copy(update={"runs_dir": runs_dir})
+        settings = self._memory_here(settings.model_copy(update={"runs_dir": runs_dir}), store, quiet=True)
         path = artifact_path(runs_dir, thread_id)
         if run["status"] != "finished":
             store.acquire(thread_id)  # refuse a second process now, before reading the checkpoint
@@ -209,6 +211,18 @@ class Runner:
         }
         return graph, config
 
+    def _memory_here(self, settings: Settings, store: Store, quiet: bool = False) -> Settings:
+        """The reflection memory is not on the PostgreSQL store yet: such a run goes without it,
+        and says so."""
+        if settings.memory.enabled and store.dialect == "postgres":
+            if not quiet:
+                self.ui.notice("memory off: lessons are kept in the SQLite store only, not yet on "
+                               "PostgreSQL")  # fmt: skip
+            return settings.model_copy(
+                update={"memory": settings.memory.model_copy(update={"enabled": False})}
+            )
+        return settings
+
     @staticmethod
     def _memory(settings: Settings, store: Store) -> Memory:
         return Memory(settings.runs_dir, settings.memory.half_life_days, store=store)
@@ -237,29 +251,34 @@ class Runner:
         started = time.monotonic()
         self.state = dict(state or start or {})
         waiting = None
+        ok = False
         try:
             store.update_run(thread_id, status="running", error=None,
                              model=settings.model, critic_model=settings.critic)  # fmt: skip
-            with sigterm_as_interrupt():
+            with sigterm_as_interrupt(), store.keep_alive(thread_id):
                 waiting = self._stream(store, thread_id, graph, config, start, path, run)
             if waiting is not None:
                 store.update_run(thread_id, status="waiting")
             elif self.state.get("status") == "finished":
                 store.compact(thread_id)
+            ok = True
         except KeyboardInterrupt:
-            store.update_run(thread_id, status="interrupted")
+            _quietly(store.update_run, thread_id, status="interrupted")
             raise RunInterrupted(thread_id) from None
         except UserError as exc:
-            store.update_run(thread_id, status="failed", error=exc.message)
+            _quietly(store.update_run, thread_id, status="failed", error=exc.message)
             raise
         except Exception as exc:
-            store.update_run(thread_id, status="failed", error=f"{type(exc).__name__}: {exc}")
+            _quietly(store.update_run, thread_id, status="failed", error=f"{type(exc).__name__}: {exc}")
             raise
         finally:
-            store.release(thread_id)
+            # After an error the store itself may be gone (a lost PostgreSQL connection): its
+            # error is the one to report, and the checkpoint already holds every finished step.
+            guard = (lambda fn, *a, **k: fn(*a, **k)) if ok else _quietly
+            guard(store.release, thread_id)
             if self.state:
-                self._record(store, thread_id, path, run)
-            store.close()
+                guard(self._record, store, thread_id, path, run)
+            _quietly(store.close)
         summary = summarize(self.state)
         return RunResult(thread_id, self.state, path, summary, time.monotonic() - started,
                          waiting=waiting)  # fmt: skip
@@ -328,6 +347,14 @@ class Runner:
             store.save_state(thread_id, stored_state(self.state))
             store.save_usage(thread_id, usage_by_model(self.state))
         write_artifact(path, self.state, thread_id, run)
+
+
+def _quietly(fn, *args: Any, **kwargs: Any) -> None:
+    """Book-keeping while another error is on its way out: a failure here is logged, not raised."""
+    try:
+        fn(*args, **kwargs)
+    except Exception as exc:
+        log.debug("while stopping: %s failed: %s", getattr(fn, "__name__", fn), exc)
 
 
 def stored_state(state: dict[str, Any]) -> dict[str, Any]:

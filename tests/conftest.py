@@ -29,9 +29,40 @@ def isolated(tmp_path, monkeypatch):
         "RUNS_DIR",
         "RETRIES",
         "BACKOFF",
+        "STORE",
+        "LEASE_SECONDS",
     ):
         monkeypatch.delenv(f"REFLECTCLI_{key}", raising=False)
     return tmp_path
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """One real PostgreSQL for the session (initdb in a temp folder, 127.0.0.1 only)."""
+    from tests.pgserver import PgServer
+
+    try:
+        server = PgServer().start()
+    except RuntimeError as exc:
+        pytest.fail(f"{exc} (the Postgres-backed tests need a real server)")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server, monkeypatch):
+    """A fresh database on the session's server, made the store in force."""
+    url = pg_server.new_database()
+    monkeypatch.setenv("REFLECTCLI_STORE", url)
+    return url
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request, monkeypatch):
+    """Run the test on both stores: the SQLite file, then a fresh PostgreSQL database."""
+    if request.param == "postgres":
+        return request.getfixturevalue("pg_url")
+    return None
 
 
 @pytest.fixture

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from rich.console import Console
 
 from reflectcli.config import load_settings
 from reflectcli.output.render import Renderer
+from reflectcli.store.db import Store
 
 
 def quiet_ui() -> Renderer:
@@ -29,3 +32,14 @@ class FailOnce:
             self.fired = True
             raise self.exc
         return self.responder(step, messages)
+
+
+@contextmanager
+def raw_db(runs_dir) -> Iterator:
+    """A connection to the store in force (the SQLite file, or REFLECTCLI_STORE's PostgreSQL),
+    taking SQL with `?` marks on both."""
+    store = Store(runs_dir)
+    try:
+        yield store.conn
+    finally:
+        store.close()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import sqlite3
+import os
 import subprocess
 import sys
 import time
@@ -15,7 +15,7 @@ from reflectcli.cli.app import app
 from reflectcli.errors import ModelError
 from reflectcli.models.fake import TITLES, ScriptedResponder
 from reflectcli.runner import Runner
-from tests.helpers import FailOnce, quiet_ui, settings
+from tests.helpers import FailOnce, quiet_ui, raw_db, settings
 
 cli = CliRunner()
 
@@ -25,7 +25,7 @@ def invoke(*args):
 
 
 @pytest.fixture
-def runs(scripted, runs_dir):
+def runs(scripted, runs_dir, backend):
     """Three runs: `alpha` passes in round 2, `beta` hits max_rounds, `gamma` failed mid-run."""
     scripted.responder = ScriptedResponder(scores=[6, 8.5], sections=2)
     Runner(quiet_ui()).write("Alpha: why writers revise", settings(runs_dir, threshold=8), "alpha")
@@ -72,12 +72,9 @@ def test_history_filters_and_json(runs):
 def test_killed_run_shows_interrupted_not_running(runs):
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    with sqlite3.connect(runs / "reflect.db") as db:
-        db.execute("UPDATE runs SET status='running', owner_pid=?, owner_host=(SELECT owner_host "
-                   "FROM runs WHERE 0) WHERE thread_id='gamma'", (dead.pid,))  # fmt: skip
-        import socket
-
-        db.execute("UPDATE runs SET owner_host=? WHERE thread_id='gamma'", (socket.gethostname(),))
+    with raw_db(runs) as db:
+        db.execute("UPDATE runs SET status='running', owner_pid=?, owner_host=? WHERE thread_id='gamma'",
+                   (dead.pid, os.uname().nodename))  # fmt: skip
     data = json.loads(invoke("history", "--runs-dir", runs, "--json").output)
     assert data[0]["status"] == "interrupted"
     only = json.loads(invoke("history", "--runs-dir", runs, "--json", "--status",
@@ -194,27 +191,28 @@ def test_stats(runs):
 
 
 def test_finished_runs_are_compacted_and_still_exportable(runs):
-    with sqlite3.connect(runs / "reflect.db") as db:
+    with raw_db(runs) as db:
         left = dict(db.execute("SELECT thread_id, COUNT(*) FROM checkpoints GROUP BY thread_id"))
     assert set(left) == {"gamma"}  # only the unfinished run keeps checkpoints
     assert invoke("diff", "beta", "--runs-dir", runs).exit_code == 0
     assert invoke("export", "beta", "--runs-dir", runs).output.startswith(f"## {TITLES[0]}")
 
 
-def test_delete_and_prune(runs):
+def test_delete_and_prune(runs, backend):
     result = invoke("delete", "beta", "--runs-dir", runs)
     assert result.exit_code == 0 and not (runs / "beta.md").exists()
     missing = cli.invoke(app, ["show", "beta", "--runs-dir", str(runs)])
     assert missing.exit_code == 1 and "unknown thread id 'beta'" in missing.output
     assert "would delete 0 runs" in invoke("prune", "--older-than", "1", "--dry-run",
                                            "--runs-dir", runs).output  # fmt: skip
-    with sqlite3.connect(runs / "reflect.db") as db:
+    with raw_db(runs) as db:
         db.execute("UPDATE runs SET updated_at = ?", (time.time() - 10 * 86400,))
     out = invoke("prune", "--older-than", "5", "--runs-dir", runs).output
     assert "deleted 2 runs" in out
     assert json.loads(invoke("history", "--json", "--runs-dir", runs).output) == []
-    with sqlite3.connect(runs / "reflect.db") as db:
-        for table in ("runs", "run_state", "run_usage", "checkpoints", "writes", "call_journal"):
+    langgraph = ("checkpoint_blobs", "checkpoint_writes") if backend else ("writes",)
+    with raw_db(runs) as db:
+        for table in ("runs", "run_state", "run_usage", "checkpoints", "call_journal", *langgraph):
             assert db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] == 0, table
 
 
@@ -237,14 +235,12 @@ def test_history_says_when_nothing_matches(runs):
 def test_a_database_from_an_older_version_is_upgraded_by_a_read_command(runs):
     """A new migration (the source library) must not make `history` refuse an existing
     database: a read command applies what is missing, then reads."""
-    import sqlite3
-
-    with sqlite3.connect(runs / "reflect.db") as db:
+    with raw_db(runs) as db:
         db.execute("DELETE FROM _migrations WHERE name = '004_sources'")
         db.execute("DROP TABLE chunk_index")
         db.execute("DROP TABLE chunks")
         db.execute("DROP TABLE sources")
     result = invoke("history", "--runs-dir", runs)
     assert result.exit_code == 0 and "alpha" in result.output, result.output
-    with sqlite3.connect(runs / "reflect.db") as db:
+    with raw_db(runs) as db:
         assert db.execute("SELECT 1 FROM _migrations WHERE name = '004_sources'").fetchone()

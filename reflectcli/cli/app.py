@@ -12,7 +12,7 @@ from reflectcli.cli import evals, inspect, memory, sources, write
 
 app = typer.Typer(
     name="reflectcli",
-    help="Plan, draft, critique and revise an article; every model call checkpointed to SQLite.",
+    help="Plan, draft, critique and revise an article; every model call checkpointed.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -48,8 +48,21 @@ def _root(
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit.")
     ] = False,  # fmt: skip
+    store: Annotated[
+        str | None,
+        typer.Option(
+            "--store",
+            help="Where runs are stored, for every command: 'sqlite' (reflect.db "
+            "in the runs folder, the default) or a postgresql:// URL. Env REFLECTCLI_STORE; "
+            "config key `store`.",
+        ),
+    ] = None,  # fmt: skip
 ) -> None:
-    """Plan, draft, critique and revise an article; every model call checkpointed to SQLite."""
+    """Plan, draft, critique and revise an article; every model call checkpointed."""
+    if store is not None:
+        import os
+
+        os.environ["REFLECTCLI_STORE"] = store  # read by the store, and by workers we start
 
 
 def main() -> None:

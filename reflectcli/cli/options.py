@@ -70,6 +70,11 @@ def _fail(ui, exc: BaseException, debug: bool) -> typer.Exit:
         ui.error(f"the runs database (reflect.db) cannot be used: {exc}",
                  "move it aside to start a fresh one; rerun with --debug for details")  # fmt: skip
         return typer.Exit(1)
+    if type(exc).__module__.startswith(("psycopg", "psycopg_pool")):  # psycopg is not imported here
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        ui.error(f"the PostgreSQL store failed: {first}",
+                 "check the server; a run it stopped resumes with `reflectcli resume ID`")  # fmt: skip
+        return typer.Exit(1)
     ui.error(f"unexpected {type(exc).__name__}: {exc}", "rerun with --debug for a traceback")
     return typer.Exit(1)
 

@@ -14,7 +14,7 @@ from typing import Any
 from reflectcli.errors import UserError
 from reflectcli.sources.evidence import number, section_query
 from reflectcli.sources.library import add_web_results, best_chunks, search
-from reflectcli.store.db import DB_NAME
+from reflectcli.store.db import DB_NAME, store_url
 
 __all__ = ["JournaledSearch", "LocalRetriever", "WebRetriever", "number", "resolve_mode",
            "section_query"]  # fmt: skip
@@ -51,6 +51,14 @@ def resolve_mode(mode: str, runs_dir: str | Path, web: str | None = None) -> str
         raise UserError(f"--sources {mode} needs a web search provider",
                         hint="set [research] web = \"searxng\" (and web_api_base), or tavily, "
                         "brave, exa_ai, ... with the provider's key variable", exit_code=2)  # fmt: skip
+    if store_url():  # the library is not on the PostgreSQL store yet
+        if mode == "auto":
+            return "none"
+        if mode != "none":
+            raise UserError(f"--sources {mode}: the source library is kept in the SQLite store "
+                            "only, not yet on PostgreSQL",
+                            hint="run without --store / REFLECTCLI_STORE, or with --sources none",
+                            exit_code=2)  # fmt: skip
     size = library_size(runs_dir) if mode in ("auto", "local") else 0
     if mode == "local" and size == 0:
         raise UserError(f"--sources local: the source library in {runs_dir} is empty",

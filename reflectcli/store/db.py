@@ -1,8 +1,12 @@
-"""SQLite storage: our own tables (run index, call journal) beside LangGraph's checkpoints.
+"""The store: our own tables (run index, call journal, ...) beside LangGraph's checkpoints.
 
-One file, `<runs_dir>/reflect.db`, in WAL mode. Our tables are created by ordered, numbered
-migrations recorded in `_migrations`. LangGraph's checkpointer gets its own connection to the
-same file, with a strict (no pickle, allow-listed msgpack) serializer.
+Two backends behind one class. SQLite by default: one file, `<runs_dir>/reflect.db`, in WAL mode.
+PostgreSQL when the store in force is a `postgresql://` URL (`REFLECTCLI_STORE`, set by `--store` or
+the config key `store`): shared by many machines. The same numbered migrations (recorded in
+`_migrations`) run on both; LangGraph's checkpointer (SqliteSaver / PostgresSaver) gets its own
+connections, with a strict (no pickle, allow-listed msgpack) serializer. A run is owned through a
+lease (pid, host, expiry) renewed while it is alive, so a run whose host died is anyone's to
+resume once the lease runs out.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import json
 import os
 import re
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,10 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from reflectcli.errors import UserError
-from reflectcli.store.migrations import MIGRATIONS
+from reflectcli.store.migrations import MIGRATIONS, migration_sql
 
 DB_NAME = "reflect.db"
+STORE_ENV = "REFLECTCLI_STORE"
 HOST = os.uname().nodename
+_LANGGRAPH_TABLES = ("checkpoints", "writes", "checkpoint_blobs", "checkpoint_writes")
 THREAD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 RUN_FIELDS = (
@@ -42,13 +49,43 @@ def validate_thread_id(thread_id: str) -> str:
     return thread_id
 
 
+def lease_seconds() -> float:
+    """How long a run's claim lasts without renewal (renewed every third of it while alive)."""
+    try:
+        return max(1.0, float(os.environ.get("REFLECTCLI_LEASE_SECONDS") or 60))
+    except ValueError:
+        return 60.0
+
+
+def store_url() -> str | None:
+    """The store in force: a PostgreSQL URL from REFLECTCLI_STORE, or None for the SQLite file."""
+    url = (os.environ.get(STORE_ENV) or "").strip()
+    if not url or url.lower() == "sqlite":
+        return None
+    if not re.match(r"^postgres(ql)?://", url, re.I):
+        raise UserError(f"store {url!r} is not a postgresql:// URL",
+                        hint="use postgresql://user@host/db, or 'sqlite' for the file in the runs folder",
+                        exit_code=2)  # fmt: skip
+    return url
+
+
+def sqlite_only(store: Store | None, what: str) -> None:
+    """Refuse, in one line, a part not yet ported to the PostgreSQL store."""
+    if store is not None and store.dialect == "postgres":
+        raise UserError(f"{what} is kept in the SQLite store only, not yet on PostgreSQL",
+                        hint="run it without --store / REFLECTCLI_STORE (the runs folder's "
+                        "reflect.db), or with --store sqlite", exit_code=2)  # fmt: skip
+
+
 def owner_alive(run: dict[str, Any]) -> bool:
-    """Is the process that claimed this run still alive? (A killed one leaves no stuck lock.)"""
+    """Is the process that claimed this run still alive? On its own host the pid says (a killed
+    one leaves no stuck lock); elsewhere its lease does, until it expires unrenewed."""
     pid, host = run.get("owner_pid"), run.get("owner_host")
     if not pid:
         return False
     if host != HOST:
-        return True  # cannot check another host's process: assume it is alive
+        lease = run.get("lease_until")
+        return lease is None or lease > time.time()  # None: claimed before leases existed
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -116,12 +153,17 @@ class _NeedsUpgrade(Exception):
 
 
 class Store:
-    """The run index and call journal in `<runs_dir>/reflect.db`."""
+    """The run index, call journal and the rest: `<runs_dir>/reflect.db`, or PostgreSQL."""
 
-    def __init__(self, runs_dir: str | Path, read_only: bool = False):
+    def __init__(self, runs_dir: str | Path, read_only: bool = False, url: str | None = None):
         self.runs_dir = Path(runs_dir)
         self.path = self.runs_dir / DB_NAME
-        self._others: list[sqlite3.Connection] = []  # the checkpointer's connections
+        self.url = url if url is not None else store_url()
+        self.dialect = "postgres" if self.url else "sqlite"
+        self._others: list[Any] = []  # the checkpointer's connections
+        if self.url:
+            self._open_postgres(read_only)
+            return
         if read_only:
             self._open_read_only()
             return
@@ -152,6 +194,38 @@ class Store:
                 f"{self.path} is not a usable SQLite database ({exc})",
                 hint="move it aside to start a fresh one; runs inside it cannot be read",
             ) from exc
+
+    @property
+    def where(self) -> str:
+        """The store's location, for messages (no password)."""
+        if self.url:
+            from reflectcli.store.pg import safe_url
+
+            return safe_url(self.url)
+        return str(self.path)
+
+    def _open_postgres(self, read_only: bool) -> None:
+        try:
+            from reflectcli.store.pg import Connection, safe_url
+        except ImportError as exc:
+            raise UserError("a postgresql:// store needs the PostgreSQL extras (psycopg, "
+                            f"procrastinate): {exc.name} is not installed",
+                            hint="pip install 'reflectcli[postgres]'") from exc  # fmt: skip
+
+        if not read_only:  # the runs folder still holds this machine's artifacts
+            try:
+                make_private_dirs(self.runs_dir)
+            except OSError as exc:
+                raise UserError(f"cannot create runs directory {self.runs_dir}: {exc.strerror}",
+                                hint="pass a writable --runs-dir") from exc  # fmt: skip
+        try:
+            self.conn = Connection(self.url, connect_timeout=10)
+        except Exception as exc:  # psycopg.OperationalError: refused, unknown db, auth
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise UserError(f"cannot reach the PostgreSQL store {safe_url(self.url)}: {first}",
+                            hint="check REFLECTCLI_STORE / --store / the config key `store`, "
+                            "and that the server is up") from exc  # fmt: skip
+        self.migrate()
 
     def _open_read_only(self) -> None:
         """For commands that only read: works in a folder this user cannot write to. (A WAL
@@ -193,6 +267,8 @@ class Store:
     @classmethod
     def existing(cls, runs_dir: str | Path, read_only: bool = True) -> Store | None:
         """Open the store only if its database exists (read-only commands create nothing)."""
+        if store_url():  # a shared server: its tables are made once, by whoever comes first
+            return cls(runs_dir, read_only=read_only)
         if not (Path(runs_dir) / DB_NAME).is_file():
             return None
         try:
@@ -213,11 +289,33 @@ class Store:
 
     # --- schema ---------------------------------------------------------------------------
 
+    @contextmanager
+    def _schema_lock(self) -> Iterator[None]:
+        """On PostgreSQL, one process at a time changes the schema (SQLite: BEGIN IMMEDIATE does)."""
+        if self.dialect != "postgres":
+            yield
+            return
+        self.conn.execute("SELECT pg_advisory_lock(7243019)")
+        try:
+            yield
+        finally:
+            self.conn.execute("SELECT pg_advisory_unlock(7243019)")
+
     def migrate(self) -> None:
         """Apply the numbered migrations not yet recorded, in order, each in a transaction."""
-        self.conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at REAL)")
+        with self._schema_lock():
+            self._migrate()
+
+    def _migrate(self) -> None:
+        if self.dialect == "postgres":
+            self.conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, "
+                              "applied_at DOUBLE PRECISION)")  # fmt: skip
+        else:
+            self.conn.execute(
+                "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at REAL)"
+            )
         done = {row[0] for row in self.conn.execute("SELECT name FROM _migrations")}
-        for name, sql in MIGRATIONS:
+        for name, _ in MIGRATIONS:
             if name in done:
                 continue
             self.conn.execute("BEGIN IMMEDIATE")
@@ -225,7 +323,7 @@ class Store:
                 if self.conn.execute("SELECT 1 FROM _migrations WHERE name = ?", (name,)).fetchone():
                     self.conn.execute("ROLLBACK")  # another process got there first
                     continue
-                for statement in filter(str.strip, sql.split(";")):
+                for statement in filter(str.strip, migration_sql(name, self.dialect).split(";")):
                     self.conn.execute(statement)
                 self.conn.execute("INSERT INTO _migrations VALUES (?, ?)", (name, time.time()))
                 self.conn.execute("COMMIT")
@@ -234,21 +332,44 @@ class Store:
                 raise
 
     def checkpointer(self):
-        """LangGraph's SqliteSaver on this file, strict: JSON-like types only, never pickle."""
+        """LangGraph's saver on this store (SqliteSaver on the file, PostgresSaver on a pool of
+        autocommit, dict-row connections), strict: JSON-like types only, never pickle."""
         from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-        from langgraph.checkpoint.sqlite import SqliteSaver
 
         serde = JsonPlusSerializer(pickle_fallback=False, allowed_msgpack_modules=None)
+        if self.dialect == "postgres":
+            from langgraph.checkpoint.postgres import PostgresSaver
+            from psycopg.rows import dict_row
+            from psycopg_pool import ConnectionPool
+
+            pool = ConnectionPool(
+                self.url, min_size=1, max_size=2, open=True, timeout=30,
+                kwargs={"autocommit": True, "prepare_threshold": None, "row_factory": dict_row},
+            )  # fmt: skip
+            self._others.append(pool)
+            saver = PostgresSaver(pool, serde=serde)
+            with self._schema_lock():
+                saver.setup()
+            return saver
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
         conn = _connect(self.path)
         self._others.append(conn)
         saver = SqliteSaver(conn, serde=serde)
         saver.setup()
         return saver
 
+    def reopen(self) -> Store:
+        """A second handle on the same store (its own connection), for another thread."""
+        return Store(self.runs_dir, url=self.url or "")
+
     def close(self) -> None:
         """Close this store's connections (the checkpointer's too)."""
         for conn in [*self._others, self.conn]:
-            conn.close()
+            try:
+                conn.close()
+            except Exception:  # a connection the server already dropped
+                pass
         self._others.clear()
 
     def __enter__(self) -> Store:
@@ -295,31 +416,79 @@ class Store:
     # --- ownership: one process per thread ------------------------------------------------
 
     def acquire(self, thread_id: str) -> None:
-        """Claim the thread for this process; refuse when a live process holds it."""
+        """Claim the thread for this process (a lease: pid, host, expiry); refuse when a live
+        process holds it. The claim is a compare-and-swap on the owner read, so two processes
+        on two hosts racing for one thread cannot both win."""
         me = os.getpid()
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             row = self.conn.execute(
-                "SELECT owner_pid, owner_host FROM runs WHERE thread_id = ?", (thread_id,)
+                "SELECT owner_pid, owner_host, lease_until FROM runs WHERE thread_id = ?", (thread_id,)
             ).fetchone()
-            if row and row[0] and row[0] != me and owner_alive(dict(row)):
+            held = dict(row) if row else {}
+            mine = held.get("owner_pid") == me and held.get("owner_host") == HOST
+            if held.get("owner_pid") and not mine and owner_alive(held):
+                where = "" if held.get("owner_host") == HOST else f" on {held.get('owner_host')}"
                 raise UserError(
-                    f"thread {thread_id} is being run by another process (pid {row[0]})",
-                    hint="wait for it to finish, or stop it first",
-                )
-            self.conn.execute(
-                "UPDATE runs SET owner_pid = ?, owner_host = ? WHERE thread_id = ?",
-                (me, HOST, thread_id),
-            )
+                    f"thread {thread_id} is being run by another process (pid {held['owner_pid']}{where})",
+                    hint="wait for it to finish, or stop it first"
+                    + ("" if not where else f"; its claim lapses {lease_seconds():.0f} s after its "
+                       "host stops renewing it"),
+                )  # fmt: skip
+            claimed = self.conn.execute(
+                "UPDATE runs SET owner_pid = ?, owner_host = ?, lease_until = ? WHERE thread_id = ? "
+                "AND COALESCE(owner_pid, 0) = ? AND COALESCE(owner_host, '') = ?",
+                (me, HOST, time.time() + lease_seconds(), thread_id,
+                 held.get("owner_pid") or 0, held.get("owner_host") or ""),
+            ).rowcount  # fmt: skip
+            if row and not claimed:
+                raise UserError(f"thread {thread_id} was just claimed by another process",
+                                hint="wait for it to finish, or stop it first")  # fmt: skip
             self.conn.execute("COMMIT")
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
 
+    def renew(self, thread_id: str) -> bool:
+        """Extend this process's lease on the thread; False when it no longer holds it."""
+        return bool(self.conn.execute(
+            "UPDATE runs SET lease_until = ? WHERE thread_id = ? AND owner_pid = ? AND owner_host = ?",
+            (time.time() + lease_seconds(), thread_id, os.getpid(), HOST),
+        ).rowcount)  # fmt: skip
+
+    @contextmanager
+    def keep_alive(self, thread_id: str) -> Iterator[None]:
+        """Renew the lease every third of its length from a thread with its own connection,
+        while the body runs (a failed renewal is retried; the pid still guards this host)."""
+        stop = threading.Event()
+        every = lease_seconds() / 3
+
+        def renew() -> None:
+            other = None
+            while not stop.wait(every):
+                try:
+                    other = other or self.reopen()
+                    other.renew(thread_id)
+                except Exception:  # the database is busy or gone: the main thread will say so
+                    if other is not None:
+                        other.close()
+                    other = None
+            if other is not None:
+                other.close()
+
+        worker = threading.Thread(target=renew, name=f"lease-{thread_id}", daemon=True)
+        worker.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            worker.join(timeout=5)
+
     def release(self, thread_id: str) -> None:
         self.conn.execute(
-            "UPDATE runs SET owner_pid = NULL, owner_host = NULL WHERE thread_id = ? AND owner_pid = ?",
-            (thread_id, os.getpid()),
+            "UPDATE runs SET owner_pid = NULL, owner_host = NULL, lease_until = NULL "
+            "WHERE thread_id = ? AND owner_pid = ? AND owner_host = ?",
+            (thread_id, os.getpid(), HOST),
         )
 
     # --- call journal -----------------------------------------------------------------------
@@ -335,7 +504,9 @@ class Store:
 
     def journal_put(self, key: str, thread_id: str, step: str, answer: dict[str, Any]) -> None:
         self.conn.execute(
-            "INSERT OR REPLACE INTO call_journal VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO call_journal VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
+            "thread_id = excluded.thread_id, step = excluded.step, model = excluded.model, "
+            "answer = excluded.answer, created_at = excluded.created_at",
             (key, thread_id, step, answer.get("model", ""), json.dumps(answer), time.time()),
         )
 
@@ -361,8 +532,17 @@ class Store:
         return json.loads(row[0]) if row else None
 
     def _langgraph_tables(self) -> list[str]:
-        names = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        return [t for t in ("checkpoints", "writes") if t in names]
+        if self.dialect == "postgres":
+            sql = "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+        else:
+            sql = "SELECT name FROM sqlite_master WHERE type='table'"
+        names = {r[0] for r in self.conn.execute(sql)}
+        return [t for t in _LANGGRAPH_TABLES if t in names]
+
+    def _vacuum(self) -> None:
+        """Hand freed pages back to the file system (SQLite; PostgreSQL's autovacuum does this)."""
+        if self.dialect == "sqlite":
+            self.conn.executescript("PRAGMA incremental_vacuum;")  # execute() frees one page only
 
     def compact(self, thread_id: str) -> None:
         """A finished run needs no checkpoints and no journal: its state snapshot holds every
@@ -376,7 +556,7 @@ class Store:
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
-        self.conn.executescript("PRAGMA incremental_vacuum;")  # execute() frees one page only
+        self._vacuum()
 
     def delete_run(self, thread_id: str) -> bool:
         """Remove every row of a thread; True if it existed."""
@@ -391,5 +571,5 @@ class Store:
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
-        self.conn.executescript("PRAGMA incremental_vacuum;")
+        self._vacuum()
         return gone > 0

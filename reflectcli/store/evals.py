@@ -65,6 +65,7 @@ class EvalTables:
         return {(n, kind): json.loads(result) for n, kind, result in rows}
 
     def save(self, eval_id: str, n: int, kind: str, result: dict[str, Any]) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO eval_results VALUES (?, ?, ?, ?, ?)",
+        self.conn.execute("INSERT INTO eval_results VALUES (?, ?, ?, ?, ?) ON CONFLICT (eval_id, n, kind) "
+                          "DO UPDATE SET result = excluded.result, at = excluded.at",
                           (eval_id, n, kind, json.dumps(result), time.time()))  # fmt: skip
         self.conn.execute("UPDATE evals SET updated_at = ? WHERE id = ?", (time.time(), eval_id))

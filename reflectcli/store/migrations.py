@@ -1,10 +1,14 @@
-"""Ordered, numbered schema migrations for our own tables in reflect.db.
+"""Ordered, numbered schema migrations for our own tables, on SQLite and PostgreSQL alike.
 
 Each is applied once, in order, inside a transaction, and recorded in `_migrations`.
-Never edit a released migration: add the next number.
+Never edit a released migration: add the next number. The text is SQLite's; on PostgreSQL the
+same migration runs with its types translated (`migration_sql`), except the few that SQLite
+writes with its own extensions (FTS5), which have their PostgreSQL text in `POSTGRES`.
 """
 
 from __future__ import annotations
+
+import re
 
 MIGRATIONS: list[tuple[str, str]] = [
     (
@@ -181,4 +185,64 @@ MIGRATIONS: list[tuple[str, str]] = [
         )
         """,
     ),
+    (
+        "009_leases_batches",
+        """
+        ALTER TABLE runs ADD COLUMN lease_until REAL;
+        CREATE TABLE batches (
+            id         TEXT PRIMARY KEY,
+            created_at REAL NOT NULL,
+            source     TEXT NOT NULL,
+            mode       TEXT NOT NULL,
+            settings   TEXT NOT NULL,
+            cancelled  INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE batch_tasks (
+            batch_id   TEXT NOT NULL,
+            n          INTEGER NOT NULL,
+            line       INTEGER NOT NULL,
+            thread_id  TEXT NOT NULL UNIQUE,
+            task       TEXT NOT NULL,
+            overrides  TEXT NOT NULL,
+            job_id     INTEGER,
+            queued_at  REAL NOT NULL,
+            started_at REAL,
+            attempts   INTEGER NOT NULL DEFAULT 0,
+            error      TEXT,
+            PRIMARY KEY (batch_id, n)
+        )
+        """,
+    ),
 ]
+
+# PostgreSQL's text for the migrations SQLite writes with its own extensions: full-text search
+# is a table with a generated tsvector and a GIN index; FTS5's vocabulary table is not needed.
+_FTS = """
+        CREATE TABLE {name} (
+            rowid BIGINT PRIMARY KEY,
+            body  TEXT NOT NULL,
+            tsv   tsvector GENERATED ALWAYS AS (to_tsvector('simple', body)) STORED
+        );
+        CREATE INDEX {name}_tsv ON {name} USING GIN (tsv)
+"""
+_VIRTUAL = re.compile(r"CREATE VIRTUAL TABLE (\w+) USING fts5 \(body[^)]*\)")
+
+
+def _postgres(name: str, sql: str) -> str:
+    from reflectcli.store.pg import schema_sql
+
+    if name == "005_chunk_terms":
+        return "SELECT 1"
+    sql = _VIRTUAL.sub(lambda m: _FTS.format(name=m.group(1)), sql)
+    if name == "001_runs":  # history's search uses instr(), which PostgreSQL spells strpos()
+        sql += (
+            ";\nCREATE OR REPLACE FUNCTION instr(text, text) RETURNS integer "
+            "AS 'SELECT strpos($1, $2)' LANGUAGE SQL IMMUTABLE"
+        )
+    return schema_sql(sql)
+
+
+def migration_sql(name: str, dialect: str) -> str:
+    """The text of migration `name` for `dialect` ("sqlite" or "postgres")."""
+    sql = dict(MIGRATIONS)[name]
+    return _postgres(name, sql) if dialect == "postgres" else sql

@@ -1,6 +1,6 @@
 """Read-side queries over our own tables (run index, usage): history and stats.
 
-Only sqlite3 and json: `history` must not pay for LangGraph or litellm imports.
+Plain SQL both backends read: `history` must not pay for LangGraph or litellm imports.
 """
 
 from __future__ import annotations
@@ -43,10 +43,10 @@ def list_runs(
     if since is not None:
         where.append("created_at >= ?")
         args.append(since)
-    sql = f"SELECT {', '.join(HISTORY_KEYS)}, owner_pid, owner_host FROM runs"
+    sql = f"SELECT {', '.join(HISTORY_KEYS)}, owner_pid, owner_host, lease_until FROM runs"
     if where:
         sql += " WHERE " + " AND ".join(where)
-    sql += " ORDER BY created_at DESC, rowid DESC"
+    sql += " ORDER BY created_at DESC, thread_id DESC"
     sql_limit = limit if limit and status not in _LIVE else None
     if sql_limit:
         sql += f" LIMIT {int(sql_limit)}"
@@ -58,7 +58,7 @@ def list_runs(
         run["status"] = effective_status(run)
         if status and run["status"] != status:
             continue
-        del run["owner_pid"], run["owner_host"]
+        del run["owner_pid"], run["owner_host"], run["lease_until"]
         out.append(run)
         if limit and len(out) >= limit:
             break

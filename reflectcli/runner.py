@@ -24,7 +24,7 @@ from reflectcli.models.journal import JournaledClient
 from reflectcli.output.artifacts import artifact_path, write_artifact
 from reflectcli.output.summary import pending_step, progress, summarize, usage_by_model
 from reflectcli.sources.research import JournaledSearch, LocalRetriever, WebRetriever, resolve_mode
-from reflectcli.store.db import DB_NAME, Store, validate_thread_id
+from reflectcli.store.db import DB_NAME, Store, make_private_dirs, validate_thread_id
 
 log = logging.getLogger(__name__)
 
@@ -247,6 +247,7 @@ class Runner:
         """Stream the graph from `start` (None = resume from the checkpoint) to its end."""
         store.acquire(thread_id)
         path = artifact_path(settings.runs_dir, thread_id)
+        make_private_dirs(path.parent)  # on a shared store, this host may not have the folder yet
         run = store.get_run(thread_id) or {}
         started = time.monotonic()
         self.state = dict(state or start or {})
@@ -270,6 +271,10 @@ class Runner:
             raise
         except Exception as exc:
             _quietly(store.update_run, thread_id, status="failed", error=f"{type(exc).__name__}: {exc}")
+            if type(exc).__module__.startswith("psycopg"):  # the store went away mid-run
+                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                raise UserError(f"the PostgreSQL store failed: {first}",
+                                hint=f"when it is back: reflectcli resume {thread_id}") from exc  # fmt: skip
             raise
         finally:
             # After an error the store itself may be gone (a lost PostgreSQL connection): its

@@ -51,11 +51,13 @@ def install_points(callback: Callable[[str], None]) -> Callable[[], None]:
     """Call `callback(point)` right after each journal write, between a step's saved writes and
     its checkpoint, and right after each checkpoint save (see the module doc); returns the undo
     function."""
+    from langgraph.checkpoint.postgres import PostgresSaver
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     from reflectcli.store.db import Store
 
-    journal_put, put, put_writes = Store.journal_put, SqliteSaver.put, SqliteSaver.put_writes
+    journal_put = Store.journal_put
+    originals = {saver: (saver.put, saver.put_writes) for saver in (SqliteSaver, PostgresSaver)}
     saved: dict[str, threading.Event] = {}  # checkpoint id -> its tasks' writes are saved
     lock = threading.Lock()
 
@@ -68,7 +70,7 @@ def install_points(callback: Callable[[str], None]) -> Callable[[], None]:
         callback(f"journal:{step}")
 
     def put_writes_hook(self, config, writes, task_id, task_path=""):
-        put_writes(self, config, writes, task_id, task_path)
+        originals[type(self)][1](self, config, writes, task_id, task_path)
         writes_saved(config["configurable"].get("checkpoint_id")).set()
 
     def put_hook(self, config, checkpoint, metadata, new_versions):
@@ -79,16 +81,18 @@ def install_points(callback: Callable[[str], None]) -> Callable[[], None]:
         # S is not (on resume the step is not run again: its writes come back as cached)
         if isinstance(step, int) and step >= 1 and writes_saved(parent).wait(10):
             callback(f"writes:{step}")
-        result = put(self, config, checkpoint, metadata, new_versions)
+        result = originals[type(self)][0](self, config, checkpoint, metadata, new_versions)
         callback(f"checkpoint:{step}")
         return result
 
-    Store.journal_put, SqliteSaver.put, SqliteSaver.put_writes = (
-        journal_put_hook, put_hook, put_writes_hook,
-    )  # fmt: skip
+    Store.journal_put = journal_put_hook
+    for saver in originals:
+        saver.put, saver.put_writes = put_hook, put_writes_hook
 
     def undo() -> None:
-        Store.journal_put, SqliteSaver.put, SqliteSaver.put_writes = journal_put, put, put_writes
+        Store.journal_put = journal_put
+        for saver, (put, put_writes) in originals.items():
+            saver.put, saver.put_writes = put, put_writes
 
     return undo
 
@@ -206,6 +210,8 @@ def child_env(work: Path, **extra: str) -> dict[str, str]:
         for k, v in os.environ.items()
         if not k.startswith(("REFLECTCLI_", "OPENAI_", "LITELLM_", "CRASH_")) and k.upper() not in PROXY_VARS
     }
+    if os.environ.get("REFLECTCLI_STORE"):  # the store in force (a test's PostgreSQL) goes along
+        env["REFLECTCLI_STORE"] = os.environ["REFLECTCLI_STORE"]
     env.update(
         HOME=str(home),
         XDG_CONFIG_HOME=str(home / ".config"),
@@ -289,7 +295,30 @@ class Child:
 # --- the database ------------------------------------------------------------------------------
 
 
+# With REFLECTCLI_STORE set (the `backend` fixture's postgres case) these read PostgreSQL, and
+# `db` names only the runs folder (its parent).
+
+
+def _on_postgres() -> bool:
+    return bool(os.environ.get("REFLECTCLI_STORE"))
+
+
+def _select(db: Path, sql: str, args: tuple = ()) -> Any:
+    from reflectcli.store.db import Store
+
+    store = Store(db.parent)
+    try:
+        row = store.conn.execute(sql, args).fetchone()
+        return dict(row) if row is not None else None
+    finally:
+        store.close()
+
+
 def integrity(db: Path) -> str:
+    if _on_postgres():  # the server keeps its own pages whole; every table must still read
+        for table in ("runs", "run_state", "call_journal"):
+            _select(db, f"SELECT COUNT(*) AS n FROM {table}")
+        return "ok"
     conn = sqlite3.connect(db)
     try:
         return conn.execute("PRAGMA integrity_check").fetchone()[0]
@@ -304,6 +333,8 @@ def private_modes(folder: Path) -> dict[str, int]:
 
 
 def run_row(db: Path, thread: str) -> dict[str, Any]:
+    if _on_postgres():
+        return _select(db, "SELECT * FROM runs WHERE thread_id = ?", (thread,)) or {}
     conn = sqlite3.connect(db)
     conn.row_factory = sqlite3.Row
     try:
@@ -314,6 +345,9 @@ def run_row(db: Path, thread: str) -> dict[str, Any]:
 
 
 def run_state(db: Path, thread: str) -> dict[str, Any]:
+    if _on_postgres():
+        row = _select(db, "SELECT state FROM run_state WHERE thread_id = ?", (thread,))
+        return json.loads(row["state"]) if row else {}
     conn = sqlite3.connect(db)
     try:
         row = conn.execute("SELECT state FROM run_state WHERE thread_id = ?", (thread,)).fetchone()

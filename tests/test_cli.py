@@ -54,7 +54,7 @@ def test_quiet_prints_only_the_path(scripted, runs_dir):
     assert result.output.strip() == str(runs_dir / "q1.md")
 
 
-def test_thread_id_flag_and_duplicate_refused(scripted, runs_dir):
+def test_thread_id_flag_and_duplicate_refused(scripted, runs_dir, backend):
     assert write(runs_dir, "--thread-id", "mine").exit_code == 0
     again = write(runs_dir, "--thread-id", "mine")
     assert again.exit_code == 1
@@ -77,7 +77,7 @@ def test_thread_id_flag_and_duplicate_refused(scripted, runs_dir):
         (["write", TASK, "--config", "missing.toml"], 2, "config file not found"),
     ],
 )
-def test_bad_input_is_one_line_and_an_exit_code(fake, args, code, message, tmp_path):
+def test_bad_input_is_one_line_and_an_exit_code(fake, args, code, message, tmp_path, backend):
     result = runner.invoke(app, args)
     assert result.exit_code == code, result.output
     assert not (tmp_path / "runs").exists()  # bad input creates nothing, not even the database
@@ -101,7 +101,7 @@ def test_corrupt_database_is_a_clear_error(fake, runs_dir):
     assert "not a usable SQLite database" in result.output
 
 
-def test_failure_then_resume_says_what_it_skips(scripted, runs_dir):
+def test_failure_then_resume_says_what_it_skips(scripted, runs_dir, backend):
     scripted.responder = FailOnce(
         ScriptedResponder(scores=[8], sections=3), "review:r1", ModelError("provider down")
     )
@@ -117,14 +117,14 @@ def test_failure_then_resume_says_what_it_skips(scripted, runs_dir):
     assert "already finished" in done.output and "t1.md" in done.output
 
 
-def test_ctrl_c_exits_130_with_resume_hint(scripted, runs_dir):
+def test_ctrl_c_exits_130_with_resume_hint(scripted, runs_dir, backend):
     scripted.responder = FailOnce(ScriptedResponder(scores=[8], sections=3), "draft:s2", KeyboardInterrupt())
     result = write(runs_dir, "--thread-id", "cc")
     assert result.exit_code == 130
     assert "reflectcli resume cc" in result.output
 
 
-def test_resume_uses_the_runs_own_settings(scripted, runs_dir, tmp_path):
+def test_resume_uses_the_runs_own_settings(scripted, runs_dir, tmp_path, backend):
     scripted.responder = FailOnce(
         ScriptedResponder(scores=[7.5], sections=2), "review:r1", ModelError("down")
     )

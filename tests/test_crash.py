@@ -120,7 +120,7 @@ def chain(tmp: Path, name: str, kills: list[Kill], calls: list[str], expected: d
 
 
 @pytest.mark.slow
-def test_killed_anywhere_loses_nothing(tmp_path):
+def test_killed_anywhere_loses_nothing(tmp_path, backend):
     """Two logical runs at once, each killed at every other point of the uninterrupted run (so
     that together they are killed at every one): run `kill9` by SIGKILL, run `term-int` by
     SIGTERM and SIGINT in turn (those exit 130 with the resume command). After all the kills
@@ -149,7 +149,7 @@ def test_killed_anywhere_loses_nothing(tmp_path):
 # --- one process per thread ----------------------------------------------------------------------
 
 
-def test_a_dead_owner_leaves_no_lock(tmp_path):
+def test_a_dead_owner_leaves_no_lock(tmp_path, backend):
     """The claim on a thread is a pid; a live one refuses, a dead one (kill -9) does not."""
     store = Store(tmp_path / "runs")
     store.create_run("t", TASK, {"model": MODEL}, "t.md")
@@ -171,7 +171,7 @@ def test_a_dead_owner_leaves_no_lock(tmp_path):
 
 
 @pytest.mark.slow
-def test_second_process_on_a_running_thread_is_refused(tmp_path):
+def test_second_process_on_a_running_thread_is_refused(tmp_path, backend):
     """While `write` runs thread `busy`, `resume busy` in another process stops at once with one
     line naming the owner's pid (exit 1). After a SIGKILL of the owner, two `resume`s started in
     the same instant: one finishes the run, the other is refused."""
@@ -215,7 +215,7 @@ def test_second_process_on_a_running_thread_is_refused(tmp_path):
 
 
 @pytest.mark.slow
-def test_eight_processes_write_into_one_new_database(tmp_path):
+def test_eight_processes_write_into_one_new_database(tmp_path, backend):
     """8 `write` processes on 8 threads, one runs dir with no database yet (they race to create
     and migrate it), their first requests held until all 8 have arrived so that the runs
     overlap: every one finishes, none says "database is locked", the database is intact."""
@@ -267,14 +267,14 @@ print("ok")
 """
 
 
-def test_processes_opening_a_new_database_at_once(tmp_path):
+def test_processes_opening_a_new_database_at_once(tmp_path, backend):
     """8 processes create and migrate the same new reflect.db in the same milliseconds, three
     times over: SQLite answers "database is locked" at once (no busy wait) to a switch to WAL
     that races another opener, so the store retries it."""
     for attempt in range(3):
         runs = tmp_path / f"runs{attempt}"
         start = time.time() + 1.0
-        procs = [subprocess.Popen([sys.executable, "-c", OPENER, str(runs), str(start), f"p{i}"],
+        procs = [subprocess.Popen([sys.executable, "-c", OPENER, str(runs), str(start), f"p{attempt}-{i}"],
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
                  for i in range(8)]  # fmt: skip
         outputs = [proc.communicate(timeout=60)[0] for proc in procs]

@@ -212,7 +212,7 @@ class Store:
                             f"procrastinate): {exc.name} is not installed",
                             hint="pip install 'reflectcli[postgres]'") from exc  # fmt: skip
 
-        if not read_only:  # the runs folder still holds this machine's artifacts
+        if not read_only:  # the runs folder still holds this machine's artifacts (writes stay allowed)
             try:
                 make_private_dirs(self.runs_dir)
             except OSError as exc:
@@ -268,7 +268,7 @@ class Store:
     def existing(cls, runs_dir: str | Path, read_only: bool = True) -> Store | None:
         """Open the store only if its database exists (read-only commands create nothing)."""
         if store_url():  # a shared server: its tables are made once, by whoever comes first
-            return cls(runs_dir, read_only=read_only)
+            return cls(runs_dir, read_only=True)  # (read_only: make no runs folder here)
         if not (Path(runs_dir) / DB_NAME).is_file():
             return None
         try:

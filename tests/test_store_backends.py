@@ -1,0 +1,132 @@
+"""The store's two backends: choosing one, leases across hosts, and a PostgreSQL that goes away.
+
+A real PostgreSQL (tests/pgserver.py) backs the `postgres` cases; SQLite is the file in the runs
+folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+from typer.testing import CliRunner
+
+from reflectcli.cli.app import app
+from reflectcli.models.fake import ScriptedResponder
+from reflectcli.store.db import Store
+from tests.helpers import raw_db
+
+cli = CliRunner()
+TASK = "Why do writers revise?"
+
+
+def invoke(*args):
+    return cli.invoke(app, [str(a) for a in args])
+
+
+def test_the_store_flag_and_config_key_choose_postgres(scripted, runs_dir, pg_server, monkeypatch, tmp_path):
+    """`--store URL` before the command, or `store = URL` in config.toml: the run lands in that
+    PostgreSQL, `history` there lists it, the runs folder holds only the artifact."""
+    url = pg_server.new_database()
+    out = invoke("--store", url, "write", TASK, "--model", "fake/w", "--runs-dir", runs_dir,
+                 "--thread-id", "flagged")  # fmt: skip
+    assert out.exit_code == 0, out.output
+    assert sorted(p.name for p in runs_dir.iterdir()) == ["flagged.md"]  # no reflect.db
+    monkeypatch.delenv("REFLECTCLI_STORE")  # the flag set it for that process only... and here
+    (tmp_path / "config.toml").write_text(f'store = "{url}"\n')
+    listed = json.loads(invoke("history", "--json", "--runs-dir", runs_dir).output)
+    assert [r["thread_id"] for r in listed] == ["flagged"]
+    monkeypatch.setenv("REFLECTCLI_STORE", "sqlite")  # the environment beats the config file
+    assert "no runs" in invoke("history", "--runs-dir", runs_dir).output
+
+
+@pytest.mark.parametrize(
+    ("store", "message"),
+    [
+        ("mysql://x@y/z", "store 'mysql://x@y/z' is not a postgresql:// URL"),
+        ("postgresql://nobody:secret@127.0.0.1:1/none", "cannot reach the PostgreSQL store "
+         "postgresql://nobody:***@127.0.0.1:1/none"),
+    ],
+)  # fmt: skip
+def test_a_bad_store_is_one_line_without_the_password(fake, store, message, runs_dir):
+    out = invoke("--store", store, "write", TASK, "--model", "fake/w", "--runs-dir", runs_dir)
+    assert out.exit_code in (1, 2), out.output
+    assert message in out.output and "secret" not in out.output
+    assert len(out.output.strip().splitlines()) == 1 and "Traceback" not in out.output
+    history = invoke("--store", store, "history", "--runs-dir", runs_dir)
+    assert history.exit_code in (1, 2) and message in history.output
+
+
+def test_a_lease_from_another_host_holds_until_it_expires(backend, runs_dir, monkeypatch):
+    """A run claimed on another host (whose pid this host cannot check) is refused while its
+    lease is fresh, reads as interrupted once it lapses, and is then anyone's to take."""
+    store = Store(runs_dir)
+    store.create_run("far", TASK, {"model": "m"}, "far.md")
+    store.conn.execute("UPDATE runs SET status = 'running', owner_pid = 4242, owner_host = 'elsewhere', "
+                       "lease_until = ? WHERE thread_id = 'far'", (time.time() + 60,))  # fmt: skip
+    assert store.get_run("far")["status"] == "running"
+    with pytest.raises(Exception, match=r"being run by another process \(pid 4242 on elsewhere\)"):
+        store.acquire("far")
+    store.conn.execute("UPDATE runs SET lease_until = ? WHERE thread_id = 'far'", (time.time() - 1,))
+    assert store.get_run("far")["status"] == "interrupted"
+    listed = json.loads(invoke("history", "--json", "--runs-dir", runs_dir).output)
+    assert listed[0]["status"] == "interrupted"
+    store.acquire("far")
+    row = store.get_run("far")
+    assert (row["owner_pid"], row["owner_host"]) == (os.getpid(), os.uname().nodename)
+    assert row["lease_until"] > time.time()
+    store.close()
+
+
+def test_a_live_run_renews_its_lease(backend, runs_dir, monkeypatch):
+    monkeypatch.setenv("REFLECTCLI_LEASE_SECONDS", "1.5")
+    store = Store(runs_dir)
+    store.create_run("alive", TASK, {"model": "m"}, "alive.md")
+    store.acquire("alive")
+    first = store.get_run("alive")["lease_until"]
+    with store.keep_alive("alive"):
+        time.sleep(2.0)
+        renewed = store.get_run("alive")["lease_until"]
+    assert renewed > first and renewed > time.time()  # renewed while alive: never lapsed
+    store.close()
+
+
+class CutConnections(ScriptedResponder):
+    """Answers by script; when it reaches `step`, every connection to the database is cut first
+    (the server restarted, the network dropped): the answer itself still arrives."""
+
+    def __init__(self, pg_server, database: str, step: str, **kwargs):
+        super().__init__(**kwargs)
+        self.pg_server, self.database, self.step, self.done = pg_server, database, step, False
+        self.asked: list[str] = []
+
+    def __call__(self, step, messages):
+        self.asked.append(step)
+        if step == self.step and not self.done:
+            self.done = True
+            assert self.pg_server.terminate_connections(self.database) >= 1
+        return super().__call__(step, messages)
+
+
+def test_a_lost_database_connection_is_one_clear_line_and_the_run_resumes(scripted, runs_dir, pg_server,
+                                                                          pg_url):  # fmt: skip
+    """Cut the store's connections in the middle of a run: the run stops with one line naming
+    PostgreSQL (exit 1, no traceback); `resume` finishes it from its last checkpoint without
+    asking again for the steps checkpointed before the cut."""
+    database = pg_url.rsplit("/", 1)[1]
+    scripted.responder = CutConnections(pg_server, database, "draft:s2", scores=[8.0], sections=3)
+    out = invoke("write", TASK, "--model", "fake/w", "--runs-dir", runs_dir, "--thread-id", "cut",
+                 "--threshold", "7")  # fmt: skip
+    assert out.exit_code == 1, out.output
+    assert "the PostgreSQL store failed" in out.output and "Traceback" not in out.output
+    assert "when it is back: reflectcli resume cut" in out.output
+    before = len(scripted.responder.asked)
+    resumed = invoke("resume", "cut", "--runs-dir", runs_dir)
+    assert resumed.exit_code == 0, resumed.output
+    assert "done passed" in resumed.output
+    with raw_db(runs_dir) as db:
+        row = db.execute("SELECT status, calls FROM runs WHERE thread_id = 'cut'").fetchone()
+    assert row[0] == "finished"
+    again = scripted.responder.asked[before:]
+    assert again and not {"plan", "draft:s1"} & set(again), again  # checkpointed before the cut

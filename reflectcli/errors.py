@@ -23,7 +23,14 @@ class ConfigError(UserError):
 
 
 class ModelError(UserError):
-    """A model call failed for good (retries spent, or an error retrying cannot fix)."""
+    """A model call failed for good (retries spent, or an error retrying cannot fix).
+    `transient`: the provider's fault (retries spent on timeouts, 429, 5xx, lost connections):
+    a batch tries the task again later; anything else (a bad key, an unknown model) it does not."""
+
+    def __init__(self, message: str, *, hint: str | None = None, exit_code: int | None = None,
+                 transient: bool = False):  # fmt: skip
+        super().__init__(message, hint=hint, exit_code=exit_code)
+        self.transient = transient
 
 
 class RunInterrupted(Exception):
@@ -32,3 +39,7 @@ class RunInterrupted(Exception):
     def __init__(self, thread_id: str):
         super().__init__(thread_id)
         self.thread_id = thread_id
+
+
+class RunBusy(UserError):
+    """Another live process holds the thread (its pid on this host, or an unexpired lease)."""

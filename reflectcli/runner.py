@@ -9,7 +9,7 @@ import secrets
 import signal
 import string
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,9 +84,10 @@ def sigterm_as_interrupt() -> Iterator[None]:
 class Runner:
     """Drives one thread at a time; all output goes through `ui` (the renderer)."""
 
-    def __init__(self, ui):
+    def __init__(self, ui, should_stop: Callable[[], bool] | None = None):
         self.ui = ui
         self.state: dict[str, Any] = {}
+        self.should_stop = should_stop  # asked after each step: True stops there, like Ctrl-C
 
     # --- public ---------------------------------------------------------------------------
 
@@ -308,6 +309,8 @@ class Runner:
                         for node, update in done:
                             self.ui.node_done(node, update, self.state)
                         done = []
+                        if self.should_stop is not None and self.should_stop():
+                            raise KeyboardInterrupt  # the step is checkpointed: stop here
                     continue
                 for node, update in chunk.items():
                     if node == "__interrupt__":

@@ -25,6 +25,7 @@ ALLOWED = {
     "sources": {"store", "writing", "errors"},
     "memory": {"store", "writing", "errors"},
     "eval": {"runner", "models", "output", "store", "config", "writing", "errors"},
+    "batch": {"runner", "output", "store", "config", "errors"},
     "graph": {"models", "writing", "output", "sources", "config", "errors"},
     "runner": {"graph", "models", "writing", "output", "store", "sources", "memory", "config", "errors"},
     "cli": {
@@ -37,6 +38,7 @@ ALLOWED = {
         "sources",
         "memory",
         "eval",
+        "batch",
         "config",
         "configfile",
         "errors",

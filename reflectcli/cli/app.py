@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from reflectcli import __version__
-from reflectcli.cli import evals, inspect, memory, sources, write
+from reflectcli.cli import batch, evals, inspect, memory, sources, write
 
 app = typer.Typer(
     name="reflectcli",
@@ -35,6 +35,8 @@ for command in (
 app.add_typer(sources.app, name="sources")
 app.add_typer(memory.app, name="memory")
 app.add_typer(evals.app, name="eval")
+app.add_typer(batch.app, name="batch")
+app.command()(batch.worker)
 
 
 def _version(value: bool) -> None:

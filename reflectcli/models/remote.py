@@ -354,7 +354,8 @@ class LiteLLMClient:
         if isinstance(exc, litellm.APIConnectionError) or "connection" in reason:
             where = self.api_base or "the provider"
             hint = f"the run is saved; check that {where} is reachable, then resume"
-        return ModelError(f"{self.model}: gave up after {attempts} attempts{spent}: {reason}", hint=hint)
+        return ModelError(f"{self.model}: gave up after {attempts} attempts{spent}: {reason}", hint=hint,
+                          transient=True)  # fmt: skip
 
     def _fatal(self, exc: Exception, litellm) -> ModelError:
         """A one-line error for failures that retrying cannot fix."""

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from reflectcli.errors import UserError
+from reflectcli.errors import RunBusy, UserError
 from reflectcli.store.migrations import MIGRATIONS, migration_sql
 
 DB_NAME = "reflect.db"
@@ -295,7 +295,11 @@ class Store:
         if self.dialect != "postgres":
             yield
             return
-        self.conn.execute("SELECT pg_advisory_lock(7243019)")
+        # Poll with try-lock rather than wait in pg_advisory_lock: a waiting statement holds a
+        # snapshot, and LangGraph's setup (CREATE INDEX CONCURRENTLY) waits for every snapshot,
+        # so two processes setting up at once would wait for each other for ever.
+        while not self.conn.execute("SELECT pg_try_advisory_lock(7243019)").fetchone()[0]:
+            time.sleep(0.05)
         try:
             yield
         finally:
@@ -429,7 +433,7 @@ class Store:
             mine = held.get("owner_pid") == me and held.get("owner_host") == HOST
             if held.get("owner_pid") and not mine and owner_alive(held):
                 where = "" if held.get("owner_host") == HOST else f" on {held.get('owner_host')}"
-                raise UserError(
+                raise RunBusy(
                     f"thread {thread_id} is being run by another process (pid {held['owner_pid']}{where})",
                     hint="wait for it to finish, or stop it first"
                     + ("" if not where else f"; its claim lapses {lease_seconds():.0f} s after its "
@@ -442,7 +446,7 @@ class Store:
                  held.get("owner_pid") or 0, held.get("owner_host") or ""),
             ).rowcount  # fmt: skip
             if row and not claimed:
-                raise UserError(f"thread {thread_id} was just claimed by another process",
+                raise RunBusy(f"thread {thread_id} was just claimed by another process",
                                 hint="wait for it to finish, or stop it first")  # fmt: skip
             self.conn.execute("COMMIT")
         except BaseException:

@@ -205,6 +205,7 @@ MIGRATIONS: list[tuple[str, str]] = [
             task       TEXT NOT NULL,
             overrides  TEXT NOT NULL,
             job_id     INTEGER,
+            worker     TEXT,
             queued_at  REAL NOT NULL,
             started_at REAL,
             attempts   INTEGER NOT NULL DEFAULT 0,

@@ -1,0 +1,59 @@
+"""Running one task of a batch, the same way for `batch run`'s processes and queue workers: a
+new run, or the resumption of its thread (a task picked up again after a kill never pays a
+checkpointed or journaled call twice)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from reflectcli.config import Settings, resume_settings
+from reflectcli.errors import ModelError, RunInterrupted
+from reflectcli.runner import Runner
+from reflectcli.store.db import Store
+
+RETRIES = 3  # attempts at a task whose provider keeps failing (each after the client's own retries)
+
+
+def backoff(attempt: int) -> float:
+    """Seconds before attempt `attempt + 1` of a task the provider failed: 2, 4, 8, … ≤ 60."""
+    return float(min(60, 2**attempt))
+
+
+def settings_for(batch: dict[str, Any], task: dict[str, Any], runs_dir: str | Path) -> Settings:
+    """The batch's settings with the task's overrides, writing into this machine's runs folder."""
+    settings = resume_settings(batch["settings"], task["overrides"])
+    return settings.model_copy(update={"runs_dir": str(runs_dir), "interactive": False})
+
+
+def quiet_ui():
+    """A renderer that prints nowhere (a batch shows its own progress; runs keep their record)."""
+    from rich.console import Console
+
+    from reflectcli.output.render import Renderer
+
+    return Renderer(console=Console(file=io.StringIO(), width=100), quiet=True)
+
+
+def run_task(runs_dir: str | Path, batch: dict[str, Any], task: dict[str, Any],
+             should_stop: Callable[[], bool] | None = None) -> str:  # fmt: skip
+    """Write (or resume) the task's thread to its end: "done" or "waiting". Raises what the run
+    raises: RunInterrupted when `should_stop` said so at a step boundary (or on SIGTERM / Ctrl-C),
+    ModelError (`transient` for the provider's faults), UserError."""
+    with Store(runs_dir) as store:
+        run = store.get_run(task["thread_id"])
+    runner = Runner(quiet_ui(), should_stop=should_stop)
+    if run is None:
+        result = runner.write(task["task"], settings_for(batch, task, runs_dir), task["thread_id"])
+    else:
+        result = runner.resume(task["thread_id"], str(runs_dir), {})
+    return "waiting" if result.waiting is not None else "done"
+
+
+def transient(exc: BaseException) -> bool:
+    return isinstance(exc, ModelError) and exc.transient
+
+
+__all__ = ["RETRIES", "RunInterrupted", "backoff", "run_task", "settings_for", "transient"]

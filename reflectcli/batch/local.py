@@ -1,0 +1,228 @@
+"""`batch run`: one machine, N worker processes sharing a batch's tasks through the store (each
+claims the next task with a compare-and-swap; no scheduler). The parent only watches: it shows
+progress, gives a dead worker's task back and starts a replacement.
+
+A worker killed (-9) mid-task: its task is given back and taken by another worker, which
+resumes the thread from its checkpoint (journaled answers replayed, never paid twice). A task
+the provider keeps failing is tried RETRIES times with growing pauses, then marked failed with
+its one-line error; the rest of the batch goes on. Ctrl-C / SIGTERM: each worker stops after
+its current step (checkpointed), and `batch resume` carries on later.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import secrets
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from reflectcli.batch.execute import RETRIES, backoff, run_task, transient
+from reflectcli.batch.status import summarize
+from reflectcli.errors import RunBusy, RunInterrupted, UserError
+from reflectcli.store.batches import BatchTables
+from reflectcli.store.db import HOST, Store, lease_seconds
+
+POLL = 0.5  # seconds between the parent's looks at the store
+
+
+def new_batch_id() -> str:
+    return time.strftime("b%Y%m%d-%H%M%S-") + secrets.token_hex(2)
+
+
+def create(runs_dir: str | Path, source: str, mode: str, settings: dict[str, Any],
+           tasks: list[dict[str, Any]]) -> str:  # fmt: skip
+    """Record a new batch and its tasks; refuses thread ids that already have runs."""
+    batch_id = new_batch_id()
+    with Store(runs_dir) as store:
+        tables = BatchTables(store.conn)
+        taken = tables.runs([t["thread_id"] for t in tasks])
+        clash = [t for t in tasks if t["thread_id"] in taken]
+        if clash:
+            raise UserError(f"{source}:{clash[0]['line']}: thread {clash[0]['thread_id']} already exists"
+                            + (f" (and {len(clash) - 1} more)" if len(clash) > 1 else ""),
+                            hint="give those tasks other thread ids, or resume them with "
+                            "`reflectcli resume ID`", exit_code=2)  # fmt: skip
+        with store.transaction():
+            tables.create(batch_id, source, mode, settings, tasks)
+    return batch_id
+
+
+def snapshot(runs_dir: str | Path, batch_id: str) -> dict[str, Any]:
+    """The batch's status now (what `batch status` shows)."""
+    with Store(runs_dir) as store:
+        tables = BatchTables(store.conn)
+        batch = tables.get(batch_id)
+        if batch is None:
+            raise UserError(f"unknown batch {batch_id!r} in {store.where}",
+                            hint="`reflectcli batch list` lists the batches", exit_code=1)  # fmt: skip
+        tasks = tables.tasks(batch_id)
+        runs = tables.runs([t["thread_id"] for t in tasks])
+        jobs = _job_statuses(store, [t["job_id"] for t in tasks if t["job_id"]])
+    return summarize(batch, tasks, runs, jobs)
+
+
+def _job_statuses(store: Store, job_ids: list[int]) -> dict[int, str]:
+    """The queue's own word on each job (PostgreSQL batches only)."""
+    if not job_ids or store.dialect != "postgres":
+        return {}
+    exists = store.conn.execute("SELECT to_regclass('procrastinate_jobs') IS NOT NULL").fetchone()[0]
+    if not exists:
+        return {}
+    out: dict[int, str] = {}
+    for i in range(0, len(job_ids), 500):
+        part = job_ids[i : i + 500]
+        rows = store.conn.execute(f"SELECT id, status FROM procrastinate_jobs WHERE id IN "
+                                  f"({', '.join('?' * len(part))})", part)  # fmt: skip
+        out.update({int(r[0]): str(r[1]) for r in rows})
+    return out
+
+
+# --- one worker process -----------------------------------------------------------------------
+
+
+def _one_line(exc: BaseException) -> str:
+    message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+    return " ".join(str(message).split())[:500]
+
+
+def work_through(runs_dir: str, batch_id: str) -> None:
+    """A worker process: claim the next task, write it, until none is left or the batch is
+    cancelled. SIGINT / SIGTERM stop it after the current step; the task is given back."""
+    me = f"{HOST}:{os.getpid()}"
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    checked = {"at": 0.0, "cancelled": False}
+
+    def cancelled() -> bool:  # asked after every step: looks at the store at most every 2 s
+        if time.monotonic() - checked["at"] > 2:
+            with Store(runs_dir) as store:
+                checked["cancelled"] = BatchTables(store.conn).cancelled(batch_id)
+            checked["at"] = time.monotonic()
+        return checked["cancelled"]
+
+    while not cancelled():
+        with Store(runs_dir) as store:
+            tables = BatchTables(store.conn)
+            batch, task = tables.get(batch_id), tables.claim(batch_id, me)
+        if task is None or batch is None:
+            return
+        attempt = task["attempts"] - 1
+        while True:
+            error = None
+            try:
+                run_task(runs_dir, batch, task, should_stop=cancelled)
+            except RunInterrupted:
+                if not cancelled():  # a signal: give the task back for `batch resume`
+                    with Store(runs_dir) as store:
+                        BatchTables(store.conn).unclaim(batch_id, [task["n"]])
+                    return
+            except RunBusy:  # another process still holds the thread: wait out its lease
+                time.sleep(min(lease_seconds(), 30))
+                continue
+            except Exception as exc:
+                if transient(exc) and attempt + 1 < RETRIES:
+                    attempt += 1
+                    time.sleep(backoff(attempt))
+                    continue
+                error = _one_line(exc)
+            with Store(runs_dir) as store:
+                BatchTables(store.conn).set_error(batch_id, task["n"], error)
+            break
+
+
+# --- the parent -------------------------------------------------------------------------------
+
+
+def run_local(runs_dir: str | Path, batch_id: str, jobs: int,
+              on_progress: Callable[[dict[str, Any]], None]) -> dict[str, Any]:  # fmt: skip
+    """Start `jobs` worker processes on the batch and watch them to the end; a worker that dies
+    has its task given back and is replaced while tasks are left. Returns the final status.
+    Raises KeyboardInterrupt after the workers stopped (Ctrl-C / SIGTERM)."""
+    runs_dir = str(runs_dir)
+    context = multiprocessing.get_context("spawn")  # a clean interpreter: no inherited threads
+    workers: dict[int, Any] = {}
+
+    def spawn() -> None:
+        proc = context.Process(target=work_through, args=(runs_dir, batch_id), daemon=False)
+        proc.start()
+        workers[proc.pid] = proc
+
+    def left() -> int:
+        with Store(runs_dir) as store:
+            tasks = BatchTables(store.conn).tasks(batch_id)
+        return sum(t["started_at"] is None for t in tasks)
+
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        for _ in range(min(jobs, max(1, left()))):
+            spawn()
+        while workers:
+            time.sleep(POLL)
+            status = snapshot(runs_dir, batch_id)
+            on_progress(status)
+            for pid, proc in list(workers.items()):
+                if proc.is_alive():
+                    continue
+                proc.join()
+                del workers[pid]
+                if proc.exitcode != 0:  # killed: its task goes back to the pool
+                    _give_back(runs_dir, batch_id, f"{HOST}:{pid}")
+                if left() and not status["cancelled"] and len(workers) < jobs:
+                    spawn()
+    except KeyboardInterrupt:
+        for proc in workers.values():
+            if proc.is_alive():
+                os.kill(proc.pid, signal.SIGINT)  # each stops after its current step
+        for proc in workers.values():
+            proc.join(120)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+            if proc.exitcode != 0:
+                _give_back(runs_dir, batch_id, f"{HOST}:{proc.pid}")
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    final = snapshot(runs_dir, batch_id)
+    on_progress(final)
+    return final
+
+
+def _give_back(runs_dir: str, batch_id: str, worker: str) -> None:
+    """The unfinished tasks a dead worker held go back to the pool (their runs resume)."""
+    with Store(runs_dir) as store:
+        tables = BatchTables(store.conn)
+        tasks = [t for t in tables.tasks(batch_id) if t["worker"] == worker and not t["error"]]
+        runs = tables.runs([t["thread_id"] for t in tasks])
+        mine = [t["n"] for t in tasks if (runs.get(t["thread_id"]) or {}).get("status") != "finished"]
+        tables.unclaim(batch_id, mine)
+
+
+def reopen(runs_dir: str | Path, batch_id: str, retry_failed: bool = False) -> int:
+    """Before `batch resume`: give back every unfinished task (and, with `retry_failed`, the
+    failed ones); the number given back."""
+    with Store(runs_dir) as store:
+        tables = BatchTables(store.conn)
+        batch = tables.get(batch_id)
+        if batch is None:
+            raise UserError(f"unknown batch {batch_id!r} in {store.where}", exit_code=1)
+        if batch["mode"] != "local":
+            raise UserError(f"batch {batch_id} is on the queue: its workers carry on by themselves",
+                            hint="start more with `reflectcli worker`", exit_code=2)  # fmt: skip
+        tasks = tables.tasks(batch_id)
+        runs = tables.runs([t["thread_id"] for t in tasks])
+        again = []
+        for t in tasks:
+            if (runs.get(t["thread_id"]) or {}).get("status") == "finished":
+                continue
+            if t["error"] and not retry_failed:
+                continue
+            again.append(t["n"])
+            if t["error"]:
+                tables.set_error(batch_id, t["n"], None)
+        tables.unclaim(batch_id, again)
+        store.conn.execute("UPDATE batches SET cancelled = 0 WHERE id = ?", (batch_id,))
+    return len(again)

@@ -1,0 +1,230 @@
+"""`batch submit` and `worker`: the tasks of a batch as jobs on procrastinate's PostgreSQL queue,
+taken by `reflectcli worker` processes on any number of machines.
+
+Job ↔ thread: each job carries (batch id, task number); the task row holds its job id and its
+thread id. A worker process runs one job at a time and sends procrastinate's heartbeat; one whose
+heartbeat stops (kill -9, a dead host) has its job put back on the queue by the other workers
+after the lease (REFLECTCLI_LEASE_SECONDS, default 60), and whoever takes it resumes the thread
+from its checkpoint: no completed call is paid twice. A provider that keeps failing: the job is
+retried with growing pauses (RETRIES attempts), then marked failed with its one-line error.
+SIGTERM / Ctrl-C on a worker: the running job stops after its current step (checkpointed), goes
+back on the queue, and the worker exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from reflectcli.batch.execute import RETRIES, backoff, run_task, transient
+from reflectcli.batch.local import _one_line
+from reflectcli.errors import RunBusy, RunInterrupted, UserError
+from reflectcli.store.batches import BatchTables
+from reflectcli.store.db import HOST, Store, lease_seconds, store_url
+
+QUEUE = "reflectcli"
+TASK = "reflectcli.write"
+log = logging.getLogger(__name__)
+
+
+def require_url() -> str:
+    url = store_url()
+    if not url:
+        raise UserError("the job queue needs the PostgreSQL store",
+                        hint="set REFLECTCLI_STORE=postgresql://... (or --store, or `store` in "
+                        "config.toml); on one machine, `reflectcli batch run` needs none",
+                        exit_code=2)  # fmt: skip
+    return url
+
+
+def _retry_strategy():
+    from procrastinate import BaseRetryStrategy, RetryDecision
+    from procrastinate.exceptions import JobAborted
+
+    class Retry(BaseRetryStrategy):
+        """A worker shut down mid-job: straight back on the queue. The provider's fault: again
+        after 2, 4, … s, RETRIES attempts in all. A thread still held by a process whose lease
+        has not lapsed: again after the lease. Anything else: failed."""
+
+        def get_retry_decision(self, *, exception: BaseException, job: Any):
+            if isinstance(exception, JobAborted):  # asked only when the worker is shutting down
+                return RetryDecision(retry_in={"seconds": 0})
+            if isinstance(exception, RunBusy):
+                return RetryDecision(retry_in={"seconds": int(lease_seconds())})
+            if transient(exception) and job.attempts + 1 < RETRIES:
+                return RetryDecision(retry_in={"seconds": int(backoff(job.attempts + 1))})
+            return None
+
+    return Retry()
+
+
+def make_app(url: str, sync: bool = True):
+    """procrastinate's App on the store's database (connections without prepared statements:
+    PgBouncer in transaction mode works), with our one task registered."""
+    import procrastinate
+
+    pool = {"conninfo": url, "min_size": 1, "max_size": 4, "kwargs": {"prepare_threshold": None}}
+    connector = procrastinate.SyncPsycopgConnector(**pool) if sync else procrastinate.PsycopgConnector(**pool)
+    app = procrastinate.App(connector=connector)
+    app.task(name=TASK, queue=QUEUE, pass_context=True, retry=_retry_strategy())(write_job)
+    return app
+
+
+def ensure_schema(app, store: Store) -> None:
+    """procrastinate's tables, once per database (under the store's schema lock)."""
+    with store._schema_lock():
+        if store.conn.execute("SELECT to_regclass('procrastinate_jobs') IS NULL").fetchone()[0]:
+            app.schema_manager.apply_schema()
+
+
+def submit(runs_dir: str | Path, batch_id: str) -> list[int]:
+    """Put every task of the (just recorded) batch on the queue; the job ids, in task order."""
+    url = require_url()
+    app = make_app(url)
+    with Store(runs_dir) as store, app.open():
+        ensure_schema(app, store)
+        tables = BatchTables(store.conn)
+        tasks = tables.tasks(batch_id)
+        ids = []
+        for task in tasks:  # one lock per thread: its jobs never run at the same time
+            ids.append(app.tasks[TASK].configure(queue=QUEUE, lock=task["thread_id"]).defer(
+                batch_id=batch_id, n=task["n"]))  # fmt: skip
+        with store.transaction():
+            for task, job_id in zip(tasks, ids, strict=True):
+                tables.set_job(batch_id, task["n"], job_id)
+    return ids
+
+
+def cancel(runs_dir: str | Path, batch_id: str) -> dict[str, int]:
+    """Cancel a batch: queued jobs will not start; running ones stop after their current step.
+    Runs already finished stay."""
+    with Store(runs_dir) as store:
+        tables = BatchTables(store.conn)
+        batch = tables.get(batch_id)
+        if batch is None:
+            raise UserError(f"unknown batch {batch_id!r} in {store.where}", exit_code=1)
+        tables.cancel(batch_id)
+        tasks = tables.tasks(batch_id)
+    counts = {"cancelled": 0, "stopping": 0}
+    job_ids = [t["job_id"] for t in tasks if t["job_id"]]
+    if batch["mode"] != "queue" or not job_ids:
+        return counts
+    app = make_app(require_url())
+    with app.open():
+        manager = app.job_manager
+        for job_id in job_ids:
+            if manager.cancel_job_by_id(job_id):  # still queued
+                counts["cancelled"] += 1
+            elif manager.cancel_job_by_id(job_id, abort=True):  # running: asked to stop
+                counts["stopping"] += 1
+    return counts
+
+
+# --- the job ------------------------------------------------------------------------------------
+
+
+def write_job(context, batch_id: str, n: int) -> str:
+    """One task: write or resume its thread. Runs in a worker thread of the worker process."""
+    runs_dir = context.additional_context["runs_dir"]
+    with Store(runs_dir) as store:
+        tables = BatchTables(store.conn)
+        batch, task = tables.get(batch_id), tables.task(batch_id, n)
+        if batch is None or task is None or batch["cancelled"]:
+            return "cancelled"
+        tables.started(batch_id, n, f"{HOST}:{os.getpid()}")
+    from procrastinate.exceptions import JobAborted
+
+    try:
+        outcome = run_task(runs_dir, batch, task, should_stop=context.should_abort)
+    except RunInterrupted as exc:
+        raise JobAborted(f"stopped after a step of {task['thread_id']}") from exc
+    except RunBusy:
+        raise
+    except Exception as exc:
+        if not (transient(exc) and context.job.attempts + 1 < RETRIES):
+            with Store(runs_dir) as store:
+                BatchTables(store.conn).set_error(batch_id, n, _one_line(exc))
+        raise
+    with Store(runs_dir) as store:
+        BatchTables(store.conn).set_error(batch_id, n, None)
+    return outcome
+
+
+# --- worker processes -------------------------------------------------------------------------
+
+
+async def _requeue_stalled(app, every: float, stalled_after: float) -> None:
+    """Jobs whose worker stopped sending heartbeats go back on the queue."""
+    while True:
+        await asyncio.sleep(every)
+        try:
+            for job in await app.job_manager.get_stalled_jobs(
+                queue=QUEUE, seconds_since_heartbeat=stalled_after
+            ):
+                log.warning("job %s of a dead worker goes back on the queue", job.id)
+                await app.job_manager.retry_job(job)
+        except Exception as exc:  # the database is away for a moment: next time
+            log.debug("stalled-job check failed: %s", exc)
+
+
+async def _serve(runs_dir: str, burst: bool) -> None:
+    lease = lease_seconds()
+    app = make_app(require_url(), sync=False)
+    async with app.open_async():
+        side = asyncio.create_task(_requeue_stalled(app, max(0.5, lease / 3), lease))
+        try:
+            await app.run_worker_async(
+                queues=[QUEUE], concurrency=1, wait=not burst, name=f"{HOST}:{os.getpid()}",
+                additional_context={"runs_dir": runs_dir}, shutdown_graceful_timeout=0,
+                update_heartbeat_interval=max(0.5, lease / 6), stalled_worker_timeout=lease,
+                fetch_job_polling_interval=1.0, abort_job_polling_interval=1.0,
+                install_signal_handlers=True,
+            )  # fmt: skip
+        finally:
+            side.cancel()
+
+
+def serve(runs_dir: str, burst: bool = False) -> None:
+    """One worker process: one job at a time until stopped (or, with `burst`, until the queue
+    is empty)."""
+    logging.getLogger("procrastinate").setLevel(logging.WARNING)
+    try:
+        asyncio.run(_serve(runs_dir, burst))
+    except KeyboardInterrupt:
+        pass
+
+
+def run_workers(runs_dir: str | Path, concurrency: int, burst: bool = False) -> int:
+    """`reflectcli worker`: `concurrency` worker processes (one job each at a time); SIGINT /
+    SIGTERM are passed on, and each stops after the current step. The exit code: 0, or 130."""
+    require_url()
+    with Store(runs_dir) as store:  # the tables exist before any worker looks for jobs
+        ensure_schema(make_app(store.url), store)
+    context = multiprocessing.get_context("spawn")
+    procs = [context.Process(target=serve, args=(str(runs_dir), burst)) for _ in range(concurrency)]
+    for proc in procs:
+        proc.start()
+    stopped = {"signal": 0}
+
+    def forward(signum, frame) -> None:
+        stopped["signal"] = signum
+        for proc in procs:
+            if proc.is_alive():
+                os.kill(proc.pid, signal.SIGTERM)
+
+    previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        for proc in procs:
+            while proc.is_alive():
+                proc.join(0.5)
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    print(f"worker: {len(procs)} process{'es' if len(procs) != 1 else ''} stopped", file=sys.stderr)
+    return 130 if stopped["signal"] else 0

@@ -201,8 +201,9 @@ def test_a_killed_worker_job_is_resumed_by_another(tmp_path, pg_url):
         second = None
         try:
             first.wait_until(hold.arrived.is_set, "a held draft:s2")
-            os.kill(live_owner(tmp_path), signal.SIGKILL)
-            first.proc.send_signal(signal.SIGKILL)
+            victim = live_owner(tmp_path)
+            first.proc.send_signal(signal.SIGKILL)  # the parent first: it would start another process
+            os.kill(victim, signal.SIGKILL)
             hold.release.set()
             started = time.monotonic()
             second = Child(tmp_path, "second", ["worker", "--runs-dir", "runs"], env=env)

@@ -207,9 +207,13 @@ def run_workers(runs_dir: str | Path, concurrency: int, burst: bool = False) -> 
     with Store(runs_dir) as store:  # the tables exist before any worker looks for jobs
         ensure_schema(make_app(store.url), store)
     context = multiprocessing.get_context("spawn")
-    procs = [context.Process(target=serve, args=(str(runs_dir), burst)) for _ in range(concurrency)]
-    for proc in procs:
+
+    def start():
+        proc = context.Process(target=serve, args=(str(runs_dir), burst))
         proc.start()
+        return proc
+
+    procs = [start() for _ in range(concurrency)]
     stopped = {"signal": 0}
 
     def forward(signum, frame) -> None:
@@ -220,9 +224,13 @@ def run_workers(runs_dir: str | Path, concurrency: int, burst: bool = False) -> 
 
     previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        for proc in procs:
-            while proc.is_alive():
-                proc.join(0.5)
+        while any(proc.is_alive() for proc in procs):
+            for i, proc in enumerate(procs):
+                proc.join(0.2)
+                if proc.exitcode not in (None, 0) and not stopped["signal"]:
+                    print(f"worker: process {proc.pid} died ({proc.exitcode}); its job goes back on "
+                          "the queue after the lease; starting another", file=sys.stderr)  # fmt: skip
+                    procs[i] = start()
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)

@@ -1,0 +1,311 @@
+"""Batches on PostgreSQL: throughput of 1 vs 4 worker processes, kills, queue latency, and the
+per-step overhead of the PostgreSQL store beside SQLite's.
+
+A throwaway PostgreSQL (tests/pgserver.py: initdb in a temp folder, 127.0.0.1 only) and the
+scripted OpenAI-compatible server of the tests (127.0.0.1), answering every call after
+--delay seconds (200 ms: a network model's latency). Each task is one run of 7 calls (plan, 3
+drafts, review, revise, review).
+
+1. throughput: N tasks submitted, then `reflectcli worker --concurrency 1 --burst` alone, then
+   `--concurrency 4` on a fresh database: tasks per second, and the ratio (target >= 3x).
+2. kills: N tasks, 4 single-process workers (`worker --concurrency 1`); every --kill-every
+   seconds one worker is killed -9 (its parent and its process) and a new one started. At the
+   end: lost tasks (not done), completed calls sent again although their answer was journaled
+   before the kill (target 0 and 0), and calls in flight at a kill (answered by the server, not
+   yet journaled by the dying process: a window no client can close, counted apart).
+3. queue latency: 4 idle workers; tasks submitted one at a time every 0.5 s (never more work
+   than workers): seconds from submit to the job's start (procrastinate's own events), p50 and
+   p95 (target p95 <= 5 s).
+4. per-step overhead: the same scripted run (zero-latency fake model, in-process) written R times
+   into SQLite and into PostgreSQL, median ms per graph step, side by side.
+
+    python bench/bench_batch.py [--tasks 200] [--delay 0.2] [--reps 11] [--skip-throughput]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.crashkit import KillScript, child_env  # noqa: E402
+from tests.openai_server import OpenAIServer  # noqa: E402
+from tests.pgserver import PgServer  # noqa: E402
+
+MODEL = "openai/test-model"
+CALLS = 7
+
+
+def write_tasks(folder: Path, n: int, prefix: str) -> Path:
+    path = folder / f"{prefix}.jsonl"
+    path.write_text("".join(json.dumps({"task": f"Why do writers revise, case {i}?",
+                                        "thread_id": f"{prefix}-{i}"}) + "\n" for i in range(n)))  # fmt: skip
+    return path
+
+
+def cli(work: Path, env: dict, *args: str, wait: bool = True):
+    cmd = [sys.executable, "-m", "reflectcli", *args]
+    if wait:
+        proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=3600)
+        if proc.returncode != 0:
+            raise SystemExit(f"{' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+        return proc.stdout
+    return subprocess.Popen(cmd, cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)  # fmt: skip
+
+
+def model_args(server: OpenAIServer) -> list[str]:
+    return ["--model", MODEL, "--api-base", server.base_url, "--runs-dir", "runs", "--threshold", "9",
+            "--max-rounds", "2"]  # fmt: skip
+
+
+def env_for(work: Path, url: str, lease: float) -> dict:
+    return child_env(work, REFLECTCLI_STORE=url, REFLECTCLI_LEASE_SECONDS=str(lease),
+                     LITELLM_LOCAL_MODEL_COST_MAP="True")  # fmt: skip
+
+
+def counts(url: str) -> dict:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT status, COUNT(*) FROM procrastinate_jobs GROUP BY status").fetchall()
+    return dict(rows)
+
+
+def done_runs(url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return conn.execute("SELECT COUNT(*) FROM runs WHERE status = 'finished'").fetchone()[0]
+
+
+def throughput(pg: PgServer, server: OpenAIServer, n: int, workers: int, lease: float) -> float:
+    work = Path(tempfile.mkdtemp(prefix=f"bench-batch-{workers}-"))
+    url = pg.new_database()
+    env = env_for(work, url, lease)
+    cli(work, env, "batch", "submit", str(write_tasks(work, n, f"w{workers}")), *model_args(server))
+    started = time.monotonic()
+    cli(work, env, "worker", "--concurrency", str(workers), "--burst", "--runs-dir", "runs")
+    took = time.monotonic() - started
+    finished = done_runs(url)
+    print(f"  {workers} worker process{'es' if workers > 1 else ''}: {finished}/{n} tasks in {took:.1f} s "
+          f"= {finished / took:.2f} tasks/s (includes the workers' start, ~5 s of imports)")  # fmt: skip
+    if finished != n:
+        raise SystemExit(f"only {finished} of {n} tasks finished: {counts(url)}")
+    return finished / took
+
+
+def kills(pg: PgServer, server: OpenAIServer, n: int, every: float, lease: float, seed: int) -> dict:
+    rng = random.Random(seed)
+    work = Path(tempfile.mkdtemp(prefix="bench-batch-kill-"))
+    url = pg.new_database()
+    env = env_for(work, url, lease)
+    cli(work, env, "batch", "submit", str(write_tasks(work, n, "k")), *model_args(server))
+    before = server.count
+    workers = [
+        cli(work, env, "worker", "--concurrency", "1", "--runs-dir", "runs", wait=False) for _ in range(4)
+    ]
+    killed, started, next_kill = 0, time.monotonic(), time.monotonic() + every
+    snapshots: list[tuple[int, set]] = []  # (requests so far, (thread, step) journaled) at each kill
+    while done_runs(url) < n:
+        if time.monotonic() - started > 3600:
+            raise SystemExit(f"kills: not done after an hour: {counts(url)}")
+        if time.monotonic() >= next_kill:
+            i = rng.randrange(len(workers))
+            os.killpg(workers[i].pid, signal.SIGKILL)  # the worker and its process, at once
+            workers[i].wait()
+            killed += 1
+            snapshots.append((server.count, journaled(url)))
+            workers[i] = cli(work, env, "worker", "--concurrency", "1", "--runs-dir", "runs", wait=False)
+            next_kill = time.monotonic() + every * rng.uniform(0.5, 1.5)
+        time.sleep(0.2)
+    took = time.monotonic() - started
+    for w in workers:
+        os.killpg(w.pid, signal.SIGTERM)
+    for w in workers:
+        try:
+            w.wait(60)
+        except subprocess.TimeoutExpired:
+            os.killpg(w.pid, signal.SIGKILL)
+    repeated, in_flight = classify(server, snapshots)
+    lost = n - done_runs(url)
+    print(f"  {killed} kill -9 of a worker in {took:.0f} s: {n - lost}/{n} tasks done, lost {lost}; "
+          f"completed calls sent again: {repeated} (answer journaled before the kill), {in_flight} in "
+          f"flight (answered by the server, not yet journaled when the process died); requests "
+          f"{server.count - before} for {n * CALLS} calls")  # fmt: skip
+    return {"killed": killed, "lost": lost, "resent": repeated, "in_flight": in_flight}
+
+
+def journaled(url: str) -> set[tuple[str, str]]:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return {(r[0], r[1]) for r in conn.execute("SELECT thread_id, step FROM call_journal")}
+
+
+def classify(server: OpenAIServer, snapshots: list[tuple[int, set]]) -> tuple[int, int]:
+    """Requests sent again after an identical one completed: `repeated` when its answer was in
+    the journal at the kill before the resend (a bug: resume must replay it), else `in flight`."""
+    import re
+
+    from tests.openai_server import step_of
+
+    repeated = in_flight = 0
+    seen: set[str] = set()
+    with server.lock:
+        records = list(server.records)
+    for index, record in enumerate(records):
+        if record.hash in seen:
+            text = json.dumps(record.body.get("messages"))
+            match = re.search(r"case (\d+)", text)
+            thread = f"k-{match.group(1)}" if match else "?"
+            before = [snap for count, snap in snapshots if count <= index]
+            step = step_of(record.body)  # (a journal step may name the section too: revise:r2:s1)
+            if before and any(t == thread and (j == step or j.startswith(step + ":")) for t, j in before[-1]):
+                repeated += 1
+            else:
+                in_flight += 1
+        if record.completed:
+            seen.add(record.hash)
+    return repeated, in_flight
+
+
+def latency(pg: PgServer, server: OpenAIServer, n: int, lease: float) -> list[float]:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    work = Path(tempfile.mkdtemp(prefix="bench-batch-latency-"))
+    url = pg.new_database()
+    env = env_for(work, url, lease)
+    cli(work, env, "batch", "submit", str(write_tasks(work, 1, "warm")), *model_args(server))
+    workers = [
+        cli(work, env, "worker", "--concurrency", "1", "--runs-dir", "runs", wait=False) for _ in range(4)
+    ]
+    while done_runs(url) < 1:  # the workers are up (imports done) once the warm-up task finished
+        time.sleep(0.2)
+    for i in range(n):
+        cli(work, env, "batch", "submit", str(write_tasks(work, 1, f"l{i}")), *model_args(server))
+        time.sleep(0.5)
+    while done_runs(url) < n + 1:
+        time.sleep(0.2)
+    for w in workers:
+        os.killpg(w.pid, signal.SIGTERM)
+    for w in workers:
+        w.wait(60)
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT EXTRACT(EPOCH FROM s.at - d.at) FROM procrastinate_events d JOIN procrastinate_events s "
+            "ON s.job_id = d.job_id AND s.type = 'started' WHERE d.type = 'deferred'"
+        ).fetchall()  # fmt: skip
+    waits = sorted(float(r[0]) for r in rows)[: n + 1]
+    return waits
+
+
+def step_overhead(pg: PgServer, reps: int) -> tuple[float, float]:
+    """Median ms per graph step of the same run on SQLite and on PostgreSQL (interleaved)."""
+    from rich.console import Console
+
+    from reflectcli.config import Settings
+    from reflectcli.models.fake import FakeClient, ScriptedResponder, install_fake
+    from reflectcli.output.render import Renderer
+    from reflectcli.runner import Runner
+
+    class Counting(Renderer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.steps: list[str] = []
+
+        def node_done(self, node, update, state):
+            self.steps.append(node)
+            super().node_done(node, update, state)
+
+    client = FakeClient()
+    install_fake("fake", lambda model: client)
+    url = pg.new_database()
+    times: dict[str, list[float]] = {"sqlite": [], "postgres": []}
+    steps = 0
+    for rep in range(reps + 1):
+        for name in ("sqlite", "postgres"):
+            client.responder = ScriptedResponder(scores=[5.0, 6.0, 9.0], sections=4)
+            if name == "postgres":
+                os.environ["REFLECTCLI_STORE"] = url
+            else:
+                os.environ.pop("REFLECTCLI_STORE", None)
+            runs = tempfile.mkdtemp(prefix="bench-step-")
+            settings = Settings(model="fake/w", threshold=8, max_rounds=3, max_sections=4, runs_dir=runs)
+            ui = Counting(console=Console(file=io.StringIO()), quiet=True)
+            started = time.perf_counter()
+            Runner(ui).write("Why do writers revise their drafts?", settings, f"s{rep}")
+            took = time.perf_counter() - started
+            steps = len(ui.steps)
+            if rep:  # the first is a warm-up
+                times[name].append(took)
+    os.environ.pop("REFLECTCLI_STORE", None)
+    per = {k: statistics.median(v) * 1000 / max(1, steps) for k, v in times.items()}
+    print(f"  {steps} steps a run, {reps} runs each, interleaved: SQLite {per['sqlite']:.1f} ms/step, "
+          f"PostgreSQL {per['postgres']:.1f} ms/step (x{per['postgres'] / per['sqlite']:.2f})")  # fmt: skip
+    return per["sqlite"], per["postgres"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--tasks", type=int, default=200)
+    parser.add_argument("--delay", type=float, default=0.2, help="seconds per model call")
+    parser.add_argument("--kill-every", type=float, default=8.0)
+    parser.add_argument("--lease", type=float, default=5.0, help="REFLECTCLI_LEASE_SECONDS")
+    parser.add_argument("--latency-tasks", type=int, default=40)
+    parser.add_argument("--reps", type=int, default=11)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--skip-throughput", action="store_true")
+    args = parser.parse_args()
+    os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+    script = KillScript((6.0, 9.5), 3)
+
+    def reply(body):
+        return replace(script(body), delay=args.delay)
+
+    failures = []
+    with PgServer() as pg, OpenAIServer(reply=reply) as server:
+        print(f"batch bench: {args.tasks} tasks x {CALLS} calls, {args.delay * 1000:.0f} ms a call, "
+              f"lease {args.lease:.0f} s, PostgreSQL on 127.0.0.1, {os.cpu_count()} cores")  # fmt: skip
+        if not args.skip_throughput:
+            print("1. throughput")
+            one = throughput(pg, server, args.tasks, 1, args.lease)
+            four = throughput(pg, server, args.tasks, 4, args.lease)
+            ratio = four / one
+            print(f"  4 vs 1 worker processes: x{ratio:.2f} (target >= 3)")
+            if ratio < 3:
+                failures.append(f"throughput ratio {ratio:.2f} < 3")
+        print("2. kill -9 of workers during the batch")
+        result = kills(pg, server, args.tasks, args.kill_every, args.lease, args.seed)
+        if result["lost"] or result["resent"]:
+            failures.append(f"kills: lost {result['lost']}, resent {result['resent']}")
+        print("3. queue to start, workers idle")
+        waits = latency(pg, server, args.latency_tasks, args.lease)
+        p95 = waits[min(len(waits) - 1, int(0.95 * len(waits)))]
+        print(f"  {len(waits)} jobs: p50 {statistics.median(waits):.2f} s, p95 {p95:.2f} s, "
+              f"max {waits[-1]:.2f} s (target p95 <= 5 s)")  # fmt: skip
+        if p95 > 5:
+            failures.append(f"queue-to-start p95 {p95:.2f} s > 5 s")
+        print("4. per-step overhead, PostgreSQL beside SQLite")
+        step_overhead(pg, args.reps)
+    print("targets met" if not failures else "target NOT MET: " + "; ".join(failures))
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -52,7 +52,8 @@ def batch_id_in(text: str) -> str:
 def live_owner(work: Path) -> int:
     """The pid of the process running a thread now (a worker's child)."""
     with raw_db(work / "runs") as db:
-        row = db.execute("SELECT owner_pid FROM runs WHERE status = 'running' AND owner_pid IS NOT NULL").fetchone()
+        row = db.execute("SELECT owner_pid FROM runs WHERE status = 'running' AND owner_pid IS NOT NULL")
+        row = row.fetchone()
     return int(row[0])
 
 
@@ -166,7 +167,8 @@ def test_two_workers_share_a_batch(tmp_path, pg_url):
     with OpenAIServer(reply=script) as server:
         batch = submit(tmp_path, server, 6, env)
         holds = [script.hold("plan"), script.hold("plan")]
-        workers = [Child(tmp_path, f"w{i}", ["worker", "--burst", "--runs-dir", "runs"], env=env) for i in range(2)]
+        args = ["worker", "--burst", "--runs-dir", "runs"]
+        workers = [Child(tmp_path, f"w{i}", args, env=env) for i in range(2)]
         try:
             for hold in holds:  # one job in each worker at once
                 workers[0].wait_until(hold.arrived.is_set, "a job in each worker")
@@ -181,7 +183,8 @@ def test_two_workers_share_a_batch(tmp_path, pg_url):
     status = status_of(tmp_path, batch)
     assert status["counts"]["done"] == 6 and status["finished"]
     with raw_db(tmp_path / "runs") as db:
-        workers_used = {r[0] for r in db.execute("SELECT worker FROM batch_tasks WHERE batch_id = ?", (batch,))}
+        used = db.execute("SELECT worker FROM batch_tasks WHERE batch_id = ?", (batch,))
+        workers_used = {r[0] for r in used}
         jobs = dict(db.execute("SELECT status, COUNT(*) FROM procrastinate_jobs GROUP BY status").fetchall())
     assert len(workers_used) == 2
     assert jobs == {"succeeded": 6}

@@ -100,7 +100,6 @@ class Runner:
             update={"research": settings.research.model_copy(update={"sources": mode})}
         )
         store = Store(settings.runs_dir)
-        settings = self._memory_here(settings, store)
         if store.get_run(thread_id) is not None:
             store.close()
             raise UserError(f"thread {thread_id} already exists",
@@ -130,7 +129,7 @@ class Runner:
             raise UserError(f"unknown thread id {thread_id!r} in {where}",
                             hint="`reflectcli history` lists the runs")  # fmt: skip
         settings = resume_settings(run["settings"], {k: flags.get(k) for k in RESUME_FLAGS})
-        settings = self._memory_here(settings.model_copy(update={"runs_dir": runs_dir}), store, quiet=True)
+        settings = settings.model_copy(update={"runs_dir": runs_dir})
         path = artifact_path(runs_dir, thread_id)
         if run["status"] != "finished":
             store.acquire(thread_id)  # refuse a second process now, before reading the checkpoint
@@ -211,18 +210,6 @@ class Runner:
             "recursion_limit": recursion_limit(settings.max_sections, settings.max_rounds),
         }
         return graph, config
-
-    def _memory_here(self, settings: Settings, store: Store, quiet: bool = False) -> Settings:
-        """The reflection memory is not on the PostgreSQL store yet: such a run goes without it,
-        and says so."""
-        if settings.memory.enabled and store.dialect == "postgres":
-            if not quiet:
-                self.ui.notice("memory off: lessons are kept in the SQLite store only, not yet on "
-                               "PostgreSQL")  # fmt: skip
-            return settings.model_copy(
-                update={"memory": settings.memory.model_copy(update={"enabled": False})}
-            )
-        return settings
 
     @staticmethod
     def _memory(settings: Settings, store: Store) -> Memory:

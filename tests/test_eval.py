@@ -85,7 +85,7 @@ def test_a_position_biased_judge_is_reported_not_hidden(scripted, judge, runs_di
     assert "position consistency 0%" in text and "leans on position" in text
 
 
-def test_an_interrupted_eval_resumes_without_paying_twice(scripted, judge, runs_dir):
+def test_an_interrupted_eval_resumes_without_paying_twice(backend, scripted, judge, runs_dir):
     scripted.responder = FailOnce(
         ScriptedResponder(scores=[6, 9], sections=2), "review:r2", KeyboardInterrupt()
     )
@@ -130,7 +130,7 @@ def test_suites_and_their_errors(tmp_path):
         parse("# only a comment\n", "x")
 
 
-def test_the_eval_commands(scripted, judge, runs_dir, tmp_path):
+def test_the_eval_commands(backend, scripted, judge, runs_dir, tmp_path):
     scripted.responder = ScriptedResponder(scores=[6, 9], sections=2)
     run = CliRunner().invoke(app, ["eval", "run", "--builtin", "smoke", "--limit", "2", "--model", "fake/w",
                                    "--judge", "judge/x", "--runs-dir", str(runs_dir)])  # fmt: skip

@@ -125,7 +125,7 @@ def leaky(script):
     return answer
 
 
-def test_a_grounded_run_cites_only_what_it_holds(grounded, runs_dir):
+def test_a_grounded_run_cites_only_what_it_holds(backend, grounded, runs_dir):
     grounded.responder = leaky(Grounded())
     result = write(runs_dir)
     state = result.state
@@ -174,7 +174,7 @@ def test_the_check_overrules_a_critic_that_believes_everything(grounded, runs_di
     assert "moon" in moon[0]["reason"].lower() or "robots" in moon[0]["reason"].lower()
 
 
-def test_outputs_end_with_references_that_resolve(grounded, runs_dir):
+def test_outputs_end_with_references_that_resolve(backend, grounded, runs_dir):
     result = write(runs_dir)
     out = all_outputs(runs_dir, result.thread_id)
     md = out["md"]
@@ -194,7 +194,7 @@ def test_outputs_end_with_references_that_resolve(grounded, runs_dir):
     assert numbers["supported_share"] == 1.0 and numbers["sources_used"] == 2
 
 
-def test_a_resumed_run_never_searches_again(grounded, runs_dir, monkeypatch):
+def test_a_resumed_run_never_searches_again(backend, grounded, runs_dir, monkeypatch):
     searched = []
     real = library.search
     monkeypatch.setattr("reflectcli.sources.research.search",

@@ -29,7 +29,7 @@ def write(runs_dir, task="Why do writers revise their drafts?", **flags):
         runs_dir, max_sections=2, max_rounds=3, threshold=8, **flags))  # fmt: skip
 
 
-def test_a_lesson_learned_in_one_run_saves_a_round_in_the_next(fake, runs_dir):
+def test_a_lesson_learned_in_one_run_saves_a_round_in_the_next(fake, runs_dir, backend):
     fake.responder = Scenario()
     first = write(runs_dir)
     assert first.summary["rounds"] == 2 and first.state["stop_reason"] == "passed"
@@ -58,7 +58,7 @@ def test_a_lesson_learned_in_one_run_saves_a_round_in_the_next(fake, runs_dir):
     assert stats["memory"]["without"]["mean_rounds"] == 2
 
 
-def test_a_recurring_critique_is_merged_not_duplicated(fake, runs_dir):
+def test_a_recurring_critique_is_merged_not_duplicated(fake, runs_dir, backend):
     fake.responder = Scenario()
     write(runs_dir, memory={"k": 0})  # learns, recalls nothing
     fake.responder = Scenario("Give every section a concrete example.")
@@ -70,7 +70,7 @@ def test_a_recurring_critique_is_merged_not_duplicated(fake, runs_dir):
     assert events == ["memory_write", "memory_merge"]
 
 
-def test_learning_is_stored_once_even_when_the_step_runs_again(fake, runs_dir, monkeypatch):
+def test_learning_is_stored_once_even_when_the_step_runs_again(fake, runs_dir, monkeypatch, backend):
     fake.responder = Scenario()
     real = Memory.learn
     calls = []
@@ -98,7 +98,7 @@ def test_no_usable_critique_teaches_nothing():
     assert rules.learn(state) == []
 
 
-def test_decay_archives_and_pinning_keeps(runs_dir):
+def test_decay_archives_and_pinning_keeps(runs_dir, backend):
     now = [1_000_000.0]
     memory = Memory(runs_dir, half_life_days=10, clock=lambda: now[0])
     kept = memory.add("Open with a concrete case.")
@@ -116,7 +116,7 @@ def test_decay_archives_and_pinning_keeps(runs_dir):
     assert memory.list()[0]["strength_now"] == pytest.approx(2.0)  # pinned: no decay
 
 
-def test_a_lesson_that_made_a_draft_worse_is_superseded(runs_dir):
+def test_a_lesson_that_made_a_draft_worse_is_superseded(runs_dir, backend):
     memory = Memory(runs_dir)
     old = memory.add("Add a concrete example to every section.")
     state = {
@@ -139,7 +139,7 @@ def test_a_lesson_that_made_a_draft_worse_is_superseded(runs_dir):
     assert [x["id"] for x in memory.list()] == [new["id"]]  # the superseded one is not recalled
 
 
-def test_forget_removes_it_from_the_index_too(runs_dir):
+def test_forget_removes_it_from_the_index_too(runs_dir, backend):
     memory = Memory(runs_dir)
     lesson = memory.add("Quote the colophon exactly.")
     assert memory.recall("colophon quotes", k=3)[0]["id"] == lesson
@@ -150,7 +150,7 @@ def test_forget_removes_it_from_the_index_too(runs_dir):
     assert memory.recall("colophon quotes") == []
 
 
-def test_recall_ranks_relevant_and_scoped_lessons(runs_dir):
+def test_recall_ranks_relevant_and_scoped_lessons(runs_dir, backend):
     memory = Memory(runs_dir)
     general = memory.add("Define every technical term when it first appears.")
     printing = memory.add("Name the printer and the year of each book.", scope="printing")
@@ -159,7 +159,7 @@ def test_recall_ranks_relevant_and_scoped_lessons(runs_dir):
     assert chosen[0] == printing and general in chosen and other not in chosen
 
 
-def test_concurrent_runs_learn_without_duplicates(runs_dir):
+def test_concurrent_runs_learn_without_duplicates(runs_dir, backend):
     state = {
         "task": "Why revise?",
         "reviews": [{"round": 1, "version": 1, "score": 6, "source": "llm",
@@ -189,7 +189,7 @@ def test_concurrent_runs_learn_without_duplicates(runs_dir):
     assert lesson["seen"] == 6
 
 
-def test_the_memory_commands(runs_dir):
+def test_the_memory_commands(runs_dir, backend):
     def run(*args):
         return CliRunner().invoke(app, ["memory", *args, "--runs-dir", str(runs_dir)])
 

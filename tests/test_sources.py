@@ -7,7 +7,6 @@ from __future__ import annotations
 import http.server
 import json
 import socket
-import sqlite3
 import threading
 
 import pytest
@@ -18,6 +17,7 @@ from reflectcli.sources import library
 from reflectcli.sources.readers import SourceError, read_path
 from reflectcli.store.library import Library, fts_query
 from tests.corpus import FACTS, make_corpus, text_pdf
+from tests.helpers import raw_db
 
 runner = CliRunner()
 
@@ -31,7 +31,7 @@ def corpus(tmp_path):
     return make_corpus(tmp_path / "notes")
 
 
-def test_a_folder_of_every_format_is_indexed_with_places(corpus, runs_dir):
+def test_a_folder_of_every_format_is_indexed_with_places(corpus, runs_dir, backend):
     outcomes = library.add(runs_dir, [str(corpus["md"].parent)])
     assert sorted(o.status for o in outcomes) == ["added"] * 6, outcomes
     kinds = {s["kind"]: s for s in library.sources(runs_dir)}
@@ -48,7 +48,7 @@ def test_a_folder_of_every_format_is_indexed_with_places(corpus, runs_dir):
     assert docx_hit["heading"] == "Orreries" and docx_hit["title"] == "Museum notes"
 
 
-def test_unchanged_is_a_no_op_and_changed_is_reindexed_under_its_id(corpus, runs_dir):
+def test_unchanged_is_a_no_op_and_changed_is_reindexed_under_its_id(corpus, runs_dir, backend):
     first = {o.location: o for o in library.add(runs_dir, [str(corpus["txt"])])}
     (source_id,) = [o.source_id for o in first.values()]
     again = library.add(runs_dir, [str(corpus["txt"])])
@@ -60,7 +60,7 @@ def test_unchanged_is_a_no_op_and_changed_is_reindexed_under_its_id(corpus, runs
     assert library.search(runs_dir, "quipu grain tallies") == []  # the old chunks are gone
 
 
-def test_removed_ids_are_never_given_again(corpus, runs_dir):
+def test_removed_ids_are_never_given_again(corpus, runs_dir, backend):
     library.add(runs_dir, [str(corpus["md"]), str(corpus["txt"])])
     library.remove(runs_dir, 2)
     library.add(runs_dir, [str(corpus["html"])])
@@ -88,7 +88,7 @@ def test_a_bad_file_is_one_line_and_the_rest_goes_on(corpus, runs_dir, name, con
     assert [s["kind"] for s in library.sources(runs_dir)] == ["txt"]  # nothing of the bad one
 
 
-def test_nothing_half_indexed_stays_behind(corpus, runs_dir, monkeypatch):
+def test_nothing_half_indexed_stays_behind(corpus, runs_dir, monkeypatch, backend):
     """A failure while a source's chunks are written leaves no trace of it (one transaction)."""
     library.add(runs_dir, [str(corpus["txt"])])
     calls = {"n": 0}
@@ -101,7 +101,7 @@ def test_nothing_half_indexed_stays_behind(corpus, runs_dir, monkeypatch):
     monkeypatch.setattr(Library, "save", failing_save)
     with pytest.raises(KeyError):
         library.add(runs_dir, [str(corpus["md"])])
-    with sqlite3.connect(runs_dir / "reflect.db") as db:
+    with raw_db(runs_dir) as db:
         assert db.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 1
         assert db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0] == db.execute(
             "SELECT COUNT(*) FROM chunk_index").fetchone()[0]  # fmt: skip
@@ -165,7 +165,7 @@ def test_any_query_text_is_safe(corpus, runs_dir, query):
     assert fts_query(query) is None or all(part.startswith('"') for part in fts_query(query).split(" OR "))
 
 
-def test_the_commands(corpus, runs_dir):
+def test_the_commands(corpus, runs_dir, backend):
     folder = corpus["md"].parent
     (folder / "photo.jpg").write_bytes(b"\xff\xd8")
     added = invoke("sources", "add", folder, "--runs-dir", runs_dir)

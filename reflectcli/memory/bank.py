@@ -17,7 +17,7 @@ from typing import Any
 
 from reflectcli.errors import UserError
 from reflectcli.memory import lessons as rules
-from reflectcli.store.db import Store, sqlite_only
+from reflectcli.store.db import Store
 from reflectcli.store.library import fts_query
 from reflectcli.store.memory import MemoryTables
 from reflectcli.writing.textops import searchable
@@ -43,7 +43,6 @@ class Memory:
     def _tables(self, write: bool = True) -> Iterator[MemoryTables | None]:
         store = Store(self.runs_dir) if write else Store.existing(self.runs_dir)
         try:
-            sqlite_only(store, "the reflection memory")
             yield MemoryTables(store.conn) if store is not None else None
         finally:
             if store is not None:
@@ -52,13 +51,11 @@ class Memory:
     @contextmanager
     def _transaction(self) -> Iterator[MemoryTables]:
         if self.store is not None:
-            sqlite_only(self.store, "the reflection memory")
             with self.store.transaction():
                 yield MemoryTables(self.store.conn)
             return
         store = Store(self.runs_dir)
         try:
-            sqlite_only(store, "the reflection memory")
             with store.transaction():
                 yield MemoryTables(store.conn)
         finally:

@@ -22,7 +22,7 @@ from reflectcli.sources.readers import (
     read_path,
     read_url,
 )
-from reflectcli.store.db import Store, sqlite_only
+from reflectcli.store.db import Store
 from reflectcli.store.library import Library
 
 Progress = Callable[[int, int, str], None]  # (done, total, what)
@@ -82,7 +82,6 @@ def expand(targets: list[str]) -> tuple[list[str], list[Outcome]]:
 def _library(runs_dir: str | Path, write: bool) -> Iterator[Library | None]:
     store = Store(runs_dir) if write else Store.existing(runs_dir)
     try:
-        sqlite_only(store, "the source library")
         yield Library(store.conn) if store is not None else None
     finally:
         if store is not None:

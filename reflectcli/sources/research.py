@@ -14,7 +14,7 @@ from typing import Any
 from reflectcli.errors import UserError
 from reflectcli.sources.evidence import number, section_query
 from reflectcli.sources.library import add_web_results, best_chunks, search
-from reflectcli.store.db import DB_NAME, store_url
+from reflectcli.store.db import DB_NAME, Store, store_url
 
 __all__ = ["JournaledSearch", "LocalRetriever", "WebRetriever", "number", "resolve_mode",
            "section_query"]  # fmt: skip
@@ -28,6 +28,9 @@ def library_size(runs_dir: str | Path) -> int:
     """Chunks in the runs folder's source library (0 without a database or library). Read
     through a plain read-only connection: it never upgrades, creates or locks anything, so a
     `write` starting beside others that are creating the database is not held up."""
+    if store_url():  # a shared PostgreSQL: the store's own connection (its tables may be new)
+        with Store(runs_dir, read_only=True) as store:
+            return store.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
     path = Path(runs_dir) / DB_NAME
     if not path.is_file():
         return 0
@@ -51,14 +54,6 @@ def resolve_mode(mode: str, runs_dir: str | Path, web: str | None = None) -> str
         raise UserError(f"--sources {mode} needs a web search provider",
                         hint="set [research] web = \"searxng\" (and web_api_base), or tavily, "
                         "brave, exa_ai, ... with the provider's key variable", exit_code=2)  # fmt: skip
-    if store_url():  # the library is not on the PostgreSQL store yet
-        if mode == "auto":
-            return "none"
-        if mode != "none":
-            raise UserError(f"--sources {mode}: the source library is kept in the SQLite store "
-                            "only, not yet on PostgreSQL",
-                            hint="run without --store / REFLECTCLI_STORE, or with --sources none",
-                            exit_code=2)  # fmt: skip
     size = library_size(runs_dir) if mode in ("auto", "local") else 0
     if mode == "local" and size == 0:
         raise UserError(f"--sources local: the source library in {runs_dir} is empty",

@@ -69,14 +69,6 @@ def store_url() -> str | None:
     return url
 
 
-def sqlite_only(store: Store | None, what: str) -> None:
-    """Refuse, in one line, a part not yet ported to the PostgreSQL store."""
-    if store is not None and store.dialect == "postgres":
-        raise UserError(f"{what} is kept in the SQLite store only, not yet on PostgreSQL",
-                        hint="run it without --store / REFLECTCLI_STORE (the runs folder's "
-                        "reflect.db), or with --store sqlite", exit_code=2)  # fmt: skip
-
-
 def owner_alive(run: dict[str, Any]) -> bool:
     """Is the process that claimed this run still alive? On its own host the pid says (a killed
     one leaves no stuck lock); elsewhere its lease does, until it expires unrenewed."""

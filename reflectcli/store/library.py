@@ -33,6 +33,12 @@ def fts_query(prepared: str) -> str | None:
     return " OR ".join(f'"{w}"' for w in dict.fromkeys(words))
 
 
+def tsquery(fts_query: str) -> str:
+    """FTS5's `"a" OR "b"` (every word quoted) as PostgreSQL's `'a' | 'b'`, for to_tsquery."""
+    words = re.findall(r'"([^"]*)"', fts_query)
+    return " | ".join("'" + w.replace("\\", "").replace("'", "''") + "'" for w in words if w)
+
+
 def _folded(word: str) -> str:
     """A word as the unicode61 tokenizer stores it (lower case, diacritics removed). The same as
     writing.textops.fold: the store layer imports nothing above it, so it keeps its own."""
@@ -45,6 +51,7 @@ class Library:
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
+        self.postgres = getattr(conn, "dialect", "sqlite") == "postgres"
 
     def find(self, location: str) -> dict[str, Any] | None:
         row = self.conn.execute(
@@ -68,13 +75,13 @@ class Library:
                 "SELECT id FROM sources WHERE location = ?", (source["location"],)
             ).fetchone()
             if old is None:
-                cursor = self.conn.execute(
+                source_id = self.conn.execute(
                     "INSERT INTO sources (kind, location, title, content_hash, chars, added_at, "
-                    "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
                     (source["kind"], source["location"], source["title"], source["content_hash"],
                      source["chars"], now, now),
-                )  # fmt: skip
-                source_id, what = cursor.lastrowid, "added"
+                ).fetchone()[0]  # fmt: skip
+                what = "added"
             else:
                 source_id, what = old[0], "updated"
                 self._drop_chunks(source_id)
@@ -85,15 +92,14 @@ class Library:
                      now, source_id),
                 )  # fmt: skip
             for seq, chunk in enumerate(chunks):
-                cursor = self.conn.execute(
+                chunk_id = self.conn.execute(
                     "INSERT INTO chunks (source_id, seq, text, page, heading, char_start, char_end) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
                     (source_id, seq, chunk["text"], chunk.get("page"), chunk.get("heading"),
                      chunk["start"], chunk["end"]),
-                )  # fmt: skip
+                ).fetchone()[0]  # fmt: skip
                 self.conn.execute(
-                    "INSERT INTO chunk_index (rowid, body) VALUES (?, ?)",
-                    (cursor.lastrowid, chunk["body"]),
+                    "INSERT INTO chunk_index (rowid, body) VALUES (?, ?)", (chunk_id, chunk["body"])
                 )
             self.conn.execute("COMMIT")
         except BaseException:
@@ -145,6 +151,8 @@ class Library:
         words = list(dict.fromkeys(_folded(w) for w in _TOKEN.findall(prepared_query)))
         if not words:
             return "", 0
+        if self.postgres:  # no vocabulary table: every word stays, the ranking is bounded below
+            return " ".join(words), CANDIDATES + 1
         marks = ", ".join("?" * len(words))
         docs = dict(self.conn.execute(
             f"SELECT term, doc FROM chunk_terms WHERE term IN ({marks})", words
@@ -165,6 +173,17 @@ class Library:
         # Scoring every match of a query of only common words would take seconds: rank the
         # first CANDIDATES matches instead (a subquery, so SQLite stops reading there).
         bound = f" LIMIT {CANDIDATES}" if matches > CANDIDATES else ""
+        if self.postgres:  # minus ts_rank: lower is better, as with SQLite's BM25
+            cursor = self.conn.execute(
+                "SELECT c.id, c.source_id, s.title, s.location, s.kind, c.page, c.heading, c.text, "
+                "m.rank FROM (SELECT rowid, -ts_rank(tsv, q) AS rank FROM chunk_index, "
+                f"to_tsquery('simple', ?) q WHERE tsv @@ q{bound}) m JOIN chunks c ON c.id = m.rowid "
+                "JOIN sources s ON s.id = c.source_id ORDER BY m.rank LIMIT ?",
+                (tsquery(query), int(limit)),
+            )
+            keys = ("chunk_id", "source_id", "title", "location", "kind", "page", "heading", "text",
+                    "score")  # fmt: skip
+            return [dict(zip(keys, row, strict=True)) for row in cursor]
         cursor = self.conn.execute(
             "SELECT c.id, c.source_id, s.title, s.location, s.kind, c.page, c.heading, c.text, "
             "m.rank FROM (SELECT rowid, bm25(chunk_index) AS rank FROM chunk_index "
@@ -184,12 +203,20 @@ class Library:
                   "c.text, {rank} FROM chunks c JOIN sources s ON s.id = c.source_id ")  # fmt: skip
         query = fts_query(prepared_query)
         if query is not None:
-            row = self.conn.execute(
-                select.format(rank="bm25(chunk_index) AS rank") + "JOIN chunk_index ON "
-                "chunk_index.rowid = c.id WHERE chunk_index MATCH ? AND c.source_id = ? "
-                "ORDER BY rank LIMIT 1",
-                (query, source_id),
-            ).fetchone()
+            if self.postgres:
+                row = self.conn.execute(
+                    select.format(rank="-ts_rank(chunk_index.tsv, q) AS rank") + "JOIN chunk_index ON "
+                    "chunk_index.rowid = c.id, to_tsquery('simple', ?) q WHERE chunk_index.tsv @@ q "
+                    "AND c.source_id = ? ORDER BY rank LIMIT 1",
+                    (tsquery(query), source_id),
+                ).fetchone()
+            else:
+                row = self.conn.execute(
+                    select.format(rank="bm25(chunk_index) AS rank") + "JOIN chunk_index ON "
+                    "chunk_index.rowid = c.id WHERE chunk_index MATCH ? AND c.source_id = ? "
+                    "ORDER BY rank LIMIT 1",
+                    (query, source_id),
+                ).fetchone()
             if row is not None:
                 return dict(zip(keys, row, strict=True))
         row = self.conn.execute(

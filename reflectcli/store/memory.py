@@ -1,6 +1,7 @@
-"""The reflection memory's tables in reflect.db: lessons, their evidence, the memory log, the
-runs that learned, and the FTS5 index of lesson text. SQL only; the rules (what to learn, how
-lessons merge, decay and are recalled) are in reflectcli/memory."""
+"""The reflection memory's tables (SQLite or PostgreSQL): lessons, their evidence, the memory log,
+the runs that learned, and the full-text index of lesson text (FTS5; tsvector on PostgreSQL).
+SQL only; the rules (what to learn, how lessons merge, decay and are recalled) are in
+reflectcli/memory."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
+
+from reflectcli.store.library import tsquery
 
 LESSON_KEYS = ("id", "text", "scope", "tags", "strength", "seen", "uses", "created_at", "last_seen",
                "status", "pinned", "superseded_by", "origin")  # fmt: skip
@@ -26,6 +29,7 @@ class MemoryTables:
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
+        self.postgres = getattr(conn, "dialect", "sqlite") == "postgres"
 
     # --- lessons ----------------------------------------------------------------------------
 
@@ -40,12 +44,11 @@ class MemoryTables:
 
     def insert(self, text: str, scope: str, tags: str, strength: float, now: float,
                origin: str, body: str) -> int:  # fmt: skip
-        cursor = self.conn.execute(
+        lesson_id = int(self.conn.execute(
             "INSERT INTO lessons (text, scope, tags, strength, created_at, last_seen, origin) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (text, scope, tags, strength, now, now, origin),
-        )
-        lesson_id = int(cursor.lastrowid)
+        ).fetchone()[0])  # fmt: skip
         self.conn.execute("INSERT INTO lesson_index (rowid, body) VALUES (?, ?)", (lesson_id, body))
         return lesson_id
 
@@ -78,6 +81,14 @@ class MemoryTables:
     def fade(self, strength_now: Callable[[float, float], float], floor: float) -> list[int]:
         """Archive the active, unpinned lessons whose strength now (`strength_now(strength,
         last_seen)`) is below `floor`; their ids."""
+        if self.postgres:  # no Python functions inside PostgreSQL: compute here, then archive
+            rows = self.conn.execute("SELECT id, strength, last_seen FROM lessons WHERE status = 'active' "
+                                     "AND pinned = 0").fetchall()  # fmt: skip
+            faded = sorted(int(i) for i, strength, seen in rows if strength_now(strength, seen) < floor)
+            if faded:
+                self.conn.execute(f"UPDATE lessons SET status = 'archived' WHERE id IN "
+                                  f"({', '.join('?' * len(faded))})", faded)  # fmt: skip
+            return faded
         self.conn.create_function("strength_now", 2, strength_now, deterministic=True)
         rows = self.conn.execute(
             "UPDATE lessons SET status = 'archived' WHERE status = 'active' AND pinned = 0 "
@@ -87,7 +98,14 @@ class MemoryTables:
         return sorted(int(r[0]) for r in rows)
 
     def matching(self, fts_query: str) -> dict[int, float]:
-        """Active lesson ids whose text or tags match the query, with BM25 (lower is better)."""
+        """Active lesson ids whose text or tags match the query, with BM25 (lower is better;
+        on PostgreSQL minus ts_rank, lower is better too)."""
+        if self.postgres:
+            rows = self.conn.execute(
+                "SELECT rowid, -ts_rank(tsv, q) FROM lesson_index, to_tsquery('simple', ?) q WHERE tsv @@ q",
+                (tsquery(fts_query),),
+            )
+            return {int(r): float(s) for r, s in rows}
         rows = self.conn.execute(
             "SELECT rowid, bm25(lesson_index) FROM lesson_index WHERE lesson_index MATCH ?",
             (fts_query,),

@@ -35,10 +35,15 @@ def schema_sql(sql: str) -> str:
     return sql
 
 
+WRITER_LOCK = 7243020  # our explicit transactions, one at a time, as SQLite's BEGIN IMMEDIATE
+
+
 def query_sql(sql: str, has_args: bool) -> str:
-    """`?` marks become `%s` (a literal `%` is doubled first); SQLite's BEGIN IMMEDIATE is BEGIN."""
+    """`?` marks become `%s` (a literal `%` is doubled first). SQLite's BEGIN IMMEDIATE (one
+    writer at a time: read, decide, write, with nobody in between) is BEGIN plus a transaction
+    advisory lock, so the same read-then-write code is as safe on PostgreSQL."""
     if sql.startswith("BEGIN"):
-        return "BEGIN"
+        return f"BEGIN; SELECT pg_advisory_xact_lock({WRITER_LOCK})" if "IMMEDIATE" in sql else "BEGIN"
     if not has_args:
         return sql
     return sql.replace("%", "%%").replace("?", "%s")

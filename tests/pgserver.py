@@ -119,3 +119,58 @@ class PgServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+class PgBouncer:
+    """PgBouncer in transaction mode in front of `server` (127.0.0.1 only): what a team puts
+    between many workers and one PostgreSQL. Needs the `pgbouncer` binary (Debian package)."""
+
+    def __init__(self, server: PgServer):
+        self.binary = shutil.which("pgbouncer") or ("/usr/sbin/pgbouncer" if Path("/usr/sbin/pgbouncer").exists()
+                                                     else None)  # fmt: skip
+        if self.binary is None:
+            raise RuntimeError("pgbouncer not installed (apt-get install pgbouncer)")
+        self.server = server
+        self.port = _free_port()
+        self.root = Path(tempfile.mkdtemp(prefix="reflectcli-pgbouncer-"))
+        (self.root / "users.txt").write_text(f'"{server.user}" ""\n')
+        (self.root / "pgbouncer.ini").write_text(
+            "[databases]\n"
+            f"* = host=127.0.0.1 port={server.port}\n"
+            "[pgbouncer]\n"
+            f"listen_addr = 127.0.0.1\nlisten_port = {self.port}\nunix_socket_dir =\n"
+            f"auth_type = trust\nauth_file = {self.root / 'users.txt'}\n"
+            "pool_mode = transaction\nmax_client_conn = 500\ndefault_pool_size = 20\n"
+            "ignore_startup_parameters = extra_float_digits,options\n"
+            f"logfile = {self.root / 'log'}\npidfile = {self.root / 'pid'}\n"
+        )  # fmt: skip
+        self.as_user: list[str] = []
+        if os.geteuid() == 0:  # pgbouncer refuses to run as root
+            shutil.chown(self.root, "postgres")
+            for name in ("users.txt", "pgbouncer.ini"):
+                shutil.chown(self.root / name, "postgres")
+            self.as_user = ["runuser", "-u", "postgres", "--"]
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> PgBouncer:
+        self.proc = subprocess.Popen([*self.as_user, self.binary, str(self.root / "pgbouncer.ini")],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return self
+            time.sleep(0.05)
+        raise RuntimeError(f"pgbouncer did not start: {(self.root / 'log').read_text(errors='replace')[-500:]}")
+
+    def url(self, database: str) -> str:
+        return f"postgresql://{self.server.user}@127.0.0.1:{self.port}/{database}"
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        shutil.rmtree(self.root, ignore_errors=True)

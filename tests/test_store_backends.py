@@ -13,9 +13,10 @@ import pytest
 from typer.testing import CliRunner
 
 from reflectcli.cli.app import app
+from reflectcli.errors import ModelError
 from reflectcli.models.fake import ScriptedResponder
 from reflectcli.store.db import Store
-from tests.helpers import raw_db
+from tests.helpers import FailOnce, raw_db
 
 cli = CliRunner()
 TASK = "Why do writers revise?"
@@ -130,3 +131,31 @@ def test_a_lost_database_connection_is_one_clear_line_and_the_run_resumes(script
     assert row[0] == "finished"
     again = scripted.responder.asked[before:]
     assert again and not {"plan", "draft:s1"} & set(again), again  # checkpointed before the cut
+
+
+@pytest.fixture
+def bouncer(pg_server):
+    from tests.pgserver import PgBouncer
+
+    try:
+        bouncer = PgBouncer(pg_server).start()
+    except RuntimeError as exc:
+        pytest.skip(str(exc))
+    yield bouncer
+    bouncer.stop()
+
+
+def test_runs_work_behind_pgbouncer_in_transaction_mode(scripted, runs_dir, pg_server, bouncer, monkeypatch):
+    """No prepared statements, no session state: a run written through PgBouncer (transaction
+    pooling), interrupted, resumed, listed."""
+    database = pg_server.new_database().rsplit("/", 1)[1]
+    monkeypatch.setenv("REFLECTCLI_STORE", bouncer.url(database))
+    scripted.responder = FailOnce(ScriptedResponder(scores=[6.0, 8.5], sections=3), "review:r2",
+                                  ModelError("provider down"))  # fmt: skip
+    first = invoke("write", TASK, "--model", "fake/w", "--runs-dir", runs_dir, "--thread-id", "pooled",
+                   "--threshold", "8")  # fmt: skip
+    assert first.exit_code == 1 and "provider down" in first.output, first.output
+    resumed = invoke("resume", "pooled", "--runs-dir", runs_dir)
+    assert resumed.exit_code == 0 and "done passed" in resumed.output, resumed.output
+    listed = json.loads(invoke("history", "--json", "--runs-dir", runs_dir).output)
+    assert [(r["thread_id"], r["status"], r["rounds"]) for r in listed] == [("pooled", "finished", 2)]

@@ -10,7 +10,7 @@ import signal
 import string
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,10 +84,15 @@ def sigterm_as_interrupt() -> Iterator[None]:
 class Runner:
     """Drives one thread at a time; all output goes through `ui` (the renderer)."""
 
-    def __init__(self, ui, should_stop: Callable[[], bool] | None = None):
+    def __init__(self, ui, should_stop: Callable[[], bool] | None = None, own_signals: bool = True):
         self.ui = ui
         self.state: dict[str, Any] = {}
         self.should_stop = should_stop  # asked after each step: True stops there, like Ctrl-C
+        self.own_signals = own_signals  # False: the caller handles SIGTERM (a batch worker)
+        self.lease_lost: Any = None  # set while a run goes: the store's lost-claim event
+
+    def _signals(self):
+        return sigterm_as_interrupt() if self.own_signals else nullcontext()
 
     # --- public ---------------------------------------------------------------------------
 
@@ -110,11 +115,16 @@ class Runner:
             settings.memory.enabled and settings.memory.k) else []  # fmt: skip
         store.create_run(thread_id, task, params, str(path))
         store.acquire(thread_id)  # before a `resume` of the new thread could
-        self.ui.started(thread_id, task, settings, path, resumed=False)
-        if lessons:
-            self.ui.notice(f"recalled {len(lessons)} lesson{'s' if len(lessons) != 1 else ''} from "
-                           "earlier runs: " + "; ".join(x["text"] for x in lessons))  # fmt: skip
-        graph, config = self._graph(store, thread_id, settings, models)
+        try:
+            self.ui.started(thread_id, task, settings, path, resumed=False)
+            if lessons:
+                self.ui.notice(f"recalled {len(lessons)} lesson{'s' if len(lessons) != 1 else ''} "
+                               "from earlier runs: " + "; ".join(x["text"] for x in lessons))  # fmt: skip
+            graph, config = self._graph(store, thread_id, settings, models)
+        except BaseException:  # a worker lives on: never leave the thread claimed or the store open
+            _quietly(store.release, thread_id)
+            _quietly(store.close)
+            raise
         start = initial_state(task, params, lessons)
         return self._drive(store, thread_id, settings, graph, config, start)
 
@@ -244,7 +254,8 @@ class Runner:
         try:
             store.update_run(thread_id, status="running", error=None,
                              model=settings.model, critic_model=settings.critic)  # fmt: skip
-            with sigterm_as_interrupt(), store.keep_alive(thread_id):
+            with self._signals(), store.keep_alive(thread_id) as lost:
+                self.lease_lost = lost
                 waiting = self._stream(store, thread_id, graph, config, start, path, run)
             if waiting is not None:
                 store.update_run(thread_id, status="waiting")
@@ -296,6 +307,11 @@ class Runner:
                         for node, update in done:
                             self.ui.node_done(node, update, self.state)
                         done = []
+                        if self.lease_lost is not None and self.lease_lost.is_set():
+                            raise UserError(f"thread {thread_id}: this process lost its claim on "
+                                            "the run (its lease lapsed while the store was out of "
+                                            "reach); another process may be running it now",
+                                            hint="`reflectcli history` shows who has it")  # fmt: skip
                         if self.should_stop is not None and self.should_stop():
                             raise KeyboardInterrupt  # the step is checkpointed: stop here
                     continue

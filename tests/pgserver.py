@@ -126,8 +126,8 @@ class PgBouncer:
     between many workers and one PostgreSQL. Needs the `pgbouncer` binary (Debian package)."""
 
     def __init__(self, server: PgServer):
-        self.binary = shutil.which("pgbouncer") or ("/usr/sbin/pgbouncer" if Path("/usr/sbin/pgbouncer").exists()
-                                                     else None)  # fmt: skip
+        system = "/usr/sbin/pgbouncer"
+        self.binary = shutil.which("pgbouncer") or (system if Path(system).exists() else None)
         if self.binary is None:
             raise RuntimeError("pgbouncer not installed (apt-get install pgbouncer)")
         self.server = server
@@ -161,7 +161,9 @@ class PgBouncer:
                 if s.connect_ex(("127.0.0.1", self.port)) == 0:
                     return self
             time.sleep(0.05)
-        raise RuntimeError(f"pgbouncer did not start: {(self.root / 'log').read_text(errors='replace')[-500:]}")
+        raise RuntimeError(
+            f"pgbouncer did not start: {(self.root / 'log').read_text(errors='replace')[-500:]}"
+        )
 
     def url(self, database: str) -> str:
         return f"postgresql://{self.server.user}@127.0.0.1:{self.port}/{database}"

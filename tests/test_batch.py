@@ -256,8 +256,12 @@ def test_sigterm_stops_a_worker_after_its_step_and_requeues_the_job(tmp_path, pg
 
 @pytest.mark.slow
 def test_a_cancelled_batch_starts_nothing(tmp_path, pg_url):
+    """A worker started on a fresh database (before any submit) finds nothing and exits (with
+    --burst); a cancelled batch's jobs never start."""
     script = KillScript(SCORES, 3)
     with OpenAIServer(reply=script) as server:
+        early = Child(tmp_path, "early", ["worker", "--burst", "--runs-dir", "runs"])
+        assert early.finish(120) == 0, early.describe()
         batch = submit(tmp_path, server, 3, {})
         out = CliRunner().invoke(app, ["batch", "cancel", batch, "--runs-dir", str(tmp_path / "runs")])
         assert out.exit_code == 0 and "3 queued jobs dropped" in out.output
@@ -265,3 +269,30 @@ def test_a_cancelled_batch_starts_nothing(tmp_path, pg_url):
         assert worker.finish(120) == 0, worker.describe()
         assert server.count == 0
     assert status_of(tmp_path, batch)["counts"]["cancelled"] == 3
+
+
+@pytest.mark.slow
+def test_a_submit_cut_short_is_completed_by_submit_resume(tmp_path, pg_url):
+    """Tasks recorded but never queued (the submit was killed after recording the batch):
+    `batch submit --resume` queues exactly those, and a worker writes them."""
+    from reflectcli.batch import local
+    from reflectcli.batch.tasks import load
+    from tests.helpers import settings
+
+    script = KillScript(SCORES, 3)
+    with OpenAIServer(reply=script) as server:
+        base = settings(tmp_path / "runs", model=MODEL, api_base=server.base_url, threshold=9, max_rounds=2)
+        items = load(tasks_file(tmp_path, 2), base)
+        batch = local.create(tmp_path / "runs", "tasks.jsonl", "queue", base.run_params(), items)
+        assert status_of(tmp_path, batch)["counts"]["queued"] == 2
+        again = CliRunner().invoke(app, ["batch", "submit", "--resume", batch, "--json", "--runs-dir",
+                                         str(tmp_path / "runs")])  # fmt: skip
+        assert again.exit_code == 0, again.output
+        assert json.loads(again.output)["queued"] == 2
+        twice = CliRunner().invoke(app, ["batch", "submit", "--resume", batch, "--json", "--runs-dir",
+                                         str(tmp_path / "runs")])  # fmt: skip
+        assert json.loads(twice.output)["queued"] == 0  # nothing is queued twice
+        worker = Child(tmp_path, "worker", ["worker", "--burst", "--runs-dir", "runs"])
+        assert worker.finish(180) == 0, worker.describe()
+        assert server.count == 2 * CALLS
+    assert status_of(tmp_path, batch)["counts"]["done"] == 2

@@ -48,6 +48,9 @@ def test_the_store_flag_and_config_key_choose_postgres(scripted, runs_dir, pg_se
         ("mysql://x@y/z", "store 'mysql://x@y/z' is not a postgresql:// URL"),
         ("postgresql://nobody:secret@127.0.0.1:1/none", "cannot reach the PostgreSQL store "
          "postgresql://nobody:***@127.0.0.1:1/none"),
+        ("postgresql+psycopg://nobody:secret@db/x", "store 'postgresql+psycopg://nobody:***@db/x' is not"),
+        ("postgresql://nobody@127.0.0.1:1/none?password=secret", "postgresql://nobody@127.0.0.1:1/none"
+         "?password=***"),
     ],
 )  # fmt: skip
 def test_a_bad_store_is_one_line_without_the_password(fake, store, message, runs_dir):
@@ -159,3 +162,27 @@ def test_runs_work_behind_pgbouncer_in_transaction_mode(scripted, runs_dir, pg_s
     assert resumed.exit_code == 0 and "done passed" in resumed.output, resumed.output
     listed = json.loads(invoke("history", "--json", "--runs-dir", runs_dir).output)
     assert [(r["thread_id"], r["status"], r["rounds"]) for r in listed] == [("pooled", "finished", 2)]
+
+
+def test_a_run_that_loses_its_claim_stops_at_the_next_step(scripted, runs_dir, pg_url, monkeypatch):
+    """Its lease is taken over (as another host would once it lapsed while the store was out of
+    reach): the next renewal finds another owner, and the run stops after its current step with
+    one line instead of running on beside the new owner."""
+    monkeypatch.setenv("REFLECTCLI_LEASE_SECONDS", "1.5")
+
+    class Usurped(ScriptedResponder):
+        def __call__(self, step, messages):
+            if step == "draft:s2":
+                with raw_db(runs_dir) as db:
+                    db.execute("UPDATE runs SET owner_pid = 7, owner_host = 'elsewhere', lease_until = ? "
+                               "WHERE thread_id = 'taken'", (time.time() + 60,))  # fmt: skip
+                time.sleep(1.2)  # a renewal (every 0.5 s) sees it
+            return super().__call__(step, messages)
+
+    scripted.responder = Usurped(scores=[8.0], sections=3)
+    out = invoke("write", TASK, "--model", "fake/w", "--runs-dir", runs_dir, "--thread-id", "taken")
+    assert out.exit_code == 1, out.output
+    assert "lost its claim on the run" in out.output and "Traceback" not in out.output
+    with raw_db(runs_dir) as db:
+        owner = db.execute("SELECT owner_pid, owner_host FROM runs WHERE thread_id = 'taken'").fetchone()
+    assert tuple(owner) == (7, "elsewhere")  # the new owner's claim was left alone

@@ -38,13 +38,13 @@ def quiet_ui():
 
 
 def run_task(runs_dir: str | Path, batch: dict[str, Any], task: dict[str, Any],
-             should_stop: Callable[[], bool] | None = None) -> str:  # fmt: skip
+             should_stop: Callable[[], bool] | None = None, own_signals: bool = True) -> str:  # fmt: skip
     """Write (or resume) the task's thread to its end: "done" or "waiting". Raises what the run
-    raises: RunInterrupted when `should_stop` said so at a step boundary (or on SIGTERM / Ctrl-C),
-    ModelError (`transient` for the provider's faults), UserError."""
+    raises: RunInterrupted when `should_stop` said so at a step boundary (or, with `own_signals`,
+    on SIGTERM / Ctrl-C), ModelError (`transient` for the provider's faults), UserError."""
     with Store(runs_dir) as store:
         run = store.get_run(task["thread_id"])
-    runner = Runner(quiet_ui(), should_stop=should_stop)
+    runner = Runner(quiet_ui(), should_stop=should_stop, own_signals=own_signals)
     if run is None:
         result = runner.write(task["task"], settings_for(batch, task, runs_dir), task["thread_id"])
     else:

@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import secrets
 import signal
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -39,7 +40,8 @@ def create(runs_dir: str | Path, source: str, mode: str, settings: dict[str, Any
     batch_id = new_batch_id()
     with Store(runs_dir) as store:
         tables = BatchTables(store.conn)
-        taken = tables.runs([t["thread_id"] for t in tasks])
+        ids = [t["thread_id"] for t in tasks]
+        taken = set(tables.runs(ids)) | tables.taken(ids)
         clash = [t for t in tasks if t["thread_id"] in taken]
         if clash:
             raise UserError(f"{source}:{clash[0]['line']}: thread {clash[0]['thread_id']} already exists"
@@ -91,9 +93,14 @@ def _one_line(exc: BaseException) -> str:
 
 def work_through(runs_dir: str, batch_id: str) -> None:
     """A worker process: claim the next task, write it, until none is left or the batch is
-    cancelled. SIGINT / SIGTERM stop it after the current step; the task is given back."""
+    cancelled. SIGINT / SIGTERM (sent by the parent: the worker has its own process group, so a
+    terminal's Ctrl-C reaches the parent alone) stop it after the current step, checkpointed;
+    the task is given back."""
+    os.setpgrp()
     me = f"{HOST}:{os.getpid()}"
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    stopping = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stopping.set())
     checked = {"at": 0.0, "cancelled": False}
 
     def cancelled() -> bool:  # asked after every step: looks at the store at most every 2 s
@@ -103,30 +110,36 @@ def work_through(runs_dir: str, batch_id: str) -> None:
             checked["at"] = time.monotonic()
         return checked["cancelled"]
 
-    while not cancelled():
+    def should_stop() -> bool:
+        return stopping.is_set() or cancelled()
+
+    while not should_stop():
         with Store(runs_dir) as store:
             tables = BatchTables(store.conn)
             batch, task = tables.get(batch_id), tables.claim(batch_id, me)
         if task is None or batch is None:
             return
-        attempt = task["attempts"] - 1
         while True:
             error = None
             try:
-                run_task(runs_dir, batch, task, should_stop=cancelled)
+                run_task(runs_dir, batch, task, should_stop=should_stop, own_signals=False)
             except RunInterrupted:
-                if not cancelled():  # a signal: give the task back for `batch resume`
+                if stopping.is_set():  # a signal: give the task back for `batch resume`
                     with Store(runs_dir) as store:
                         BatchTables(store.conn).unclaim(batch_id, [task["n"]])
                     return
             except RunBusy:  # another process still holds the thread: wait out its lease
-                time.sleep(min(lease_seconds(), 30))
+                if stopping.wait(min(lease_seconds(), 30)):
+                    return
                 continue
             except Exception as exc:
-                if transient(exc) and attempt + 1 < RETRIES:
-                    attempt += 1
-                    time.sleep(backoff(attempt))
-                    continue
+                if transient(exc):
+                    with Store(runs_dir) as store:
+                        faults = BatchTables(store.conn).fault(batch_id, task["n"])
+                    if faults < RETRIES:
+                        if stopping.wait(backoff(faults)):
+                            return
+                        continue
                 error = _one_line(exc)
             with Store(runs_dir) as store:
                 BatchTables(store.conn).set_error(batch_id, task["n"], error)
@@ -175,12 +188,16 @@ def run_local(runs_dir: str | Path, batch_id: str, jobs: int,
     except KeyboardInterrupt:
         for proc in workers.values():
             if proc.is_alive():
-                os.kill(proc.pid, signal.SIGINT)  # each stops after its current step
-        for proc in workers.values():
-            proc.join(120)
-            if proc.is_alive():
-                proc.kill()
+                os.kill(proc.pid, signal.SIGTERM)  # each stops after its current step
+        try:
+            for proc in workers.values():
                 proc.join()
+        except KeyboardInterrupt:  # asked twice: stop now (a call in flight is lost, no more)
+            for proc in workers.values():
+                if proc.is_alive():
+                    proc.kill()
+                    proc.join()
+        for proc in workers.values():
             if proc.exitcode != 0:
                 _give_back(runs_dir, batch_id, f"{HOST}:{proc.pid}")
         raise
@@ -211,7 +228,9 @@ def reopen(runs_dir: str | Path, batch_id: str, retry_failed: bool = False) -> i
             raise UserError(f"unknown batch {batch_id!r} in {store.where}", exit_code=1)
         if batch["mode"] != "local":
             raise UserError(f"batch {batch_id} is on the queue: its workers carry on by themselves",
-                            hint="start more with `reflectcli worker`", exit_code=2)  # fmt: skip
+                            hint="start more with `reflectcli worker`; `reflectcli batch submit "
+                            f"--resume {batch_id}` queues the tasks a broken submit left out",
+                            exit_code=2)  # fmt: skip
         tasks = tables.tasks(batch_id)
         runs = tables.runs([t["thread_id"] for t in tasks])
         again = []

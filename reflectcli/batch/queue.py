@@ -19,6 +19,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -57,8 +58,9 @@ def _retry_strategy():
                 return RetryDecision(retry_in={"seconds": 0})
             if isinstance(exception, RunBusy):
                 return RetryDecision(retry_in={"seconds": int(lease_seconds())})
-            if transient(exception) and job.attempts + 1 < RETRIES:
-                return RetryDecision(retry_in={"seconds": int(backoff(job.attempts + 1))})
+            faults = getattr(exception, "faults", RETRIES)  # counted per task: restarts are not faults
+            if transient(exception) and faults < RETRIES:
+                return RetryDecision(retry_in={"seconds": int(backoff(faults))})
             return None
 
     return Retry()
@@ -84,20 +86,28 @@ def ensure_schema(app, store: Store) -> None:
 
 
 def submit(runs_dir: str | Path, batch_id: str) -> list[int]:
-    """Put every task of the (just recorded) batch on the queue; the job ids, in task order."""
+    """Put the batch's tasks that have no job yet on the queue (all of them, for a batch just
+    recorded; after a submit cut short, the rest); the new job ids, in task order. Each job id
+    is recorded as soon as it exists."""
     url = require_url()
     app = make_app(url)
     with Store(runs_dir) as store, app.open():
         ensure_schema(app, store)
         tables = BatchTables(store.conn)
-        tasks = tables.tasks(batch_id)
+        batch = tables.get(batch_id)
+        if batch is None or batch["mode"] != "queue":
+            raise UserError(f"no queued batch {batch_id!r} in {store.where}", exit_code=1)
         ids = []
-        for task in tasks:  # one lock per thread: its jobs never run at the same time
-            ids.append(app.tasks[TASK].configure(queue=QUEUE, lock=task["thread_id"]).defer(
-                batch_id=batch_id, n=task["n"]))  # fmt: skip
-        with store.transaction():
-            for task, job_id in zip(tasks, ids, strict=True):
-                tables.set_job(batch_id, task["n"], job_id)
+        for task in tables.tasks(batch_id):
+            if task["job_id"] is not None:
+                continue
+            job_id = (
+                app.tasks[TASK]
+                .configure(queue=QUEUE, lock=task["thread_id"])
+                .defer(batch_id=batch_id, n=task["n"])
+            )  # one lock per thread: never two jobs of it at once
+            tables.set_job(batch_id, task["n"], job_id)
+            ids.append(job_id)
     return ids
 
 
@@ -147,7 +157,12 @@ def write_job(context, batch_id: str, n: int) -> str:
     except RunBusy:
         raise
     except Exception as exc:
-        if not (transient(exc) and context.job.attempts + 1 < RETRIES):
+        faults = RETRIES
+        if transient(exc):
+            with Store(runs_dir) as store:
+                faults = BatchTables(store.conn).fault(batch_id, n)
+            exc.faults = faults  # read by the retry strategy
+        if faults >= RETRIES:
             with Store(runs_dir) as store:
                 BatchTables(store.conn).set_error(batch_id, n, _one_line(exc))
         raise
@@ -192,7 +207,9 @@ async def _serve(runs_dir: str, burst: bool) -> None:
 
 def serve(runs_dir: str, burst: bool = False) -> None:
     """One worker process: one job at a time until stopped (or, with `burst`, until the queue
-    is empty)."""
+    is empty). In its own process group: a terminal's Ctrl-C reaches the parent alone, which
+    passes on one SIGTERM (a second signal would make procrastinate stop at once, mid-step)."""
+    os.setpgrp()
     logging.getLogger("procrastinate").setLevel(logging.WARNING)
     try:
         asyncio.run(_serve(runs_dir, burst))
@@ -204,8 +221,9 @@ def run_workers(runs_dir: str | Path, concurrency: int, burst: bool = False) -> 
     """`reflectcli worker`: `concurrency` worker processes (one job each at a time); SIGINT /
     SIGTERM are passed on, and each stops after the current step. The exit code: 0, or 130."""
     require_url()
-    with Store(runs_dir) as store:  # the tables exist before any worker looks for jobs
-        ensure_schema(make_app(store.url), store)
+    app = make_app(require_url())
+    with Store(runs_dir) as store, app.open():  # the tables exist before any worker looks for jobs
+        ensure_schema(app, store)
     context = multiprocessing.get_context("spawn")
 
     def start():
@@ -223,13 +241,17 @@ def run_workers(runs_dir: str | Path, concurrency: int, burst: bool = False) -> 
                 os.kill(proc.pid, signal.SIGTERM)
 
     previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
+    pause = 1.0  # between restarts of processes that keep dying (the database is down, say)
     try:
         while any(proc.is_alive() for proc in procs):
             for i, proc in enumerate(procs):
                 proc.join(0.2)
                 if proc.exitcode not in (None, 0) and not stopped["signal"]:
                     print(f"worker: process {proc.pid} died ({proc.exitcode}); its job goes back on "
-                          "the queue after the lease; starting another", file=sys.stderr)  # fmt: skip
+                          f"the queue after the lease; starting another in {pause:.0f} s",
+                          file=sys.stderr)  # fmt: skip
+                    time.sleep(pause)
+                    pause = min(60.0, pause * 2)
                     procs[i] = start()
     finally:
         for s, handler in previous.items():

@@ -19,12 +19,14 @@ def task_status(task: dict[str, Any], run: dict[str, Any] | None, cancelled: boo
     status = effective_status(run) if run else None
     if status == "finished":
         return "done"
-    if status == "running":
+    if status == "running" or job == "doing":
         return "running"
-    if task.get("error") or job == "failed":
+    if task.get("error"):
         return "failed"
     if cancelled or job in ("cancelled", "aborted"):
         return "cancelled"
+    if job == "failed":
+        return "failed"
     return "queued"
 
 

@@ -142,7 +142,13 @@ def resume(
 
 @app.command()
 def submit(
-    tasks: TasksArg,
+    tasks: Annotated[Path | None, typer.Argument(help="JSONL, one task per line (see `batch run`).")] = None,
+    resume_batch: Annotated[
+        str | None,
+        typer.Option(
+            "--resume", help="Queue the tasks of this batch that a submit cut short left without a job."
+        ),
+    ] = None,
     model: ModelOpt = None,
     critic_model: CriticOpt = None,
     api_base: ApiBaseOpt = None,
@@ -162,18 +168,23 @@ def submit(
 
         settings = _settings(config, runs_dir, model, critic_model, api_base, max_rounds, threshold)
         queue.require_url()
-        items = load(tasks, settings)
-        batch_id = local.create(settings.runs_dir, str(tasks), "queue", settings.run_params(), items)
+        if resume_batch:
+            batch_id, items = resume_batch, []
+        elif tasks is None:
+            raise UserError("name a JSONL file of tasks (or --resume BATCH_ID)", exit_code=2)
+        else:
+            items = load(tasks, settings)
+            batch_id = local.create(settings.runs_dir, str(tasks), "queue", settings.run_params(), items)
         jobs = queue.submit(settings.runs_dir, batch_id)
     except (UserError, Exception) as exc:
         raise _fail(ui, exc, debug) from None
     if as_json:
         import json
 
-        sys.stdout.write(json.dumps({"batch_id": batch_id, "tasks": len(items), "jobs": jobs}) + "\n")
+        sys.stdout.write(json.dumps({"batch_id": batch_id, "queued": len(jobs), "jobs": jobs}) + "\n")
     else:
-        ui.console.print(f"[bold]batch[/] [cyan]{batch_id}[/] · {len(items)} tasks queued "
-                         f"(jobs {jobs[0]}–{jobs[-1]})")  # fmt: skip
+        span = f" (jobs {jobs[0]}–{jobs[-1]})" if jobs else ""
+        ui.console.print(f"[bold]batch[/] [cyan]{batch_id}[/] · {len(jobs)} tasks queued{span}")
         ui.console.print(f"[dim]start workers with `reflectcli worker --concurrency 4`; watch with "
                          f"`reflectcli batch status {batch_id}`[/]")  # fmt: skip
 

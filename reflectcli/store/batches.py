@@ -10,7 +10,7 @@ from typing import Any
 
 BATCH_KEYS = ("id", "created_at", "source", "mode", "settings", "cancelled")
 TASK_KEYS = ("batch_id", "n", "line", "thread_id", "task", "overrides", "job_id", "worker",
-             "queued_at", "started_at", "attempts", "error")  # fmt: skip
+             "queued_at", "started_at", "attempts", "faults", "error")  # fmt: skip
 
 
 def _batch(row: Any) -> dict[str, Any]:
@@ -104,6 +104,25 @@ class BatchTables:
             sql += f" AND n IN ({', '.join('?' * len(ns))})"
             args += ns
         return self.conn.execute(sql, args).rowcount
+
+    def fault(self, batch_id: str, n: int) -> int:
+        """Count one provider failure of the task (restarts and give-backs are not failures);
+        the count so far."""
+        self.conn.execute("UPDATE batch_tasks SET faults = faults + 1 WHERE batch_id = ? AND n = ?",
+                          (batch_id, n))  # fmt: skip
+        row = self.conn.execute("SELECT faults FROM batch_tasks WHERE batch_id = ? AND n = ?",
+                                (batch_id, n)).fetchone()  # fmt: skip
+        return int(row[0]) if row else 0
+
+    def taken(self, thread_ids: list[str]) -> set[str]:
+        """Which of these thread ids a batch task already has."""
+        out: set[str] = set()
+        for i in range(0, len(thread_ids), 500):
+            part = thread_ids[i : i + 500]
+            rows = self.conn.execute(f"SELECT thread_id FROM batch_tasks WHERE thread_id IN "
+                                     f"({', '.join('?' * len(part))})", part)  # fmt: skip
+            out.update(r[0] for r in rows)
+        return out
 
     def set_error(self, batch_id: str, n: int, error: str | None) -> None:
         self.conn.execute("UPDATE batch_tasks SET error = ? WHERE batch_id = ? AND n = ?",

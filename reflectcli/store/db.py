@@ -27,7 +27,22 @@ from reflectcli.store.migrations import MIGRATIONS, migration_sql
 
 DB_NAME = "reflect.db"
 STORE_ENV = "REFLECTCLI_STORE"
-HOST = os.uname().nodename
+
+
+def _host() -> str:
+    """This machine as a run's owner: its name, and the PID namespace when it is not the first
+    one (containers sharing a host name but not their pids must not take each other's pids as
+    their own): `name~4026532` then."""
+    name = os.uname().nodename
+    try:
+        ns = os.readlink("/proc/self/ns/pid")  # "pid:[4026531836]"
+        init = os.readlink("/proc/1/ns/pid")
+    except OSError:
+        return name
+    return name if ns == init else f"{name}~{ns.strip('pid:[]')}"
+
+
+HOST = _host()
 _LANGGRAPH_TABLES = ("checkpoints", "writes", "checkpoint_blobs", "checkpoint_writes")
 THREAD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
@@ -63,7 +78,8 @@ def store_url() -> str | None:
     if not url or url.lower() == "sqlite":
         return None
     if not re.match(r"^postgres(ql)?://", url, re.I):
-        raise UserError(f"store {url!r} is not a postgresql:// URL",
+        shown = re.sub(r"(://[^/@]*?)(:[^/@]*)?@", r"\1:***@", url) if "@" in url else url
+        raise UserError(f"store {shown!r} is not a postgresql:// URL",
                         hint="use postgresql://user@host/db, or 'sqlite' for the file in the runs folder",
                         exit_code=2)  # fmt: skip
     return url
@@ -298,9 +314,20 @@ class Store:
             self.conn.execute("SELECT pg_advisory_unlock(7243019)")
 
     def migrate(self) -> None:
-        """Apply the numbered migrations not yet recorded, in order, each in a transaction."""
+        """Apply the numbered migrations not yet recorded, in order, each in a transaction. On
+        PostgreSQL the schema lock is taken only when something is missing (so that opening a
+        store behind PgBouncer's transaction pooling never holds a session lock)."""
+        if self.dialect == "postgres" and self._migrated():
+            return
         with self._schema_lock():
             self._migrate()
+
+    def _migrated(self) -> bool:
+        exists = self.conn.execute("SELECT to_regclass('_migrations') IS NOT NULL").fetchone()[0]
+        if not exists:
+            return False
+        done = {row[0] for row in self.conn.execute("SELECT name FROM _migrations")}
+        return all(name in done for name, _ in MIGRATIONS)
 
     def _migrate(self) -> None:
         if self.dialect == "postgres":
@@ -344,8 +371,9 @@ class Store:
             )  # fmt: skip
             self._others.append(pool)
             saver = PostgresSaver(pool, serde=serde)
-            with self._schema_lock():
-                saver.setup()
+            if not self._saver_ready(len(saver.MIGRATIONS)):
+                with self._schema_lock():
+                    saver.setup()
             return saver
         from langgraph.checkpoint.sqlite import SqliteSaver
 
@@ -354,6 +382,12 @@ class Store:
         saver = SqliteSaver(conn, serde=serde)
         saver.setup()
         return saver
+
+    def _saver_ready(self, migrations: int) -> bool:
+        """PostgresSaver's own migrations all applied (its setup is skipped, and its lock)."""
+        if not self.conn.execute("SELECT to_regclass('checkpoint_migrations') IS NOT NULL").fetchone()[0]:
+            return False
+        return self.conn.execute("SELECT COUNT(*) FROM checkpoint_migrations").fetchone()[0] >= migrations
 
     def reopen(self) -> Store:
         """A second handle on the same store (its own connection), for another thread."""
@@ -424,7 +458,8 @@ class Store:
             held = dict(row) if row else {}
             mine = held.get("owner_pid") == me and held.get("owner_host") == HOST
             if held.get("owner_pid") and not mine and owner_alive(held):
-                where = "" if held.get("owner_host") == HOST else f" on {held.get('owner_host')}"
+                host = str(held.get("owner_host") or "")
+                where = "" if host == HOST else f" on {host.split('~')[0]}"
                 raise RunBusy(
                     f"thread {thread_id} is being run by another process (pid {held['owner_pid']}{where})",
                     hint="wait for it to finish, or stop it first"
@@ -453,29 +488,36 @@ class Store:
         ).rowcount)  # fmt: skip
 
     @contextmanager
-    def keep_alive(self, thread_id: str) -> Iterator[None]:
+    def keep_alive(self, thread_id: str) -> Iterator[threading.Event]:
         """Renew the lease every third of its length from a thread with its own connection,
-        while the body runs (a failed renewal is retried; the pid still guards this host)."""
-        stop = threading.Event()
+        while the body runs. Yields an event set when the claim is lost: a renewal found another
+        owner, or no renewal succeeded for a whole lease (the database was unreachable), so
+        another process may have taken the thread; the run must stop at its next step."""
+        stop, lost = threading.Event(), threading.Event()
         every = lease_seconds() / 3
 
         def renew() -> None:
-            other = None
+            other, renewed = None, time.monotonic()
             while not stop.wait(every):
                 try:
                     other = other or self.reopen()
-                    other.renew(thread_id)
+                    if not other.renew(thread_id):
+                        lost.set()
+                        break
+                    renewed = time.monotonic()
                 except Exception:  # the database is busy or gone: the main thread will say so
                     if other is not None:
                         other.close()
                     other = None
+                    if time.monotonic() - renewed > lease_seconds():
+                        lost.set()
             if other is not None:
                 other.close()
 
         worker = threading.Thread(target=renew, name=f"lease-{thread_id}", daemon=True)
         worker.start()
         try:
-            yield
+            yield lost
         finally:
             stop.set()
             worker.join(timeout=5)

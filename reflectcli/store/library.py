@@ -35,7 +35,7 @@ def fts_query(prepared: str) -> str | None:
 
 def tsquery(fts_query: str) -> str:
     """FTS5's `"a" OR "b"` (every word quoted) as PostgreSQL's `'a' | 'b'`, for to_tsquery."""
-    words = re.findall(r'"([^"]*)"', fts_query)
+    words = [_folded(w) for w in re.findall(r'"([^"]*)"', fts_query)]  # as the index keeps them
     return " | ".join("'" + w.replace("\\", "").replace("'", "''") + "'" for w in words if w)
 
 
@@ -52,6 +52,12 @@ class Library:
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
         self.postgres = getattr(conn, "dialect", "sqlite") == "postgres"
+
+    def indexed(self, body: str) -> str:
+        """The text as the full-text index keeps it: PostgreSQL's `simple` configuration does
+        not drop diacritics as FTS5's unicode61 does, so they are dropped here (queries are
+        folded the same way)."""
+        return _folded(body) if self.postgres else body
 
     def find(self, location: str) -> dict[str, Any] | None:
         row = self.conn.execute(
@@ -99,7 +105,8 @@ class Library:
                      chunk["start"], chunk["end"]),
                 ).fetchone()[0]  # fmt: skip
                 self.conn.execute(
-                    "INSERT INTO chunk_index (rowid, body) VALUES (?, ?)", (chunk_id, chunk["body"])
+                    "INSERT INTO chunk_index (rowid, body) VALUES (?, ?)",
+                    (chunk_id, self.indexed(chunk["body"])),
                 )
             self.conn.execute("COMMIT")
         except BaseException:

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from reflectcli.store.library import tsquery
+from reflectcli.store.library import _folded, tsquery
 
 LESSON_KEYS = ("id", "text", "scope", "tags", "strength", "seen", "uses", "created_at", "last_seen",
                "status", "pinned", "superseded_by", "origin")  # fmt: skip
@@ -31,6 +31,10 @@ class MemoryTables:
         self.conn = conn
         self.postgres = getattr(conn, "dialect", "sqlite") == "postgres"
 
+    def indexed(self, body: str) -> str:
+        """Diacritics dropped on PostgreSQL, as FTS5's unicode61 drops them (see Library.indexed)."""
+        return _folded(body) if self.postgres else body
+
     # --- lessons ----------------------------------------------------------------------------
 
     def get(self, lesson_id: int) -> dict[str, Any] | None:
@@ -49,7 +53,9 @@ class MemoryTables:
             "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (text, scope, tags, strength, now, now, origin),
         ).fetchone()[0])  # fmt: skip
-        self.conn.execute("INSERT INTO lesson_index (rowid, body) VALUES (?, ?)", (lesson_id, body))
+        self.conn.execute(
+            "INSERT INTO lesson_index (rowid, body) VALUES (?, ?)", (lesson_id, self.indexed(body))
+        )
         return lesson_id
 
     def update(self, lesson_id: int, **fields: Any) -> None:
@@ -58,7 +64,9 @@ class MemoryTables:
 
     def reindex(self, lesson_id: int, body: str) -> None:
         self.conn.execute("DELETE FROM lesson_index WHERE rowid = ?", (lesson_id,))
-        self.conn.execute("INSERT INTO lesson_index (rowid, body) VALUES (?, ?)", (lesson_id, body))
+        self.conn.execute(
+            "INSERT INTO lesson_index (rowid, body) VALUES (?, ?)", (lesson_id, self.indexed(body))
+        )
 
     def delete(self, lesson_id: int) -> None:
         """Gone for good: the lesson, its evidence and its index entry (the log keeps that it was)."""

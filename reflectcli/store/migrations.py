@@ -209,6 +209,7 @@ MIGRATIONS: list[tuple[str, str]] = [
             queued_at  REAL NOT NULL,
             started_at REAL,
             attempts   INTEGER NOT NULL DEFAULT 0,
+            faults     INTEGER NOT NULL DEFAULT 0,
             error      TEXT,
             PRIMARY KEY (batch_id, n)
         )

@@ -103,7 +103,15 @@ class Connection:
 
     def execute(self, sql: str, args: Sequence[Any] = ()) -> psycopg.Cursor:
         cursor = self.raw.cursor()
-        cursor.execute(query_sql(sql, bool(args)), tuple(args) if args else None)
+        try:
+            cursor.execute(query_sql(sql, bool(args)), tuple(args) if args else None)
+        except BaseException:
+            if sql.startswith("BEGIN") and not self.raw.closed:  # the lock wait failed: not ours
+                try:
+                    self.raw.execute("ROLLBACK")
+                except Exception:
+                    pass
+            raise
         return cursor
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
@@ -116,5 +124,6 @@ class Connection:
 
 
 def safe_url(url: str) -> str:
-    """The URL without its password, for messages."""
-    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
+    """The URL without its password, for messages (`user:pw@`, `:pw@`, `?password=`)."""
+    url = re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
+    return re.sub(r"([?&]password=)[^&]*", r"\1***", url, flags=re.I)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import time
 from pathlib import Path
@@ -49,11 +50,17 @@ def batch_id_in(text: str) -> str:
     return next(w for w in text.split() if w.startswith("b2"))
 
 
-def live_owner(work: Path) -> int:
-    """The pid of the process running a thread now (a worker's child)."""
+def live_owner(work: Path, server: OpenAIServer | None = None, step: str = "draft:s2") -> int:
+    """The pid of the process running a thread now (a worker's child): with `server`, the
+    thread whose `step` request arrived last (the held one)."""
+    sql, args = "SELECT owner_pid FROM runs WHERE status = 'running' AND owner_pid IS NOT NULL", ()
+    if server is not None:
+        with server.lock:
+            held = [r for r in server.records if r.step == step][-1]
+        case = re.search(r"case (\d+)", json.dumps(held.body["messages"])).group(1)
+        sql, args = sql + " AND thread_id = ?", (f"t{case}",)
     with raw_db(work / "runs") as db:
-        row = db.execute("SELECT owner_pid FROM runs WHERE status = 'running' AND owner_pid IS NOT NULL")
-        row = row.fetchone()
+        row = db.execute(sql, args).fetchone()
     return int(row[0])
 
 
@@ -113,7 +120,7 @@ def test_batch_run_survives_a_killed_worker_and_pays_no_call_twice(tmp_path, bac
                                           *model_args(server)])  # fmt: skip
         try:
             child.wait_until(hold.arrived.is_set, "a held draft:s2")
-            victim = live_owner(tmp_path)
+            victim = live_owner(tmp_path, server)
             os.kill(victim, signal.SIGKILL)
             hold.release.set()
             assert child.finish(240) == 0, child.describe()
@@ -204,7 +211,7 @@ def test_a_killed_worker_job_is_resumed_by_another(tmp_path, pg_url):
         second = None
         try:
             first.wait_until(hold.arrived.is_set, "a held draft:s2")
-            victim = live_owner(tmp_path)
+            victim = live_owner(tmp_path, server)
             first.proc.send_signal(signal.SIGKILL)  # the parent first: it would start another process
             os.kill(victim, signal.SIGKILL)
             hold.release.set()

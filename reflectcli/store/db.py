@@ -78,7 +78,8 @@ def store_url() -> str | None:
     if not url or url.lower() == "sqlite":
         return None
     if not re.match(r"^postgres(ql)?://", url, re.I):
-        shown = re.sub(r"(://[^/@]*?)(:[^/@]*)?@", r"\1:***@", url) if "@" in url else url
+        shown = re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)  # no password in messages
+        shown = re.sub(r"([?&]password=)[^&]*", r"\1***", shown, flags=re.I)
         raise UserError(f"store {shown!r} is not a postgresql:// URL",
                         hint="use postgresql://user@host/db, or 'sqlite' for the file in the runs folder",
                         exit_code=2)  # fmt: skip

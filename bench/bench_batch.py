@@ -124,28 +124,47 @@ def kills(pg: PgServer, server: OpenAIServer, n: int, every: float, lease: float
             raise SystemExit(f"kills: not done after an hour: {counts(url)}")
         if time.monotonic() >= next_kill:
             i = rng.randrange(len(workers))
-            os.killpg(workers[i].pid, signal.SIGKILL)  # the worker and its process, at once
-            workers[i].wait()
+            kill_worker(workers[i])
             killed += 1
             snapshots.append((server.count, journaled(url)))
             workers[i] = cli(work, env, "worker", "--concurrency", "1", "--runs-dir", "runs", wait=False)
             next_kill = time.monotonic() + every * rng.uniform(0.5, 1.5)
         time.sleep(0.2)
     took = time.monotonic() - started
-    for w in workers:
-        os.killpg(w.pid, signal.SIGTERM)
-    for w in workers:
-        try:
-            w.wait(60)
-        except subprocess.TimeoutExpired:
-            os.killpg(w.pid, signal.SIGKILL)
-    repeated, in_flight = classify(server, snapshots)
+    stop_workers(workers)
+    repeated, in_flight = classify(server, snapshots, before)
     lost = n - done_runs(url)
     print(f"  {killed} kill -9 of a worker in {took:.0f} s: {n - lost}/{n} tasks done, lost {lost}; "
           f"completed calls sent again: {repeated} (answer journaled before the kill), {in_flight} in "
           f"flight (answered by the server, not yet journaled when the process died); requests "
           f"{server.count - before} for {n * CALLS} calls")  # fmt: skip
     return {"killed": killed, "lost": lost, "resent": repeated, "in_flight": in_flight}
+
+
+def kill_worker(proc: subprocess.Popen) -> None:
+    """SIGKILL to a `worker` command and to the process doing its job (which runs in a process
+    group of its own, so that a terminal's Ctrl-C reaches the parent alone), at once."""
+    try:
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+    except OSError:
+        children = []
+    for pid in [proc.pid, *map(int, children)]:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    proc.wait()
+
+
+def stop_workers(workers: list[subprocess.Popen]) -> None:
+    """SIGTERM to each `worker` command (it passes it on); SIGKILL to any left after 60 s."""
+    for w in workers:
+        w.send_signal(signal.SIGTERM)
+    for w in workers:
+        try:
+            w.wait(60)
+        except subprocess.TimeoutExpired:
+            kill_worker(w)
 
 
 def journaled(url: str) -> set[tuple[str, str]]:
@@ -155,7 +174,7 @@ def journaled(url: str) -> set[tuple[str, str]]:
         return {(r[0], r[1]) for r in conn.execute("SELECT thread_id, step FROM call_journal")}
 
 
-def classify(server: OpenAIServer, snapshots: list[tuple[int, set]]) -> tuple[int, int]:
+def classify(server: OpenAIServer, snapshots: list[tuple[int, set]], start: int) -> tuple[int, int]:
     """Requests sent again after an identical one completed: `repeated` when its answer was in
     the journal at the kill before the resend (a bug: resume must replay it), else `in flight`."""
     import re
@@ -167,6 +186,8 @@ def classify(server: OpenAIServer, snapshots: list[tuple[int, set]]) -> tuple[in
     with server.lock:
         records = list(server.records)
     for index, record in enumerate(records):
+        if index < start:  # an earlier part's requests (the same task texts)
+            continue
         if record.hash in seen:
             text = json.dumps(record.body.get("messages"))
             match = re.search(r"case (\d+)", text)
@@ -198,10 +219,7 @@ def latency(pg: PgServer, server: OpenAIServer, n: int, lease: float) -> list[fl
         time.sleep(0.5)
     while done_runs(url) < n + 1:
         time.sleep(0.2)
-    for w in workers:
-        os.killpg(w.pid, signal.SIGTERM)
-    for w in workers:
-        w.wait(60)
+    stop_workers(workers)
     import psycopg
 
     with psycopg.connect(url) as conn:

@@ -21,6 +21,9 @@ from pathlib import Path
 
 
 def bindir() -> Path | None:
+    """The server binaries: REFLECTCLI_TEST_PG_BINDIR, else the system's, else the wheel's."""
+    if os.environ.get("REFLECTCLI_TEST_PG_BINDIR"):
+        return Path(os.environ["REFLECTCLI_TEST_PG_BINDIR"])
     for candidate in sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True):
         if Path(candidate, "initdb").exists():
             return Path(candidate)

@@ -303,3 +303,35 @@ def test_a_submit_cut_short_is_completed_by_submit_resume(tmp_path, pg_url):
         assert worker.finish(180) == 0, worker.describe()
         assert server.count == 2 * CALLS
     assert status_of(tmp_path, batch)["counts"]["done"] == 2
+
+
+@pytest.mark.slow
+def test_a_worker_whose_parent_is_killed_stops_too(tmp_path, pg_url):
+    """kill -9 of the `worker` command: its process (in a process group of its own) gets a
+    SIGTERM from the kernel and stops, instead of working on unsupervised."""
+    worker = Child(tmp_path, "worker", ["worker", "--runs-dir", "runs"])
+    children: list[int] = []
+    try:
+        path = Path(f"/proc/{worker.proc.pid}/task/{worker.proc.pid}/children")
+        worker.wait_until(lambda: bool(path.read_text().split()), "the worker's process", timeout=120)
+        children = [int(pid) for pid in path.read_text().split()]
+        worker.proc.send_signal(signal.SIGKILL)
+        worker.proc.wait(10)
+        deadline = time.monotonic() + 60
+        while any(Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid) for pid in children):
+            assert time.monotonic() < deadline, "the worker's process outlived it"
+            time.sleep(0.2)
+    finally:
+        for pid in children:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        worker.kill()
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text().split("State:")[1].split("\n")[0].lower()
+    except (OSError, IndexError):
+        return "zombie"

@@ -86,6 +86,21 @@ def _job_statuses(store: Store, job_ids: list[int]) -> dict[int, str]:
 # --- one worker process -----------------------------------------------------------------------
 
 
+def detach() -> None:
+    """A worker process's own process group (a terminal's Ctrl-C reaches only its parent, which
+    passes on one signal), and a SIGTERM when its parent dies (a `kill -9` of the parent leaves
+    no worker running unsupervised: it stops after its current step). Linux: prctl."""
+    os.setpgrp()
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent died before the line above
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
 def _one_line(exc: BaseException) -> str:
     message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
     return " ".join(str(message).split())[:500]
@@ -96,11 +111,11 @@ def work_through(runs_dir: str, batch_id: str) -> None:
     cancelled. SIGINT / SIGTERM (sent by the parent: the worker has its own process group, so a
     terminal's Ctrl-C reaches the parent alone) stop it after the current step, checkpointed;
     the task is given back."""
-    os.setpgrp()
     me = f"{HOST}:{os.getpid()}"
     stopping = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stopping.set())
+    detach()
     checked = {"at": 0.0, "cancelled": False}
 
     def cancelled() -> bool:  # asked after every step: looks at the store at most every 2 s

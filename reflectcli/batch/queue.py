@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from reflectcli.batch.execute import RETRIES, backoff, run_task, transient
-from reflectcli.batch.local import _one_line
+from reflectcli.batch.local import _one_line, detach
 from reflectcli.errors import RunBusy, RunInterrupted, UserError
 from reflectcli.store.batches import BatchTables
 from reflectcli.store.db import HOST, Store, lease_seconds, store_url
@@ -208,9 +208,14 @@ async def _serve(runs_dir: str, burst: bool) -> None:
 def serve(runs_dir: str, burst: bool = False) -> None:
     """One worker process: one job at a time until stopped (or, with `burst`, until the queue
     is empty). In its own process group: a terminal's Ctrl-C reaches the parent alone, which
-    passes on one SIGTERM (a second signal would make procrastinate stop at once, mid-step)."""
-    os.setpgrp()
+    passes on one SIGTERM (a second signal would make procrastinate stop at once, mid-step); a
+    SIGTERM too when the parent dies (`kill -9`), until procrastinate's own handler is in place."""
+    stopping = {"early": False}
+    signal.signal(signal.SIGTERM, lambda *_: stopping.update(early=True))
+    detach()
     logging.getLogger("procrastinate").setLevel(logging.WARNING)
+    if stopping["early"]:
+        return
     try:
         asyncio.run(_serve(runs_dir, burst))
     except KeyboardInterrupt:

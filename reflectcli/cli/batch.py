@@ -78,25 +78,37 @@ def run(
     """Write every task of a JSONL file on this machine, with N worker processes (any store)."""
     _setup_logging(debug)
     ui = _renderer(quiet or as_json)
-    batch_id = None
     try:
         from reflectcli.batch import local
         from reflectcli.batch.tasks import load
-        from reflectcli.output.batchview import BatchProgress
 
         settings = _settings(config, runs_dir, model, critic_model, api_base, max_rounds, threshold)
         items = load(tasks, settings)
         batch_id = local.create(settings.runs_dir, str(tasks), "local", settings.run_params(), items)
+    except (UserError, Exception) as exc:
+        raise _fail(ui, exc, debug) from None
+    _work_here(ui, settings.runs_dir, batch_id, jobs, f"{len(items)} tasks", quiet, as_json, debug,
+               "interrupted: finished tasks are kept and the others resume from their last step; "
+               f"continue with `reflectcli batch resume {batch_id}`")  # fmt: skip
+
+
+def _work_here(ui, where, batch_id: str, jobs: int, what: str, quiet: bool, as_json: bool, debug: bool,
+               interrupted: str) -> None:  # fmt: skip
+    """`batch run` and `batch resume`: the worker processes, the live progress, the final table
+    and the exit code (0 all done, 1 any failed, 130 interrupted)."""
+    try:
+        from reflectcli.batch import local
+        from reflectcli.output.batchview import BatchProgress
+
         if not as_json:
-            ui.console.print(f"[bold]batch[/] [cyan]{batch_id}[/] · {len(items)} tasks · {jobs} processes")
+            ui.console.print(f"[bold]batch[/] [cyan]{batch_id}[/] · {what} · {jobs} processes")
         progress = BatchProgress(quiet=quiet or as_json)
         try:
-            status = local.run_local(settings.runs_dir, batch_id, jobs, progress)
+            status = local.run_local(where, batch_id, jobs, progress)
         finally:
             progress.close()
     except KeyboardInterrupt:
-        ui.warn(f"interrupted: finished tasks are kept and the others resume from their last step; "
-                f"continue with `reflectcli batch resume {batch_id}`")  # fmt: skip
+        ui.warn(interrupted)
         raise typer.Exit(130) from None
     except (UserError, Exception) as exc:
         raise _fail(ui, exc, debug) from None
@@ -120,24 +132,22 @@ def resume(
     ui = _renderer(quiet or as_json)
     try:
         from reflectcli.batch import local
-        from reflectcli.output.batchview import BatchProgress
 
         where = _runs_dir(runs_dir, config)
         again = local.reopen(where, batch, retry_failed)
-        if not as_json:
-            ui.console.print(f"[bold]batch[/] [cyan]{batch}[/] · {again} tasks to go · {jobs} processes")
-        progress = BatchProgress(quiet=quiet or as_json)
-        try:
-            status = local.run_local(where, batch, jobs, progress)
-        finally:
-            progress.close()
-    except KeyboardInterrupt:
-        ui.warn(f"interrupted again: continue with `reflectcli batch resume {batch}`")
-        raise typer.Exit(130) from None
     except (UserError, Exception) as exc:
         raise _fail(ui, exc, debug) from None
-    _print_final(ui, status, as_json)
-    raise typer.Exit(1 if status["counts"]["failed"] else 0)
+    _work_here(
+        ui,
+        where,
+        batch,
+        jobs,
+        f"{again} tasks to go",
+        quiet,
+        as_json,
+        debug,
+        f"interrupted again: continue with `reflectcli batch resume {batch}`",
+    )
 
 
 @app.command()

@@ -136,6 +136,20 @@ def test_critiques_may_mention_errors_in_the_article():
     assert review.score == 6
 
 
+@pytest.mark.parametrize(
+    "feedback",
+    [
+        "[S2] does not support the claim that the press dates from 1440.",
+        "(Section 2) The example of KeyError handling needs a plainer explanation.",
+        "Explain the JSON format before the parser section, with one short sample.",
+        "The section on ValueError and TypeError should show when each is raised.",
+    ],
+)
+def test_real_critiques_of_cited_or_technical_articles_are_valid(feedback):
+    review = parse_as(Review, json.dumps({"score": 6, "feedback": feedback, "improvements": []}))
+    assert review.feedback == feedback
+
+
 def test_outline_accepts_list_and_strings_and_rejects_placeholders():
     assert [s.title for s in Outline.model_validate(["## Why", "How"]).sections] == ["Why", "How"]
     with pytest.raises(ValueError):

@@ -40,12 +40,14 @@ _PLACEHOLDER = re.compile(
 # an answer that is not a review: an error message, a data dump, a refusal, chatter about files
 _NOT_PROSE = re.compile(
     r"an? (unexpected )?error (has )?occurred|^\W*value error\b|\btraceback\b|"
-    r"\bjson (file|object|format|data)\b|\bhas been (added|saved|stored|written|updated) to\b|"
+    r"\bhas been (added|saved|stored|written|updated) to (a|an|the) ([\w-]+ )?"
+    r"(file|database|folder|directory|disk|table)\b|"
     r"\bas an ai\b|\bi (cannot|can't|can not|am unable to) (help|assist|review|do)\b|"
-    r"^\s*[\[{(<]|^\W*(none|null|n/?a|ok|yes|no|true|false|undefined)\W*$",
+    r"^\s*[{<]|^\s*\[(?!S\d+\])|^\W*(none|null|n/?a|ok|yes|no|true|false|undefined)\W*$",
     re.I,
 )
-_EXCEPTION_NAME = re.compile(r"\b[A-Z][A-Za-z]*(Error|Exception)\b")
+# an exception's name leading the text ("ValueError: ..."); inside a sentence it may be the topic
+_EXCEPTION_NAME = re.compile(r"^\W*[A-Z][A-Za-z]*(Error|Exception)\b")
 
 
 def placeholder(text: str) -> bool:

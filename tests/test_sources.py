@@ -88,6 +88,22 @@ def test_a_bad_file_is_one_line_and_the_rest_goes_on(corpus, runs_dir, name, con
     assert [s["kind"] for s in library.sources(runs_dir)] == ["txt"]  # nothing of the bad one
 
 
+def test_a_reader_that_crashes_on_one_file_skips_only_that_file(corpus, runs_dir, monkeypatch):
+    from reflectcli.sources import library as lib
+
+    real = lib.read_path
+
+    def fragile(path):
+        if path.suffix == ".docx":
+            raise KeyError("word/document.xml")  # as python-docx does on a broken archive
+        return real(path)
+
+    monkeypatch.setattr(lib, "read_path", fragile)
+    outcomes = library.add(runs_dir, [str(corpus["docx"]), str(corpus["md"])])
+    assert [o.status for o in outcomes] == ["skipped", "added"]
+    assert "could not be read (KeyError" in outcomes[0].error
+
+
 def test_nothing_half_indexed_stays_behind(corpus, runs_dir, monkeypatch, backend):
     """A failure while a source's chunks are written leaves no trace of it (one transaction)."""
     library.add(runs_dir, [str(corpus["txt"])])

@@ -103,10 +103,22 @@ def add(runs_dir: str | Path, targets: list[str], progress: Progress | None = No
     return outcomes
 
 
+def _read(reader, item):
+    """A reader's result; anything a reader library raises on a file it cannot handle (a
+    corrupt DOCX, a PDF pypdf chokes on) is that file's one-line error, not the batch's end."""
+    try:
+        return reader(item)
+    except SourceError:
+        raise
+    except Exception as exc:
+        name = getattr(item, "location", item)
+        raise SourceError(f"{name}: could not be read ({type(exc).__name__}: {str(exc)[:120]})") from exc
+
+
 def _add_one(library: Library, item: str) -> Outcome:
     try:
         if is_url(item):
-            document = read_url(item)
+            document = _read(read_url, item)
         else:
             path = Path(item)
             known = library.find(str(path.resolve()))
@@ -117,11 +129,11 @@ def _add_one(library: Library, item: str) -> Outcome:
                     same = False
                 if same:
                     return Outcome(known["location"], "unchanged", known["id"], title=known["title"])
-            document = read_path(path)
+            document = _read(read_path, path)
         known = library.find(document.location)
         if known is not None and known["content_hash"] == document.content_hash:
             return Outcome(document.location, "unchanged", known["id"], title=known["title"])
-        chunks = chunk_document(document)
+        chunks = _read(chunk_document, document)
         source = {"kind": document.kind, "location": document.location, "title": document.title,
                   "content_hash": document.content_hash, "chars": document.chars}  # fmt: skip
         source_id, status = library.save(source, chunks)

@@ -3,7 +3,7 @@ evidence, not in the critic's belief).
 
 Every sentence that cites `[Sn]` is a claim. Its verdict comes from the critic when the critic
 judged it, but a check in code has the last word on `supported`: the cited passage must hold
-the sentence's numbers and names and 80 % of its content words (compared by their
+the sentence's numbers and names and 90 % of its content words (compared by their
 first five letters, so "printed" meets "printing"), and a sentence that denies something
 cannot rest on a passage that denies nothing. A claim the critic did not judge (a tiny
 model judges none) gets the check's verdict. The check never says `contradicted`: only a critic
@@ -19,7 +19,8 @@ from reflectcli.writing.citations import CITATION, ids_in
 from reflectcli.writing.textops import CJK, fold, normalize, section_bodies
 
 VERDICTS = ("supported", "unsupported", "contradicted")
-SUPPORT = 0.8  # share of the sentence's content words the passage must hold
+SUPPORT = 0.9  # share of the sentence's content words the passage must hold (0.8 let one
+# changed detail through: precision 0.89 on bench_verifier, 1.00 at 0.9 with recall 1.00 → 0.88)
 STEM = 5
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")

@@ -159,7 +159,7 @@ def journal_texts(db: Path, thread: str) -> set[str]:
     conn = sqlite3.connect(db)
     try:
         rows = conn.execute("SELECT answer FROM call_journal WHERE thread_id = ?", (thread,))
-        return {json.loads(answer)["text"] for (answer,) in rows}
+        return {json.loads(answer).get("text") for (answer,) in rows} - {None}  # not spent: rows
     except sqlite3.OperationalError:
         return set()
     finally:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Run every benchmark in sequence (about 2.5 minutes in all); exit 1 if any of them failed to run
-# or failed a hard check. Timing targets missed are printed, not failures: machines are noisy.
+# Run the benchmarks in sequence (about 10 minutes on 2 cores) but the long ones (reliability.py,
+# bench_eval.py, bench_batch.py: run them by hand); exit 1 if any of them failed to run or failed
+# a hard check. Timing targets missed are printed, not failures: machines are noisy.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python}

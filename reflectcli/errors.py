@@ -28,9 +28,11 @@ class ModelError(UserError):
     a batch tries the task again later; anything else (a bad key, an unknown model) it does not."""
 
     def __init__(self, message: str, *, hint: str | None = None, exit_code: int | None = None,
-                 transient: bool = False):  # fmt: skip
+                 transient: bool = False, spent: dict | None = None):  # fmt: skip
         super().__init__(message, hint=hint, exit_code=exit_code)
         self.transient = transient
+        # tokens (and cost) the failed attempts generated before failing: a paid API bills them
+        self.spent = spent
 
 
 class RunInterrupted(Exception):

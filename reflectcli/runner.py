@@ -22,7 +22,7 @@ from reflectcli.memory.bank import Memory
 from reflectcli.models.factory import api_base_for, make_client
 from reflectcli.models.journal import JournaledClient
 from reflectcli.output.artifacts import artifact_path, write_artifact
-from reflectcli.output.summary import pending_step, progress, summarize, usage_by_model
+from reflectcli.output.summary import call_events, pending_step, progress, summarize, usage_by_model
 from reflectcli.sources.research import JournaledSearch, LocalRetriever, WebRetriever, resolve_mode
 from reflectcli.store.db import DB_NAME, Store, make_private_dirs, validate_thread_id
 
@@ -31,6 +31,15 @@ log = logging.getLogger(__name__)
 MAX_TASK_CHARS = 4000
 RESUME_FLAGS = ("model", "critic_model", "timeout", "api_base", "critic_api_base", "retries",
                 "backoff", "interactive")  # fmt: skip
+
+
+def replayable(store: Store, thread_id: str, state: dict[str, Any]) -> str:
+    """A note on the answers journaled after the last checkpoint (a kill between an answer and
+    its step's checkpoint): they are replayed on resume, not paid again. Empty when none."""
+    saved = store.journal_count(thread_id) - len(call_events(state))
+    if saved <= 0:
+        return ""
+    return f" ({saved} answer{'s' if saved != 1 else ''} in the journal will be replayed, not paid again)"
 
 
 @dataclass
@@ -114,6 +123,7 @@ class Runner:
         lessons = self._memory(settings, store).recall(task, settings.memory.k, thread_id) if (
             settings.memory.enabled and settings.memory.k) else []  # fmt: skip
         store.create_run(thread_id, task, params, str(path))
+        store.save_state(thread_id, initial_state(task, params, lessons))  # a resume recalls these
         store.acquire(thread_id)  # before a `resume` of the new thread could
         try:
             self.ui.started(thread_id, task, settings, path, resumed=False)
@@ -163,14 +173,12 @@ class Runner:
                      "gate_stop": "your decision after the stop"}  # fmt: skip
             nxt = (gates.get((snapshot.next or ("",))[0]) or pending_step(state)
                    or "nothing left to run; recording the finished run")  # fmt: skip
-            self.ui.notice(f"{progress(state)} → {nxt}")
+            self.ui.notice(f"{progress(state)} → {nxt}" + replayable(store, thread_id, state))
             start = None
         else:  # killed before the first checkpoint landed: start from the beginning
-            start = initial_state(run["task"], settings.run_params())
-            saved = store.journal_count(thread_id)
-            self.ui.notice("nothing checkpointed yet → outline" + (
-                f" ({saved} answer{'s' if saved != 1 else ''} in the journal will be replayed, "
-                "not paid again)" if saved else ""))  # fmt: skip
+            recalled = (store.load_state(thread_id) or {}).get("lessons")  # the same set as `write`
+            start = initial_state(run["task"], settings.run_params(), recalled)
+            self.ui.notice("nothing checkpointed yet → outline" + replayable(store, thread_id, {}))
         if state.get("params") and flags_changed(state["params"], settings):
             self.ui.notice("overriding for this resume: " + flags_changed(state["params"], settings))
         return self._drive(store, thread_id, settings, graph, config, start, state)

@@ -124,6 +124,19 @@ def test_ctrl_c_exits_130_with_resume_hint(scripted, runs_dir, backend):
     assert "reflectcli resume cc" in result.output
 
 
+def test_resume_names_the_answers_it_will_replay(scripted, runs_dir, backend):
+    # the plan's first answer is invalid (journaled), Ctrl-C hits its retry: nothing checkpointed
+    # beyond the run's input, one answer in the journal
+    responder = ScriptedResponder(scores=[8], sections=3)
+    scripted.enqueue("not json at all")
+    scripted.responder = FailOnce(responder, "plan:retry1", KeyboardInterrupt())
+    assert write(runs_dir, "--thread-id", "rp").exit_code == 130
+    resumed = invoke("resume", "rp", "--runs-dir", str(runs_dir))
+    assert resumed.exit_code == 0, resumed.output
+    assert "(1 answer in the journal will be replayed, not paid again)" in " ".join(resumed.output.split())
+    assert "done passed" in resumed.output
+
+
 def test_resume_uses_the_runs_own_settings(scripted, runs_dir, tmp_path, backend):
     scripted.responder = FailOnce(
         ScriptedResponder(scores=[7.5], sections=2), "review:r1", ModelError("down")

@@ -15,6 +15,7 @@ from reflectcli.eval import stats
 from reflectcli.eval.run import Evaluation, report
 from reflectcli.eval.suites import load, parse
 from reflectcli.models.fake import IMPROVED, FakeClient, ScriptedResponder, install_fake
+from reflectcli.store.db import Store
 from tests.helpers import FailOnce, quiet_ui, settings
 
 GRADES = ("interest", "coherence", "relevance", "coverage", "accuracy", "completeness",
@@ -85,6 +86,47 @@ def test_a_position_biased_judge_is_reported_not_hidden(scripted, judge, runs_di
     assert "position consistency 0%" in text and "leans on position" in text
 
 
+def contrary_judge(step, messages):
+    """Prefers the first draft (the article without the revision's improvement), both orders."""
+    prompt = messages[-1]["content"]
+    if step.startswith("pair"):
+        a = re.search(r"<article_A>\n(.*?)\n</article_A>", prompt, re.S).group(1)
+        return json.dumps({"winner": "B" if IMPROVED in a else "A", "reason": "The plainer one."})
+    return json.dumps(dict.fromkeys(GRADES, 2 if IMPROVED in prompt else 3))
+
+
+def test_a_revision_that_made_things_worse_is_headlined_with_its_regressions(scripted, judge, runs_dir):
+    scripted.responder = ScriptedResponder(scores=[6, 9], sections=2)
+    judge.responder = contrary_judge
+    eval_id = Evaluation(quiet_ui(), runs_dir).start(
+        "mine", TASKS, settings(runs_dir, threshold=8), "judge/x"
+    )
+    data = report(runs_dir, eval_id)
+    assert data["summary"]["loss"] == 1.0 and data["summary"]["position_consistency"] == 1.0
+    assert [r["n"] for r in data["regressions"]] == [1, 2, 3]
+    assert all(r["outcome"] == "first" and r["rubric_gain"] == -1 for r in data["regressions"])
+    shown = CliRunner().invoke(app, ["eval", "report", eval_id, "--runs-dir", str(runs_dir)])
+    text = " ".join(shown.output.split())
+    assert text.index("WORSE") < text.index("final vs first draft") and "worst regressions" in text
+    assert f"e-{eval_id}-001" in text  # each regression names its run, for `diff`
+
+
+@pytest.mark.parametrize("case", ["unusable judge", "nothing revised"])
+def test_consistency_counts_only_pairs_the_judge_decided(scripted, judge, runs_dir, case):
+    scripted.responder = ScriptedResponder(scores=[6, 9] if case == "unusable judge" else [9], sections=2)
+    if case == "unusable judge":
+        judge.responder = lambda step, messages: "I like both." if step.startswith("pair") else (
+            json.dumps(dict.fromkeys(GRADES, 3)))  # fmt: skip
+    eval_id = Evaluation(quiet_ui(), runs_dir).start(
+        "mine", TASKS, settings(runs_dir, threshold=8), "judge/x"
+    )
+    s = report(runs_dir, eval_id)["summary"]
+    assert s["judged"] == 3 and s["tie"] == 1.0 and s["decided"] == 0
+    assert s["position_consistency"] is None  # not 100 %: no order was decided by the judge
+    shown = CliRunner().invoke(app, ["eval", "report", eval_id, "--runs-dir", str(runs_dir)])
+    assert "position consistency unknown" in " ".join(shown.output.split())
+
+
 def test_an_interrupted_eval_resumes_without_paying_twice(backend, scripted, judge, runs_dir):
     scripted.responder = FailOnce(
         ScriptedResponder(scores=[6, 9], sections=2), "review:r2", KeyboardInterrupt()
@@ -153,6 +195,16 @@ def test_the_eval_commands(backend, scripted, judge, runs_dir, tmp_path):
     assert "judging with fake/w, the critic itself" in " ".join(same.output.split())
     missing = CliRunner().invoke(app, ["eval", "report", "nope", "--runs-dir", str(runs_dir)])
     assert missing.exit_code == 1 and "unknown eval 'nope'" in missing.output
+
+    def memory_on() -> list[bool]:
+        runs = json.loads(CliRunner().invoke(app, ["history", "--json", "--runs-dir", str(runs_dir)]).output)
+        with Store(runs_dir) as store:
+            return [store.get_run(r["thread_id"])["settings"]["memory"]["enabled"] for r in runs]
+
+    assert memory_on() == [False] * 3  # the tasks are independent of each other by default
+    CliRunner().invoke(app, ["eval", "run", "--builtin", "smoke", "--limit", "1", "--model", "fake/w",
+                             "--judge", "judge/x", "--memory", "--runs-dir", str(runs_dir)])  # fmt: skip
+    assert sorted(memory_on()) == [False] * 3 + [True]
 
 
 def test_bootstrap_and_combine():

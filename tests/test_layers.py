@@ -149,3 +149,18 @@ def test_the_graph_does_not_reach_the_store_through_sources():
             "print(sorted(m for m in sys.modules if m.startswith('reflectcli.store')))")  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_each_package_docstring_names_what_it_may_import():
+    """The `__init__` docstrings are the map a newcomer reads: every layer a package may import
+    (ALLOWED) is named in its docstring, and no other layer is."""
+    import ast
+    import re
+
+    for name, allowed in ALLOWED.items():
+        init = PACKAGE / name / "__init__.py"
+        if not init.exists() or name == "cli":  # cli may import everything; it says so
+            continue
+        doc = ast.get_docstring(ast.parse(init.read_text()))
+        named = set(re.findall(r"`(\w+)`", doc)) & set(ALLOWED)
+        assert named == allowed, f"{name}/__init__.py names {sorted(named)}, may import {sorted(allowed)}"

@@ -92,6 +92,28 @@ def test_learning_is_stored_once_even_when_the_step_runs_again(fake, runs_dir, m
     assert "already stored" in " ".join(e.get("note", "") for e in resumed.state["trace"])
 
 
+def test_a_run_killed_before_its_first_checkpoint_resumes_with_the_lessons_it_recalled(
+    fake, runs_dir, monkeypatch, backend
+):
+    fake.responder = Scenario()
+    memory = Memory(runs_dir)
+    memory.add(FIX)
+    real = Runner._graph
+
+    def die_once(self, *args):
+        monkeypatch.setattr(Runner, "_graph", real)
+        raise KeyboardInterrupt  # the run row exists, no checkpoint yet
+
+    monkeypatch.setattr(Runner, "_graph", die_once)
+    with pytest.raises(KeyboardInterrupt):
+        Runner(quiet_ui()).write("Why do writers revise their drafts?", settings(
+            runs_dir, max_sections=2, max_rounds=3, threshold=8), thread_id="early")  # fmt: skip
+    memory.add("Open every section with a concrete example of revising drafts.")  # would rank first now
+    resumed = Runner(quiet_ui()).resume("early", str(runs_dir), {})
+    assert resumed.state["status"] == "finished"
+    assert [x["text"] for x in resumed.state["lessons"]] == [FIX]
+
+
 def test_no_usable_critique_teaches_nothing():
     state = {"task": "x", "reviews": [{"round": 1, "version": 1, "score": 5, "source": "fallback",
                                        "improvements": [{"issue": FIX, "section": ""}]}]}  # fmt: skip
@@ -137,6 +159,10 @@ def test_a_lesson_that_made_a_draft_worse_is_superseded(runs_dir, backend):
     assert new["supersedes"] == [old] and "Apply with care" in new["text"]
     assert new["evidence"][0]["score_change"] == -2
     assert [x["id"] for x in memory.list()] == [new["id"]]  # the superseded one is not recalled
+    again = memory.learn("t2", state)  # the careful lesson made it worse too: one prefix, not two
+    assert again["superseded"] == [new["id"]]
+    newest = memory.show(memory.show(new["id"])["superseded_by"])
+    assert newest["text"] == new["text"] and newest["text"].count("Apply with care") == 1
 
 
 def test_forget_removes_it_from_the_index_too(runs_dir, backend):
@@ -157,6 +183,10 @@ def test_recall_ranks_relevant_and_scoped_lessons(runs_dir, backend):
     other = memory.add("Name the team and the season of each match.", scope="football")
     chosen = [x["id"] for x in memory.recall("The history of printing in Venice", k=5)]
     assert chosen[0] == printing and general in chosen and other not in chosen
+    howto = memory.add("Number the steps.", scope="how-to")
+    short = memory.add("Say which model each claim is about.", scope="AI")
+    assert {howto, short} <= {x["id"] for x in memory.recall("A how-to on AI tools", k=5)}
+    assert howto not in {x["id"] for x in memory.recall("Why writers revise how they work", k=5)}
 
 
 def test_concurrent_runs_learn_without_duplicates(runs_dir, backend):

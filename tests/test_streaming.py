@@ -16,6 +16,7 @@ from reflectcli.cli.app import app
 from reflectcli.config import Settings
 from reflectcli.errors import ModelError
 from reflectcli.models.factory import make_client
+from reflectcli.models.remote import _litellm
 from reflectcli.writing.schemas import outline_schema
 from tests.crashkit import KillScript
 from tests.openai_server import OpenAIServer, answer, error, loopback_fixture, step_of
@@ -69,6 +70,7 @@ def test_a_stall_is_retried_with_a_smaller_cap_and_its_tokens_counted(server):
     answers = iter([answer(TEXT, stall_after=6), answer(TEXT)])
     server.reply = lambda body: next(answers)
     client = client_for(server, timeout=1.0)
+    _litellm()  # its ~10 s import is not the stall being timed
     started = time.monotonic()
     completion = client.complete(MESSAGES, step="draft:s1", max_tokens=400)
     assert time.monotonic() - started < 4
@@ -173,3 +175,27 @@ def test_debug_logs_go_to_stderr_never_stdout(tmp_path):
     assert "LiteLLM" in child.stderr and "DEBUG" in child.stderr  # the logs exist
     assert "LiteLLM" not in child.stdout and "DEBUG" not in child.stdout
     assert len(child.stdout) < 5000, len(child.stdout)
+
+
+def test_tokens_of_a_call_that_failed_for_good_are_counted_when_it_is_answered(server, tmp_path):
+    """Stalls until the retries are spent: the error says what it cost, the journal keeps it,
+    and the same request answered after a resume carries those tokens into the run's usage."""
+    from reflectcli.models.journal import JournaledClient
+    from reflectcli.store.db import Store
+
+    server.reply = lambda body: answer(TEXT, stall_after=6)
+    store = Store(tmp_path)
+    journaled = JournaledClient(client_for(server, timeout=0.5, retries=1), store, "t1", lambda *a: None)
+    with pytest.raises(ModelError) as failed:
+        journaled.complete(MESSAGES, step="draft:s1", max_tokens=400)
+    spent = failed.value.spent
+    assert spent and spent["completion_tokens"] > 0 and "tokens of failed attempts" in str(failed.value)
+    assert store.journal_count("t1") == 0  # not an answer: nothing to replay
+    server.reply = lambda body: answer(TEXT)
+    again = JournaledClient(client_for(server), store, "t1", lambda *a: None)  # as after a resume
+    done = again.complete(MESSAGES, step="draft:s1", max_tokens=400)
+    assert done.completion_tokens == len(TEXT) // 4 + spent["completion_tokens"]
+    assert done.prompt_tokens >= spent["prompt_tokens"] and "1 failed call before" in done.retry_log[-1]
+    replayed = again.complete(MESSAGES, step="draft:s1", max_tokens=400)  # replay: counted once
+    assert replayed.replayed and replayed.completion_tokens == done.completion_tokens
+    store.close()

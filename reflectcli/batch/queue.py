@@ -79,9 +79,17 @@ def make_app(url: str, sync: bool = True):
 
 
 def ensure_schema(app, store: Store) -> None:
-    """procrastinate's tables, once per database (under the store's schema lock)."""
+    """procrastinate's tables, once per database. The schema lock (a session-level advisory
+    lock) is taken only when they are missing, as for the store's own migrations, so that a
+    submit or a worker behind PgBouncer's transaction pooling never holds one."""
+
+    def missing() -> bool:
+        return store.conn.execute("SELECT to_regclass('procrastinate_jobs') IS NULL").fetchone()[0]
+
+    if not missing():
+        return
     with store._schema_lock():
-        if store.conn.execute("SELECT to_regclass('procrastinate_jobs') IS NULL").fetchone()[0]:
+        if missing():  # another process may have made them while this one waited
             app.schema_manager.apply_schema()
 
 

@@ -42,6 +42,11 @@ def _interrupted(ui, exc: RunInterrupted, eval_id: str | None) -> typer.Exit:
     return typer.Exit(130)
 
 
+def with_memory(settings, enabled: bool):
+    """The eval's settings with reflection memory on or off (`--memory`)."""
+    return settings.model_copy(update={"memory": settings.memory.model_copy(update={"enabled": enabled})})
+
+
 @app.command()
 def run(
     suite: Annotated[str | None, typer.Argument(help="A JSONL suite file (one task per line).")] = None,
@@ -63,6 +68,14 @@ def run(
         ),
     ] = None,  # fmt: skip
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N tasks.")] = None,
+    memory: Annotated[
+        bool,
+        typer.Option(
+            "--memory/--no-memory",
+            help="Recall and learn lessons in the eval's runs. Off by default: each task's result "
+            "then depends neither on the tasks before it nor, with --against, on config A's runs.",
+        ),
+    ] = False,  # fmt: skip
     runs_dir: RunsDirOpt = None,
     config: ConfigOpt = None,
     quiet: QuietOpt = False,
@@ -90,7 +103,8 @@ def run(
         if against is not None:
             if not against.is_file():
                 raise UserError(f"--against {against}: no such config file", exit_code=2)
-            other = load_settings(against, flags={"runs_dir": settings.runs_dir})
+            other = with_memory(load_settings(against, flags={"runs_dir": settings.runs_dir}), memory)
+        settings = with_memory(settings, memory)
         evaluation = Evaluation(ui, settings.runs_dir)
         eval_id = evaluation.start(name, tasks[:limit] if limit else tasks, settings, chosen, other)
         _show(ui, settings.runs_dir, eval_id)

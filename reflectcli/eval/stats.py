@@ -28,8 +28,11 @@ def combine(ab: dict[str, Any], ba: dict[str, Any]) -> dict[str, Any]:
     """One task's pairwise result from its two orders."""
     one, two = order_outcome(ab["winner"], "B"), order_outcome(ba["winner"], "A")
     consistent = one == two
+    sources = (ab.get("source"), ba.get("source"))
     return {"ab": one, "ba": two, "consistent": consistent, "outcome": one if consistent else "tie",
-            "fallback": "fallback" in (ab.get("source"), ba.get("source"))}  # fmt: skip
+            "fallback": "fallback" in sources,
+            # the judge decided both orders itself (no unusable answer, not skipped as identical)
+            "decided": not {"fallback", "same_text"} & set(sources)}  # fmt: skip
 
 
 def bootstrap(values: list[float], seed: int = 7) -> tuple[float, float] | None:
@@ -48,8 +51,11 @@ def _mean(values: list[float]) -> float | None:
 
 def pairwise(results: list[dict[str, Any]]) -> dict[str, Any]:
     """Win / tie / loss shares of "final" over "first" in combined results, the win share's
-    interval and position consistency (None without results)."""
+    interval and position consistency: over the pairs the judge decided in both orders (a
+    fallback tie or a skipped identical pair agrees with itself and proves nothing). None
+    without results."""
     n = len(results)
+    decided = [r for r in results if r.get("decided", True)]
     outcomes = [r["outcome"] for r in results]
     wins = [1.0 if o == "final" else 0.0 for o in outcomes]
     interval = bootstrap(wins)
@@ -59,8 +65,10 @@ def pairwise(results: list[dict[str, Any]]) -> dict[str, Any]:
         "tie": round(outcomes.count("tie") / n, 4) if n else None,
         "loss": round(outcomes.count("first") / n, 4) if n else None,
         "win_interval": [round(x, 4) for x in interval] if interval else None,
-        "position_consistency": round(sum(r["consistent"] for r in results) / n, 4) if n else None,
-    }
+        "decided": len(decided),
+        "position_consistency": (round(sum(r["consistent"] for r in decided) / len(decided), 4)
+                                 if decided else None),
+    }  # fmt: skip
 
 
 def summarize(items: list[dict[str, Any]]) -> dict[str, Any]:

@@ -29,6 +29,9 @@ def _body(text: str, scope: str, tags: str) -> str:
     return searchable(f"{text} {tags} {scope if scope != 'general' else ''}")
 
 
+CAREFUL = "Apply with care, it once lowered the score: "
+
+
 class Memory:
     """Lessons in `runs_dir`'s reflect.db. `clock` gives the time (tests move it)."""
 
@@ -136,7 +139,8 @@ class Memory:
                    thread_id: str, now: float) -> int:  # fmt: skip
         """Evidence against a lesson (applied, and the score fell): a more careful lesson takes
         its place; both are kept, linked."""
-        text = f"Apply with care, it once lowered the score: {old['text'][0].lower()}{old['text'][1:]}"
+        rule = old["text"].removeprefix(CAREFUL)  # superseding a superseder: one prefix, not two
+        text = f"{CAREFUL}{rule[0].lower()}{rule[1:]}"
         new_id = tables.insert(text, old["scope"], old["tags"], rules.START["worked"], now,
                                "learned", _body(text, old["scope"], old["tags"]))  # fmt: skip
         tables.add_evidence(new_id, thread_id, found["round"], "worse", found["score_change"],
@@ -158,14 +162,13 @@ class Memory:
             return []
         with self._transaction() as tables:
             now = self.clock()
-            task_tags = set(rules.tags(task, limit=50).split())
             query = fts_query(searchable(task))
             ranked = sorted(tables.matching(query).items(), key=lambda kv: kv[1])[:500] if query else []
             relevance = {i: 1 - n / len(ranked) for n, (i, _) in enumerate(ranked)}
             best: dict[int, tuple[float, dict[str, Any]]] = {}
 
             def consider(lesson: dict[str, Any]) -> None:
-                if lesson["scope"] != "general" and lesson["scope"] not in task_tags:
+                if not rules.in_scope(lesson["scope"], task):
                     return
                 value = self.strength(lesson, now)
                 if value >= rules.FLOOR:

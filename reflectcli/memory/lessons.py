@@ -85,6 +85,15 @@ def lesson_text(issue: str) -> str:
     return text if text[-1] in ".!?。！？" else text + "."
 
 
+def in_scope(scope: str, task: str) -> bool:
+    """A lesson applies to a task when its scope is `general` or the scope's words stand in the
+    task in that order, whatever their length (`how-to` in "A how-to on revising", `AI`)."""
+    if scope == "general":
+        return True
+    want, words = re.findall(r"\w+", scope.lower()), re.findall(r"\w+", task.lower())
+    return bool(want) and any(words[i : i + len(want)] == want for i in range(len(words)))
+
+
 def tags(task: str, limit: int = 5) -> str:
     """The task's longest content words, as the tags a lesson learned from it carries."""
     words = [w for w in dict.fromkeys(_WORD.findall(task.lower())) if len(w) >= 4 and w not in STOP]

@@ -15,6 +15,7 @@ from typing import Any
 from reflectcli.models.base import Completion, ModelClient
 
 CallListener = Callable[[str, dict[str, Any]], None]
+SPENT, SPENT_STEP = ":spent", "spent:"  # journal rows of failed calls' tokens: key suffix, step prefix
 
 
 def request_key(thread_id: str, step: str, model: str, payload: dict[str, Any]) -> str:
@@ -61,10 +62,32 @@ class JournaledClient:
                 messages, step=step, json_schema=json_schema, max_tokens=max_tokens, stop=stop
             )
         except BaseException as exc:
+            if getattr(exc, "spent", None):
+                self._spent(key, step, exc.spent)
             self.listener("call_failed", {"step": step, "model": self.model, "error": exc})
             raise
+        paid = self.store.journal_get(key + SPENT)
+        if paid:  # earlier failed calls of this request (before a resume): billed, so counted
+            completion.prompt_tokens += paid["prompt_tokens"]
+            completion.completion_tokens += paid["completion_tokens"]
+            completion.cost = (None if completion.cost is None or paid["cost"] is None
+                               else completion.cost + paid["cost"])  # fmt: skip
+            completion.retry_log.append(f"{paid['calls']} failed call{'s' if paid['calls'] != 1 else ''}"
+                                        f" before: {paid['prompt_tokens'] + paid['completion_tokens']} "
+                                        "tokens (counted)")  # fmt: skip
         completion.step = step
         completion.at = datetime.now(UTC).isoformat(timespec="milliseconds")
         self.store.journal_put(key, self.thread_id, step, completion.to_dict())
         self.listener("call_finished", {"step": step, "completion": completion})
         return completion
+
+    def _spent(self, key: str, step: str, spent: dict[str, Any]) -> None:
+        """Tokens a failed call generated, kept beside the journal until the same request is
+        answered (then added to that answer, so the run's usage and budget include them)."""
+        paid = self.store.journal_get(key + SPENT) or {"prompt_tokens": 0, "completion_tokens": 0,
+                                                       "cost": 0.0, "calls": 0}  # fmt: skip
+        cost = None if paid["cost"] is None or spent.get("cost") is None else paid["cost"] + spent["cost"]
+        paid = {"model": self.model, "prompt_tokens": paid["prompt_tokens"] + spent["prompt_tokens"],
+                "completion_tokens": paid["completion_tokens"] + spent["completion_tokens"],
+                "cost": cost, "calls": paid["calls"] + 1}  # fmt: skip
+        self.store.journal_put(key + SPENT, self.thread_id, f"{SPENT_STEP}{step}", paid)

@@ -354,8 +354,17 @@ class LiteLLMClient:
         if isinstance(exc, litellm.APIConnectionError) or "connection" in reason:
             where = self.api_base or "the provider"
             hint = f"the run is saved; check that {where} is reachable, then resume"
+        paid = (
+            {
+                "prompt_tokens": wasted["prompt"],
+                "completion_tokens": wasted["completion"],
+                "cost": self._cost(litellm, wasted["prompt"], wasted["completion"]),
+            }
+            if counted
+            else None
+        )
         return ModelError(f"{self.model}: gave up after {attempts} attempts{spent}: {reason}", hint=hint,
-                          transient=True)  # fmt: skip
+                          transient=True, spent=paid)  # fmt: skip
 
     def _fatal(self, exc: Exception, litellm) -> ModelError:
         """A one-line error for failures that retrying cannot fix."""

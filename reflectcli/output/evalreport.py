@@ -30,10 +30,16 @@ def headline(summary: dict[str, Any]) -> list[str]:
                      f"{ci} · tie {_pct(summary['tie'])} · loss {_pct(summary['loss'])}")  # fmt: skip
         if summary["loss"] and summary["loss"] > summary["win"]:
             lines.insert(0, "WORSE: the final output lost to the first draft more often than it won")
-        consistency = summary["position_consistency"] or 0
-        leans = " — below 85 %: the judge leans on position" if consistency < 0.85 else ""
-        lines.append(f"position consistency {_pct(summary['position_consistency'])} (the two "
-                     f"orders agreed){leans}")  # fmt: skip
+        consistency = summary["position_consistency"]
+        decided = summary.get("decided", summary["judged"])
+        if consistency is None:
+            lines.append("position consistency unknown: the judge decided no pair in both orders "
+                         "(identical texts are not judged; unusable answers fall back to a tie)")  # fmt: skip
+        else:
+            leans = " — below 85 %: the judge leans on position" if consistency < 0.85 else ""
+            lines.append(f"position consistency {_pct(consistency)} over {decided} pair"
+                         f"{'s' if decided != 1 else ''} the judge decided (the two orders "
+                         f"agreed){leans}")  # fmt: skip
         if summary["judge_fallbacks"]:
             lines.append(f"{summary['judge_fallbacks']} pairwise judgement(s) fell back to a tie "
                          "(the judge's answer was unusable)")  # fmt: skip

@@ -161,6 +161,9 @@ class _NeedsUpgrade(Exception):
     """A database made by an older reflectcli, in a folder we may write to."""
 
 
+SCHEMA_LOCK_WAIT = 300.0  # seconds a process waits for another one creating the tables
+
+
 class Store:
     """The run index, call journal and the rest: `<runs_dir>/reflect.db`, or PostgreSQL."""
 
@@ -307,7 +310,14 @@ class Store:
         # Poll with try-lock rather than wait in pg_advisory_lock: a waiting statement holds a
         # snapshot, and LangGraph's setup (CREATE INDEX CONCURRENTLY) waits for every snapshot,
         # so two processes setting up at once would wait for each other for ever.
+        deadline = time.monotonic() + SCHEMA_LOCK_WAIT
         while not self.conn.execute("SELECT pg_try_advisory_lock(7243019)").fetchone()[0]:
+            if time.monotonic() > deadline:
+                raise UserError(
+                    f"the database schema has been locked by another session for {SCHEMA_LOCK_WAIT:g}s",
+                    hint="another reflectcli may be creating the tables; if none is, a pooler may hold "
+                    "the lock: connect once directly (not through PgBouncer) to create them",
+                )
             time.sleep(0.05)
         try:
             yield
@@ -537,8 +547,11 @@ class Store:
         return json.loads(row[0]) if row else None
 
     def journal_count(self, thread_id: str) -> int:
+        """Model answers journaled for the thread (searches, journaled beside them, left out)."""
         return self.conn.execute(
-            "SELECT COUNT(*) FROM call_journal WHERE thread_id = ?", (thread_id,)
+            "SELECT COUNT(*) FROM call_journal WHERE thread_id = ? AND step NOT LIKE 'search:%'"
+            " AND step NOT LIKE 'spent:%'",
+            (thread_id,),
         ).fetchone()[0]
 
     def journal_put(self, key: str, thread_id: str, step: str, answer: dict[str, Any]) -> None:

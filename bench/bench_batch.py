@@ -118,7 +118,7 @@ def kills(pg: PgServer, server: OpenAIServer, n: int, every: float, lease: float
         cli(work, env, "worker", "--concurrency", "1", "--runs-dir", "runs", wait=False) for _ in range(4)
     ]
     killed, started, next_kill = 0, time.monotonic(), time.monotonic() + every
-    snapshots: list[tuple[int, set]] = []  # (requests so far, (thread, step) journaled) at each kill
+    snapshots: list[tuple[int, set, float]] = []  # (requests so far, journaled, when) at each kill
     while done_runs(url) < n:
         if time.monotonic() - started > 3600:
             raise SystemExit(f"kills: not done after an hour: {counts(url)}")
@@ -126,19 +126,27 @@ def kills(pg: PgServer, server: OpenAIServer, n: int, every: float, lease: float
             i = rng.randrange(len(workers))
             kill_worker(workers[i])
             killed += 1
-            snapshots.append((server.count, journaled(url)))
+            snapshots.append((server.count, journaled(url), time.perf_counter()))
             workers[i] = cli(work, env, "worker", "--concurrency", "1", "--runs-dir", "runs", wait=False)
             next_kill = time.monotonic() + every * rng.uniform(0.5, 1.5)
         time.sleep(0.2)
     took = time.monotonic() - started
     stop_workers(workers)
-    repeated, in_flight = classify(server, snapshots, before)
+    found = classify(server, snapshots, before)
     lost = n - done_runs(url)
+    gaps = sorted(found["gaps"])
+    window = (
+        f"; answer → kill median {statistics.median(gaps) * 1000:.0f} ms, max {gaps[-1] * 1000:.0f} ms"
+        if gaps
+        else ""
+    )
     print(f"  {killed} kill -9 of a worker in {took:.0f} s: {n - lost}/{n} tasks done, lost {lost}; "
-          f"completed calls sent again: {repeated} (answer journaled before the kill), {in_flight} in "
-          f"flight (answered by the server, not yet journaled when the process died); requests "
+          f"completed calls sent again: {found['repeated']} (answer journaled before the kill), "
+          f"{found['in_flight']} in flight (answered by the server, a kill within "
+          f"{IN_FLIGHT_WINDOW:g} s after{window}), {found['unexplained']} unexplained; requests "
           f"{server.count - before} for {n * CALLS} calls")  # fmt: skip
-    return {"killed": killed, "lost": lost, "resent": repeated, "in_flight": in_flight}
+    return {"killed": killed, "lost": lost, "resent": found["repeated"] + found["unexplained"],
+            "in_flight": found["in_flight"]}  # fmt: skip
 
 
 def kill_worker(proc: subprocess.Popen) -> None:
@@ -174,33 +182,45 @@ def journaled(url: str) -> set[tuple[str, str]]:
         return {(r[0], r[1]) for r in conn.execute("SELECT thread_id, step FROM call_journal")}
 
 
-def classify(server: OpenAIServer, snapshots: list[tuple[int, set]], start: int) -> tuple[int, int]:
+IN_FLIGHT_WINDOW = 1.0  # seconds from the server's answer to the kill that can explain a resend
+
+
+def classify(server: OpenAIServer, snapshots: list[tuple[int, set, float]], start: int) -> dict:
     """Requests sent again after an identical one completed: `repeated` when its answer was in
-    the journal at the kill before the resend (a bug: resume must replay it), else `in flight`."""
+    the journal at the kill before the resend (a bug: resume must replay it); `in flight` when
+    not, and a kill came within IN_FLIGHT_WINDOW seconds after the server's answer (the process
+    died before journaling it); `unexplained` otherwise (a bug too: no kill explains it).
+    `gaps`: seconds from each in-flight answer to the kill that cut it off."""
     import re
 
     from tests.openai_server import step_of
 
-    repeated = in_flight = 0
-    seen: set[str] = set()
+    out = {"repeated": 0, "in_flight": 0, "unexplained": 0, "gaps": []}
+    answered: dict[str, float] = {}  # hash -> when the server last finished answering it
+    kill_times = [at for _, _, at in snapshots]
     with server.lock:
         records = list(server.records)
     for index, record in enumerate(records):
         if index < start:  # an earlier part's requests (the same task texts)
             continue
-        if record.hash in seen:
+        if record.hash in answered:
             text = json.dumps(record.body.get("messages"))
             match = re.search(r"case (\d+)", text)
             thread = f"k-{match.group(1)}" if match else "?"
-            before = [snap for count, snap in snapshots if count <= index]
+            before = [snap for count, snap, _ in snapshots if count <= index]
             step = step_of(record.body)  # (a journal step may name the section too: revise:r2:s1)
+            done = answered[record.hash]
+            gaps = [k - done for k in kill_times if 0 <= k - done <= IN_FLIGHT_WINDOW]
             if before and any(t == thread and (j == step or j.startswith(step + ":")) for t, j in before[-1]):
-                repeated += 1
+                out["repeated"] += 1
+            elif gaps:
+                out["in_flight"] += 1
+                out["gaps"].append(min(gaps))
             else:
-                in_flight += 1
+                out["unexplained"] += 1
         if record.completed:
-            seen.add(record.hash)
-    return repeated, in_flight
+            answered[record.hash] = record.answered_at or record.arrived
+    return out
 
 
 def latency(pg: PgServer, server: OpenAIServer, n: int, lease: float) -> list[float]:

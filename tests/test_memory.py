@@ -165,6 +165,33 @@ def test_a_lesson_that_made_a_draft_worse_is_superseded(runs_dir, backend):
     assert newest["text"] == new["text"] and newest["text"].count("Apply with care") == 1
 
 
+def test_a_critique_asking_for_the_opposite_supersedes_the_lesson(runs_dir, backend):
+    memory = Memory(runs_dir)
+    old = memory.add("Shorten the introduction.")
+    pinned = memory.add("Cut the introduction to two sentences.")
+    memory.pin(pinned)
+    state = {
+        "task": "Why revise?",
+        "reviews": [
+            {"round": 1, "version": 1, "score": 6, "source": "llm",
+             "improvements": [{"issue": "Expand the introduction with the case of a real draft.",
+                               "section": ""}]},
+            {"round": 2, "version": 2, "score": 8, "source": "llm", "improvements": []},
+        ],
+        "versions": [{"n": 1, "kind": "draft", "round": 0},
+                     {"n": 2, "kind": "revision", "base": 1, "round": 1}],
+    }  # fmt: skip
+    result = memory.learn("t1", state)
+    assert result["superseded"] == [old] and len(result["written"]) == 1
+    gone = memory.show(old)
+    assert gone["status"] == "superseded" and gone["superseded_by"] == result["written"][0]
+    assert "opposite" in " ".join(e["detail"] for e in gone["events"] if e["event"] == "memory_supersede")
+    assert memory.show(pinned)["status"] == "active"  # a pinned lesson is yours: it stays
+    assert rules.opposes("Shorten the long introduction.", "Expand the long introduction.")
+    assert not rules.same("Shorten the long introduction.", "Expand the long introduction.")
+    assert not rules.opposes("Add a concrete example.", "Remove the vague claims in the ending.")
+
+
 def test_forget_removes_it_from_the_index_too(runs_dir, backend):
     memory = Memory(runs_dir)
     lesson = memory.add("Quote the colophon exactly.")

@@ -101,6 +101,8 @@ class Memory:
             task_tags = rules.tags(state.get("task", ""))
             for found in rules.learn(state):
                 match = self._closest(active, found["text"])
+                contradicted = [x for x in active if x["scope"] == "general" and not x["pinned"]
+                                and rules.opposes(x["text"], found["text"])]  # fmt: skip
                 if found["kind"] == "worse":
                     if match is not None:
                         result["superseded"].append(self._supersede(tables, match, found, thread_id, now))
@@ -123,6 +125,13 @@ class Memory:
                 tables.add_evidence(lesson_id, thread_id, found["round"], found["kind"],
                                     found["score_change"], found["detail"], now)  # fmt: skip
                 tables.log("memory_write", lesson_id, thread_id, f"{found['kind']}: {found['detail']}", now)
+                for old in contradicted:  # the critic now asks for the opposite: the old one yields
+                    tables.update(old["id"], status="superseded", superseded_by=lesson_id)
+                    tables.log("memory_supersede", old["id"], thread_id,
+                               f"superseded by lesson {lesson_id}: the critic asked for the opposite "
+                               f"(“{found['text']}”)", now)  # fmt: skip
+                    result["superseded"].append(old["id"])
+                active = [x for x in active if x not in contradicted]
                 active.append(tables.get(lesson_id))
                 result["written"].append(lesson_id)
             tables.mark_learned(thread_id, result, now)

@@ -6,7 +6,9 @@ numbers: no database here (bank.py stores and recalls).
   it) and the score rose → `worked`; an improvement asked for
   in two or more rounds → `recurring` (what the writer keeps getting wrong, worth more); an
   improvement whose revision was rolled back because the score fell → `worse` (evidence against
-  a lesson that says the same, which it supersedes).
+  a lesson that says the same, which it supersedes); a critique asking for the opposite of a
+  lesson on the same thing ("Expand the introduction" against "Shorten the introduction")
+  supersedes it too.
 - **Similarity**: two lessons say the same thing when their content-word stems (first five
   letters, stop words out) overlap by at least 60 % of the smaller set (and share 2 stems).
 - **Strength**: a new lesson starts at 1 (`recurring`: 1.5); reinforcing adds 1 to its decayed
@@ -55,7 +57,31 @@ def similarity(a: str, b: str) -> float:
 
 
 def same(a: str, b: str) -> bool:
-    return similarity(a, b) >= SAME
+    return similarity(a, b) >= SAME and not opposes(a, b)
+
+
+# the direction a rule pushes a text in (English): a critique asking for the opposite of a
+# lesson on the same thing contradicts it
+_MORE = re.compile(r"\b(add|adding|expand|lengthen|elaborate|extend|develop|include|increase|more|"
+                   r"longer|deepen|detail|enlarge)\w*", re.I)  # fmt: skip
+_LESS = re.compile(r"\b(shorten|cut|trim|condense|reduce|remove|delete|drop|fewer|less|shorter|"
+                   r"omit|simplify|tighten)\w*", re.I)  # fmt: skip
+
+
+def direction(text: str) -> int:
+    """+1 for a rule asking for more (add, expand), -1 for less (cut, shorten), 0 for neither
+    or both."""
+    more, less = bool(_MORE.search(text)), bool(_LESS.search(text))
+    return 0 if more == less else (1 if more else -1)
+
+
+def opposes(a: str, b: str) -> bool:
+    """`b` asks for the opposite of `a` about the same thing: opposite directions, and the
+    words that are not direction words overlap by at least SAME (at least one shared)."""
+    if direction(a) * direction(b) != -1:
+        return False
+    x, y = (stems(_LESS.sub(" ", _MORE.sub(" ", t))) for t in (a, b))
+    return bool(x & y) and len(x & y) / min(len(x), len(y)) >= SAME
 
 
 def decayed(strength: float, last_seen: float, now: float, half_life_days: float,

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from reflectcli.batch.execute import RETRIES
 from reflectcli.cli.app import app
 from tests.crashkit import MODEL, Child, KillScript, closed_port, resent_after_completion
 from tests.helpers import raw_db
@@ -153,6 +154,7 @@ def test_batch_run_retries_a_failing_provider_then_marks_the_task_failed(tmp_pat
     assert status["counts"]["done"] == 2 and status["counts"]["failed"] == 1
     failed = next(r for r in status["items"] if r["status"] == "failed")
     assert failed["thread_id"] == "down" and failed["attempts"] == 1
+    assert failed["faults"] == RETRIES  # tried RETRIES times (2 s and 4 s apart), then failed
     assert "gave up after 1 attempts" in failed["error"] and "\n" not in failed["error"]
 
 

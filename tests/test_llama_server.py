@@ -61,7 +61,9 @@ def test_a_whole_run_through_litellm_to_a_real_llama_server(llama_server, tmp_pa
     first = state["decisions"][0]
     if first["decision"] == "revise":  # threshold 10: the usual case; the revision step is the one
         # that timed out against a CPU server before max_tokens was sized in tokens
-        assert any(s.startswith("revise") for s in steps) and "review:r2" in steps, steps
+        assert any(s.startswith("revise") for s in steps), steps
+        reasons = [d["reason"] for d in state["decisions"]]  # reviewed again, or every rewrite
+        assert "review:r2" in steps or "rewrite_rejected" in reasons, (steps, reasons)  # guarded
     else:
         assert first.get("reason"), first  # stopped for a stated reason (e.g. no critique to act on)
     assert "## Final article" in (runs / "real.md").read_text()

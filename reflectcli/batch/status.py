@@ -47,7 +47,8 @@ def summarize(batch: dict[str, Any], tasks: list[dict[str, Any]], runs: dict[str
             cost, priced = cost + run["cost"], True
         rows.append({
             "n": task["n"], "line": task["line"], "thread_id": task["thread_id"], "task": task["task"],
-            "status": status, "attempts": task["attempts"], "job_id": task["job_id"],
+            "status": status, "attempts": task["attempts"], "faults": task.get("faults") or 0,
+            "job_id": task["job_id"],
             "rounds": (run or {}).get("rounds"), "tokens": (run or {}).get("tokens"),
             "cost": (run or {}).get("cost"), "final_score": (run or {}).get("final_score"),
             "error": task.get("error") or ((run or {}).get("error") if status == "failed" else None),

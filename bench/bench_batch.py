@@ -124,9 +124,10 @@ def kills(pg: PgServer, server: OpenAIServer, n: int, every: float, lease: float
             raise SystemExit(f"kills: not done after an hour: {counts(url)}")
         if time.monotonic() >= next_kill:
             i = rng.randrange(len(workers))
+            at = time.perf_counter()  # the moment of the kill, before the signal goes
             kill_worker(workers[i])
             killed += 1
-            snapshots.append((server.count, journaled(url), time.perf_counter()))
+            snapshots.append((server.count, journaled(url), at))
             workers[i] = cli(work, env, "worker", "--concurrency", "1", "--runs-dir", "runs", wait=False)
             next_kill = time.monotonic() + every * rng.uniform(0.5, 1.5)
         time.sleep(0.2)
@@ -143,8 +144,11 @@ def kills(pg: PgServer, server: OpenAIServer, n: int, every: float, lease: float
     print(f"  {killed} kill -9 of a worker in {took:.0f} s: {n - lost}/{n} tasks done, lost {lost}; "
           f"completed calls sent again: {found['repeated']} (answer journaled before the kill), "
           f"{found['in_flight']} in flight (answered by the server, a kill within "
-          f"{IN_FLIGHT_WINDOW:g} s after{window}), {found['unexplained']} unexplained; requests "
+          f"{IN_FLIGHT_WINDOW:g} s after{window}), {found['cut_off']} cut off (the server finished "
+          f"the answer after the kill, to a dead process), {found['unexplained']} unexplained; requests "
           f"{server.count - before} for {n * CALLS} calls")  # fmt: skip
+    for step, thread, gap in found.get("odd", []):
+        print(f"    unexplained resend: {thread} {step}, nearest kill {gap:+.3f} s from the original answer")
     return {"killed": killed, "lost": lost, "resent": found["repeated"] + found["unexplained"],
             "in_flight": found["in_flight"]}  # fmt: skip
 
@@ -190,12 +194,14 @@ def classify(server: OpenAIServer, snapshots: list[tuple[int, set, float]], star
     the journal at the kill before the resend (a bug: resume must replay it); `in flight` when
     not, and a kill came within IN_FLIGHT_WINDOW seconds after the server's answer (the process
     died before journaling it); `unexplained` otherwise (a bug too: no kill explains it).
-    `gaps`: seconds from each in-flight answer to the kill that cut it off."""
+    `cut off` when the server finished the answer within IN_FLIGHT_WINDOW seconds after a kill
+    (written to a process already dead: it never had the answer). `gaps`: seconds from each
+    in-flight answer to the kill that cut it off."""
     import re
 
     from tests.openai_server import step_of
 
-    out = {"repeated": 0, "in_flight": 0, "unexplained": 0, "gaps": []}
+    out = {"repeated": 0, "in_flight": 0, "cut_off": 0, "unexplained": 0, "gaps": []}
     answered: dict[str, float] = {}  # hash -> when the server last finished answering it
     kill_times = [at for _, _, at in snapshots]
     with server.lock:
@@ -211,13 +217,20 @@ def classify(server: OpenAIServer, snapshots: list[tuple[int, set, float]], star
             step = step_of(record.body)  # (a journal step may name the section too: revise:r2:s1)
             done = answered[record.hash]
             gaps = [k - done for k in kill_times if 0 <= k - done <= IN_FLIGHT_WINDOW]
+            late = [done - k for k in kill_times if 0 < done - k <= IN_FLIGHT_WINDOW]
             if before and any(t == thread and (j == step or j.startswith(step + ":")) for t, j in before[-1]):
                 out["repeated"] += 1
             elif gaps:
                 out["in_flight"] += 1
                 out["gaps"].append(min(gaps))
+            elif late:  # the server finished writing it after the kill, to a process already dead
+                out["cut_off"] += 1
             else:
                 out["unexplained"] += 1
+                near = min(kill_times, key=lambda k: abs(k - done), default=None)
+                out.setdefault("odd", []).append(
+                    (step, thread, None if near is None else round(near - done, 3))
+                )  # the kill nearest to the original answer (negative: the answer came after it)
         if record.completed:
             answered[record.hash] = record.answered_at or record.arrived
     return out

@@ -56,19 +56,11 @@ def one_batch(runs_dir: Path, runs: int, compact: bool) -> tuple[int, int, int]:
     finally:
         Store.compact = original
         undo()
-    db = sqlite3.connect(runs_dir / "reflect.db")
-    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    page = db.execute("PRAGMA page_size").fetchone()[0]
-    used = (db.execute("PRAGMA page_count").fetchone()[0]
-            - db.execute("PRAGMA freelist_count").fetchone()[0]) * page  # fmt: skip
-    db.close()
-    return used, (runs_dir / "reflect.db").stat().st_size, texts
+    return used_bytes(runs_dir), (runs_dir / "reflect.db").stat().st_size, texts
 
 
-def empty_database(runs_dir: Path) -> int:
-    """Used bytes of a database with every migration applied and no run: the schema's own
-    pages (about 50 tables and indexes, one page each at least), paid once per database."""
-    Store(runs_dir).close()
+def used_bytes(runs_dir: Path) -> int:
+    """Bytes of the pages SQLite uses in runs_dir's database, after a WAL checkpoint."""
     db = sqlite3.connect(runs_dir / "reflect.db")
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     page = db.execute("PRAGMA page_size").fetchone()[0]
@@ -76,6 +68,13 @@ def empty_database(runs_dir: Path) -> int:
             - db.execute("PRAGMA freelist_count").fetchone()[0]) * page  # fmt: skip
     db.close()
     return used
+
+
+def empty_database(runs_dir: Path) -> int:
+    """Used bytes of a database with every migration applied and no run: the schema's own
+    pages (about 50 tables and indexes, one page each at least), paid once per database."""
+    Store(runs_dir).close()
+    return used_bytes(runs_dir)
 
 
 def main() -> None:

@@ -190,6 +190,35 @@ def test_a_critique_asking_for_the_opposite_supersedes_the_lesson(runs_dir, back
     assert rules.opposes("Shorten the long introduction.", "Expand the long introduction.")
     assert not rules.same("Shorten the long introduction.", "Expand the long introduction.")
     assert not rules.opposes("Add a concrete example.", "Remove the vague claims in the ending.")
+    assert not rules.opposes("Explain the lessons of the case study.", "Add a case study.")  # words
+    assert not rules.opposes("Expand the conclusion.", "Remove the repeated sentence from the conclusion.")
+    assert not rules.opposes("Address the counterargument in the conclusion.", "Tighten the conclusion.")
+
+
+def test_an_opposite_critique_is_never_merged_into_the_lesson_it_contradicts(runs_dir):
+    memory = Memory(runs_dir)
+    state = {
+        "task": "Why revise?",
+        "reviews": [
+            {"round": 1, "version": 1, "score": 6, "source": "llm",
+             "improvements": [{"issue": "Shorten the long introduction.", "section": ""}]},
+            {"round": 2, "version": 2, "score": 8, "source": "llm", "improvements": []},
+        ],
+        "versions": [{"n": 1, "kind": "draft", "round": 0},
+                     {"n": 2, "kind": "revision", "base": 1, "round": 1}],
+    }  # fmt: skip
+    expand = memory.add("Expand the long introduction.")
+    learned = memory.learn("t1", state)  # "shorten" worked: it replaces "expand", not reinforces it
+    assert learned["merged"] == [] and learned["superseded"] == [expand]
+    shorten = learned["written"][0]
+    first = {
+        **state["reviews"][0],
+        "improvements": [{"issue": "Expand the long introduction.", "section": ""}],
+    }
+    worse = {**state, "reviews": [first, {**state["reviews"][1], "score": 4}]}
+    # evidence against expanding is not evidence against shortening
+    assert memory.learn("t2", worse)["superseded"] == []
+    assert memory.show(shorten)["status"] == "active"
 
 
 def test_forget_removes_it_from_the_index_too(runs_dir, backend):

@@ -120,6 +120,8 @@ def test_a_long_title_is_cut_at_a_word_not_mid_word():
         "Good.",
         "ValueError: invalid literal for int()",
         "As an AI, I cannot review this article.",
+        "openai.RateLimitError: Rate limit reached for requests on this model",
+        "[1, 2, 3] are the scores of the sections in order",
     ],
 )
 def test_feedback_that_is_not_a_critique_is_invalid(feedback):
@@ -143,6 +145,7 @@ def test_critiques_may_mention_errors_in_the_article():
         "(Section 2) The example of KeyError handling needs a plainer explanation.",
         "Explain the JSON format before the parser section, with one short sample.",
         "The section on ValueError and TypeError should show when each is raised.",
+        "[S2, S3] do not support the claim about printing costs in the second section.",
     ],
 )
 def test_real_critiques_of_cited_or_technical_articles_are_valid(feedback):

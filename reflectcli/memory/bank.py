@@ -140,7 +140,8 @@ class Memory:
     @staticmethod
     def _closest(active: list[dict[str, Any]], text: str) -> dict[str, Any] | None:
         """The general lesson that says the same as `text` (the most similar), if any."""
-        alike = [(rules.similarity(x["text"], text), x) for x in active if x["scope"] == "general"]
+        alike = [(rules.similarity(x["text"], text), x) for x in active
+                 if x["scope"] == "general" and not rules.opposes(x["text"], text)]  # fmt: skip
         alike = [(s, x) for s, x in alike if s >= rules.SAME]
         return max(alike, key=lambda pair: (pair[0], -pair[1]["id"]))[1] if alike else None
 

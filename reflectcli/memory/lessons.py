@@ -62,26 +62,41 @@ def same(a: str, b: str) -> bool:
 
 # the direction a rule pushes a text in (English): a critique asking for the opposite of a
 # lesson on the same thing contradicts it
-_MORE = re.compile(r"\b(add|adding|expand|lengthen|elaborate|extend|develop|include|increase|more|"
-                   r"longer|deepen|detail|enlarge)\w*", re.I)  # fmt: skip
-_LESS = re.compile(r"\b(shorten|cut|trim|condense|reduce|remove|delete|drop|fewer|less|shorter|"
-                   r"omit|simplify|tighten)\w*", re.I)  # fmt: skip
+_MORE = re.compile(r"\b(add|adds|added|adding|expand|expands|expanded|expanding|lengthen|elaborate|"
+                   r"elaborating|extend|extending|develop|developing|include|including|increase|"
+                   r"more|longer|deepen|enlarge)\b", re.I)  # fmt: skip
+_LESS = re.compile(r"\b(shorten|shortening|cut|cuts|cutting|trim|trimming|condense|reduce|reducing|"
+                   r"remove|removing|delete|drop|dropping|fewer|less|shorter|omit|simplify|"
+                   r"tighten)\b", re.I)  # fmt: skip
 
 
 def direction(text: str) -> int:
     """+1 for a rule asking for more (add, expand), -1 for less (cut, shorten), 0 for neither
-    or both."""
+    or both. Whole words only ("address" and "lessons" are neither)."""
     more, less = bool(_MORE.search(text)), bool(_LESS.search(text))
     return 0 if more == less else (1 if more else -1)
 
 
+def _object(text: str) -> str | None:
+    """The first content-word stem after the text's first direction word: what it asks more or
+    less of ("Shorten the long introduction" → `long`, "Add more examples" → `examp`)."""
+    found = _MORE.search(text) or _LESS.search(text)
+    if found is None:
+        return None
+    rest = _LESS.sub(" ", _MORE.sub(" ", text[found.end() :]))
+    words = [w for w in _WORD.findall(rest.lower()) if len(w) >= 3 and w not in STOP]
+    return words[0][:STEM] if words else None
+
+
 def opposes(a: str, b: str) -> bool:
-    """`b` asks for the opposite of `a` about the same thing: opposite directions, and the
-    words that are not direction words overlap by at least SAME (at least one shared)."""
+    """`b` asks for the opposite of `a` about the same thing: opposite directions, and the same
+    object right after the direction word ("Shorten the introduction" against "Expand the
+    introduction with a case"; not "Expand the conclusion" against "Remove the repeated
+    sentence from the conclusion")."""
     if direction(a) * direction(b) != -1:
         return False
-    x, y = (stems(_LESS.sub(" ", _MORE.sub(" ", t))) for t in (a, b))
-    return bool(x & y) and len(x & y) / min(len(x), len(y)) >= SAME
+    x = _object(a)
+    return x is not None and x == _object(b)
 
 
 def decayed(strength: float, last_seen: float, now: float, half_life_days: float,

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from reflectcli.writing.citations import CITATION
 from reflectcli.writing.rubric import DIMENSIONS
 from reflectcli.writing.textops import normalize
 
@@ -43,11 +44,12 @@ _NOT_PROSE = re.compile(
     r"\bhas been (added|saved|stored|written|updated) to (a|an|the) ([\w-]+ )?"
     r"(file|database|folder|directory|disk|table)\b|"
     r"\bas an ai\b|\bi (cannot|can't|can not|am unable to) (help|assist|review|do)\b|"
-    r"^\s*[{<]|^\s*\[(?!S\d+\])|^\W*(none|null|n/?a|ok|yes|no|true|false|undefined)\W*$",
+    r"^\s*[{<]|^\s*\[|^\W*(none|null|n/?a|ok|yes|no|true|false|undefined)\W*$",
     re.I,
 )
-# an exception's name leading the text ("ValueError: ..."); inside a sentence it may be the topic
-_EXCEPTION_NAME = re.compile(r"^\W*[A-Z][A-Za-z]*(Error|Exception)\b")
+# an exception's name leading the text ("ValueError: ...", "openai.RateLimitError: ...");
+# inside a sentence it may be the topic
+_EXCEPTION_NAME = re.compile(r"^\W*(?:\w+\.)*[A-Z][A-Za-z]*(Error|Exception)\b")
 
 
 def placeholder(text: str) -> bool:
@@ -85,7 +87,8 @@ def not_a_critique(text: str, min_words: int = 3) -> str | None:
         return f"{text[:80]!r} is too short to be a critique (or not words)"
     if plain in _EXAMPLE_TEXTS:
         return f"{text!r} is the example's text"
-    if _NOT_PROSE.search(text.strip()) or _EXCEPTION_NAME.search(text):
+    body = CITATION.sub("", text.strip(), count=1) if CITATION.match(text.strip()) else text.strip()
+    if _NOT_PROSE.search(body) or _EXCEPTION_NAME.search(body):  # "[S2, S3] do not ..." is prose
         return f"{text[:80]!r} is not a critique of the article (an error message or data)"
     return None
 

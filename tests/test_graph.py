@@ -49,6 +49,23 @@ def test_threshold_ten_is_fenced_by_max_rounds(scripted, runs_dir):
     assert state["decisions"][-1]["reason"] == "max_rounds"
 
 
+@pytest.mark.parametrize("threshold", [0, 5, 10])
+@pytest.mark.parametrize("answer", ["I cannot review this.", "An error occurred while editing the content.",
+                                    '{"score": 10, "feedback": "Title1"}'])  # fmt: skip
+def test_a_critic_that_answers_the_wrong_thing_never_passes_a_run(scripted, runs_dir, threshold, answer):
+    """Every review unusable (wrong thing, error text, a placeholder): the heuristic fallback is
+    reviewed instead, and the run stops without passing, at any threshold."""
+    writer = ScriptedResponder(scores=[10], sections=2)
+    scripted.responder = lambda step, messages: (
+        answer if step.startswith("review") else writer(step, messages)
+    )
+    state = run(runs_dir, threshold=threshold, max_rounds=2, max_sections=2).state
+    assert all(r["source"] == "fallback" for r in state["reviews"])
+    assert state["stop_reason"] != "passed"
+    if threshold <= 5:  # the fallback's capped score would have passed: the rule says why not
+        assert state["stop_reason"] == "critic_fallback"
+
+
 def test_interrupt_resume_does_not_repeat_plan_or_sections(scripted, runs_dir):
     scripted.responder = FailOnce(
         ScriptedResponder(scores=[8], sections=3), "review:r1", ModelError("provider down")

@@ -24,6 +24,21 @@ DAY = 86400.0
 Scenario = LessonScenario
 
 
+def revised(issue: str, before: float, after: float) -> dict:
+    """A run's state: a draft reviewed at `before` asking for `issue`, one revision for it,
+    reviewed at `after` with nothing more to ask."""
+    return {
+        "task": "Why revise?",
+        "reviews": [
+            {"round": 1, "version": 1, "score": before, "source": "llm",
+             "improvements": [{"issue": issue, "section": ""}]},
+            {"round": 2, "version": 2, "score": after, "source": "llm", "improvements": []},
+        ],
+        "versions": [{"n": 1, "kind": "draft", "round": 0},
+                     {"n": 2, "kind": "revision", "base": 1, "round": 1}],
+    }  # fmt: skip
+
+
 def write(runs_dir, task="Why do writers revise their drafts?", **flags):
     return Runner(quiet_ui()).write(task, settings(
         runs_dir, max_sections=2, max_rounds=3, threshold=8, **flags))  # fmt: skip
@@ -141,16 +156,7 @@ def test_decay_archives_and_pinning_keeps(runs_dir, backend):
 def test_a_lesson_that_made_a_draft_worse_is_superseded(runs_dir, backend):
     memory = Memory(runs_dir)
     old = memory.add("Add a concrete example to every section.")
-    state = {
-        "task": "Why revise?",
-        "reviews": [
-            {"round": 1, "version": 1, "score": 7, "source": "llm",
-             "improvements": [{"issue": "Add concrete examples to each section.", "section": ""}]},
-            {"round": 2, "version": 2, "score": 5, "source": "llm", "improvements": []},
-        ],
-        "versions": [{"n": 1, "kind": "draft", "round": 0},
-                     {"n": 2, "kind": "revision", "base": 1, "round": 1}],
-    }  # fmt: skip
+    state = revised("Add concrete examples to each section.", 7, 5)
     result = memory.learn("t1", state)
     assert result["superseded"] == [old]
     gone = memory.show(old)
@@ -170,17 +176,7 @@ def test_a_critique_asking_for_the_opposite_supersedes_the_lesson(runs_dir, back
     old = memory.add("Shorten the introduction.")
     pinned = memory.add("Cut the introduction to two sentences.")
     memory.pin(pinned)
-    state = {
-        "task": "Why revise?",
-        "reviews": [
-            {"round": 1, "version": 1, "score": 6, "source": "llm",
-             "improvements": [{"issue": "Expand the introduction with the case of a real draft.",
-                               "section": ""}]},
-            {"round": 2, "version": 2, "score": 8, "source": "llm", "improvements": []},
-        ],
-        "versions": [{"n": 1, "kind": "draft", "round": 0},
-                     {"n": 2, "kind": "revision", "base": 1, "round": 1}],
-    }  # fmt: skip
+    state = revised("Expand the introduction with the case of a real draft.", 6, 8)
     result = memory.learn("t1", state)
     assert result["superseded"] == [old] and len(result["written"]) == 1
     gone = memory.show(old)
@@ -197,25 +193,12 @@ def test_a_critique_asking_for_the_opposite_supersedes_the_lesson(runs_dir, back
 
 def test_an_opposite_critique_is_never_merged_into_the_lesson_it_contradicts(runs_dir):
     memory = Memory(runs_dir)
-    state = {
-        "task": "Why revise?",
-        "reviews": [
-            {"round": 1, "version": 1, "score": 6, "source": "llm",
-             "improvements": [{"issue": "Shorten the long introduction.", "section": ""}]},
-            {"round": 2, "version": 2, "score": 8, "source": "llm", "improvements": []},
-        ],
-        "versions": [{"n": 1, "kind": "draft", "round": 0},
-                     {"n": 2, "kind": "revision", "base": 1, "round": 1}],
-    }  # fmt: skip
+    state = revised("Shorten the long introduction.", 6, 8)
     expand = memory.add("Expand the long introduction.")
     learned = memory.learn("t1", state)  # "shorten" worked: it replaces "expand", not reinforces it
     assert learned["merged"] == [] and learned["superseded"] == [expand]
     shorten = learned["written"][0]
-    first = {
-        **state["reviews"][0],
-        "improvements": [{"issue": "Expand the long introduction.", "section": ""}],
-    }
-    worse = {**state, "reviews": [first, {**state["reviews"][1], "score": 4}]}
+    worse = revised("Expand the long introduction.", 6, 4)
     # evidence against expanding is not evidence against shortening
     assert memory.learn("t2", worse)["superseded"] == []
     assert memory.show(shorten)["status"] == "active"

@@ -122,8 +122,9 @@ class Runner:
         params = settings.run_params()
         lessons = self._memory(settings, store).recall(task, settings.memory.k, thread_id) if (
             settings.memory.enabled and settings.memory.k) else []  # fmt: skip
+        start = initial_state(task, params, lessons)
         store.create_run(thread_id, task, params, str(path))
-        store.save_state(thread_id, initial_state(task, params, lessons))  # a resume recalls these
+        store.save_state(thread_id, start)  # a resume before the first checkpoint recalls these
         store.acquire(thread_id)  # before a `resume` of the new thread could
         try:
             self.ui.started(thread_id, task, settings, path, resumed=False)
@@ -135,7 +136,6 @@ class Runner:
             _quietly(store.release, thread_id)
             _quietly(store.close)
             raise
-        start = initial_state(task, params, lessons)
         return self._drive(store, thread_id, settings, graph, config, start)
 
     def resume(self, thread_id: str, runs_dir: str, flags: dict[str, Any]) -> RunResult:

@@ -101,8 +101,6 @@ class Memory:
             task_tags = rules.tags(state.get("task", ""))
             for found in rules.learn(state):
                 match = self._closest(active, found["text"])
-                contradicted = [x for x in active if x["scope"] == "general" and not x["pinned"]
-                                and rules.opposes(x["text"], found["text"])]  # fmt: skip
                 if found["kind"] == "worse":
                     if match is not None:
                         result["superseded"].append(self._supersede(tables, match, found, thread_id, now))
@@ -125,6 +123,8 @@ class Memory:
                 tables.add_evidence(lesson_id, thread_id, found["round"], found["kind"],
                                     found["score_change"], found["detail"], now)  # fmt: skip
                 tables.log("memory_write", lesson_id, thread_id, f"{found['kind']}: {found['detail']}", now)
+                contradicted = [x for x in active if x["scope"] == "general" and not x["pinned"]
+                                and rules.opposes(x["text"], found["text"])]  # fmt: skip
                 for old in contradicted:  # the critic now asks for the opposite: the old one yields
                     tables.update(old["id"], status="superseded", superseded_by=lesson_id)
                     tables.log("memory_supersede", old["id"], thread_id,
@@ -140,9 +140,8 @@ class Memory:
     @staticmethod
     def _closest(active: list[dict[str, Any]], text: str) -> dict[str, Any] | None:
         """The general lesson that says the same as `text` (the most similar), if any."""
-        alike = [(rules.similarity(x["text"], text), x) for x in active
-                 if x["scope"] == "general" and not rules.opposes(x["text"], text)]  # fmt: skip
-        alike = [(s, x) for s, x in alike if s >= rules.SAME]
+        alike = [(rules.similarity(x["text"], text), x) for x in active if x["scope"] == "general"]
+        alike = [(s, x) for s, x in alike if s >= rules.SAME and not rules.opposes(x["text"], text)]
         return max(alike, key=lambda pair: (pair[0], -pair[1]["id"]))[1] if alike else None
 
     def _supersede(self, tables: MemoryTables, old: dict[str, Any], found: dict[str, Any],

@@ -70,8 +70,7 @@ class JournaledClient:
         if paid:  # earlier failed calls of this request (before a resume): billed, so counted
             completion.prompt_tokens += paid["prompt_tokens"]
             completion.completion_tokens += paid["completion_tokens"]
-            completion.cost = (None if completion.cost is None or paid["cost"] is None
-                               else completion.cost + paid["cost"])  # fmt: skip
+            completion.cost = _add_cost(completion.cost, paid["cost"])
             completion.retry_log.append(f"{paid['calls']} failed call{'s' if paid['calls'] != 1 else ''}"
                                         f" before: {paid['prompt_tokens'] + paid['completion_tokens']} "
                                         "tokens (counted)")  # fmt: skip
@@ -86,8 +85,12 @@ class JournaledClient:
         answered (then added to that answer, so the run's usage and budget include them)."""
         paid = self.store.journal_get(key + SPENT) or {"prompt_tokens": 0, "completion_tokens": 0,
                                                        "cost": 0.0, "calls": 0}  # fmt: skip
-        cost = None if paid["cost"] is None or spent.get("cost") is None else paid["cost"] + spent["cost"]
         paid = {"model": self.model, "prompt_tokens": paid["prompt_tokens"] + spent["prompt_tokens"],
                 "completion_tokens": paid["completion_tokens"] + spent["completion_tokens"],
-                "cost": cost, "calls": paid["calls"] + 1}  # fmt: skip
+                "cost": _add_cost(paid["cost"], spent.get("cost")), "calls": paid["calls"] + 1}  # fmt: skip
         self.store.journal_put(key + SPENT, self.thread_id, f"{SPENT_STEP}{step}", paid)
+
+
+def _add_cost(a: float | None, b: float | None) -> float | None:
+    """Two costs added; unknown (None) when either is: a price litellm does not know."""
+    return None if a is None or b is None else a + b

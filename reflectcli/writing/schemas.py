@@ -87,8 +87,10 @@ def not_a_critique(text: str, min_words: int = 3) -> str | None:
         return f"{text[:80]!r} is too short to be a critique (or not words)"
     if plain in _EXAMPLE_TEXTS:
         return f"{text!r} is the example's text"
-    body = CITATION.sub("", text.strip(), count=1) if CITATION.match(text.strip()) else text.strip()
-    if _NOT_PROSE.search(body) or _EXCEPTION_NAME.search(body):  # "[S2, S3] do not ..." is prose
+    body = text.strip()
+    if opening := CITATION.match(body):  # "[S2, S3] do not support ..." is prose
+        body = body[opening.end() :]
+    if _NOT_PROSE.search(body) or _EXCEPTION_NAME.search(body):
         return f"{text[:80]!r} is not a critique of the article (an error message or data)"
     return None
 

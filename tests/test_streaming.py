@@ -199,3 +199,13 @@ def test_tokens_of_a_call_that_failed_for_good_are_counted_when_it_is_answered(s
     replayed = again.complete(MESSAGES, step="draft:s1", max_tokens=400)  # replay: counted once
     assert replayed.replayed and replayed.completion_tokens == done.completion_tokens
     store.close()
+
+
+def test_a_stall_at_the_smallest_cap_is_not_sent_again_unchanged(server):
+    """3/4 of a 20-token cap is below the floor (16): the stalled request is not retried at all,
+    rather than sent again as it was."""
+    server.reply = lambda body: answer(TEXT, stall_after=6)
+    client = client_for(server, timeout=0.5)
+    with pytest.raises(ModelError) as failed:
+        client.complete(MESSAGES, step="draft:s1", max_tokens=20)
+    assert server.count == 1 and "gave up after 1 attempts" in str(failed.value)

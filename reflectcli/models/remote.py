@@ -116,6 +116,9 @@ def key_env_var(model: str) -> str:
     return _KEY_ENV.get(provider, provider.upper() + "_API_KEY")
 
 
+MIN_CAP = 16  # a stalled call is retried with 3/4 of its token cap, down to this
+
+
 class Stalled(Exception):
     """No token arrived for `timeout` seconds in the middle of a streamed answer."""
 
@@ -258,11 +261,11 @@ class LiteLLMClient:
                     wasted["prompt"] += sum(_estimate(m.get("content") or "") for m in messages)
                     wasted["completion"] += generated
                     reason += f" after ~{generated} tokens (counted)"
-                    if cap:  # never the same request again: a smaller cap
-                        cap = max(64, cap * 3 // 4)
-                        reason += f"; retrying with max_tokens {cap}"
+                    if cap:  # never the same request again: a smaller cap (too small: give up)
+                        cap = cap * 3 // 4
+                        reason += f"; retrying with max_tokens {cap}" if cap >= MIN_CAP else ""
                 retry_log.append(reason)
-                if attempt >= self.retries:
+                if attempt >= self.retries or (generated and cap is not None and cap < MIN_CAP):
                     raise self._gave_up(exc, attempt + 1, reason, litellm, wasted) from exc
                 delay = min(30.0, self.backoff * (2**attempt))
                 log.warning("%s: %s; retry %d in %.1fs", self.model, reason, attempt + 1, delay)

@@ -86,3 +86,29 @@ def test_resume_settings_keep_saved_values_and_take_flags(tmp_path):
     saved = load_settings(flags={"threshold": 9}).run_params()
     s = resume_settings(saved, {"model": "openai/x", "timeout": None})
     assert (s.threshold, s.model) == (9, "openai/x")
+
+
+LANGUAGE_CASES = [
+    ("fr", "French (français)"),
+    ("français", "French (français)"),
+    ("zh-CN", "Simplified Chinese (简体中文)"),
+    ("Klingon", "Klingon"),
+    ("tlh", "Klingon"),
+    ("esperanto", "Esperanto"),
+    ("Swiss German", "Swiss German"),
+]
+
+
+@pytest.mark.parametrize(("value", "expected"), LANGUAGE_CASES)
+def test_a_language_is_any_name_or_code_cldr_knows(value, expected):
+    from reflectcli.writing.languages import resolve_language
+
+    assert resolve_language(value) == expected
+
+
+@pytest.mark.parametrize("value", ["klingonese", "Frenhc", "Quenya", "xx"])
+def test_a_language_no_one_speaks_is_refused(value):
+    from reflectcli.writing.languages import resolve_language
+
+    with pytest.raises(ValueError, match="unknown language"):
+        resolve_language(value)

@@ -168,9 +168,12 @@ def resolve_gguf(
         return ensure_embedded_model(notify, download)
     path = Path(model.removeprefix("local/")).expanduser()
     if path.suffix.lower() != ".gguf":
-        raise ModelError(f"unknown local model '{model}': use {EMBEDDED_NAME} or local/<path-to-file>.gguf")
+        raise ModelError(
+            f"unknown local model '{model}': use {EMBEDDED_NAME} or local/<path-to-file>.gguf", exit_code=2
+        )
     if not path.is_file():
-        raise ModelError(f"local model file not found: {path}")
+        raise ModelError(f"local model file not found: {path}",
+                         hint="check the path after local/, or use local/smollm2", exit_code=2)  # fmt: skip
     return path
 
 
@@ -293,7 +296,8 @@ class LocalClient:
         self.notify = notify
         self.progress: Callable[[str, int], None] | None = None  # (step, tokens so far)
         self.download: Progress | None = None  # (bytes, total) while the model is fetched
-        self._path: Path | None = None
+        # a file named by the user is checked now, before a run exists (like a missing key)
+        self._path: Path | None = None if self.tiny else resolve_gguf(model)
 
     def load(self):
         if self._path is None:

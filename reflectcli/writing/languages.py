@@ -53,24 +53,56 @@ VARIANTS = {
 
 
 def resolve_language(value: str) -> str:
-    """A language as prompts name it, e.g. "French (français)"; raises ValueError on an unknown
-    code. A name not in the table is kept as written (any language a model knows)."""
+    """A language as prompts name it, e.g. "French (français)"; raises ValueError on a code or a
+    name no language has (CLDR's list of language names, which Babel carries, decides)."""
     text = value.strip()
     key = text.lower().replace("_", "-")
     if key in VARIANTS:
         english, native = VARIANTS[key]
     elif key in LANGUAGES:
         english, native = LANGUAGES[key]
-    elif re.fullmatch(r"[a-z]{2,3}(-[a-z0-9]{2,8})?", key):
+    elif re.fullmatch(r"[a-z]{2,3}(-[a-z0-9]{2,8})?", key) and key not in _names():
         base = key.split("-")[0]
-        if base not in LANGUAGES:
+        if base in LANGUAGES:
+            english, native = LANGUAGES[base]
+        elif base in _codes():
+            return _codes()[base]
+        else:
             raise ValueError(f"unknown language code {text!r}: use a name such as 'French' or a "
                              "code such as 'fr', 'de', 'zh-CN'")  # fmt: skip
-        english, native = LANGUAGES[base]
     else:
         for english, native in [*LANGUAGES.values(), *VARIANTS.values()]:
             if key in (english.lower(), native.lower()):
                 break
         else:
-            return text[:1].upper() + text[1:]
+            if key in _names():
+                return _names()[key]
+            raise ValueError(_unknown_name(text))
     return english if english == native else f"{english} ({native})"
+
+
+def _codes() -> dict[str, str]:
+    """Every language code CLDR names, with its English name (Babel ships CLDR; courlan, which
+    trafilatura needs, depends on it)."""
+    global _CLDR
+    if _CLDR is None:
+        from babel import Locale
+
+        _CLDR = dict(Locale("en").languages)
+    return _CLDR
+
+
+_CLDR: dict[str, str] | None = None
+
+
+def _names() -> dict[str, str]:
+    return {name.lower(): name for name in _codes().values()}
+
+
+def _unknown_name(text: str) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(text.lower(), list(_names()), n=1, cutoff=0.7)
+    hint = f" (did you mean {_names()[close[0]]!r}?)" if close else ""
+    return (f"unknown language {text!r}{hint}: use a language's name, such as 'French' or "
+            "'Klingon', or a code such as 'fr', 'de', 'zh-CN'")  # fmt: skip

@@ -263,6 +263,13 @@ def _layer(merged: dict, source: dict, values: dict[str, Any], where) -> None:
         source[key] = where(key)
 
 
+def with_overrides(settings: Settings, overrides: dict[str, Any], where: str) -> Settings:
+    """`settings` with some keys set (an eval task's overrides), validated: a bad value is a
+    ConfigError naming `where` and the key, never a raw pydantic error."""
+    merged = {**settings.model_dump(), **overrides}
+    return _validate(merged, dict.fromkeys(overrides, where))
+
+
 def _validate(merged: dict[str, Any], source: dict[str, str]) -> Settings:
     try:
         return Settings.model_validate(merged)

@@ -238,3 +238,16 @@ def test_against_a_second_configuration(scripted, judge, runs_dir, tmp_path):
     missing = CliRunner().invoke(app, ["eval", "run", "--builtin", "smoke", "--against", "nope.toml",
                                        "--runs-dir", str(runs_dir)])  # fmt: skip
     assert missing.exit_code == 2 and "no such config file" in missing.output
+
+
+def test_a_bad_override_value_stops_before_the_eval_exists(scripted, judge, runs_dir, tmp_path):
+    suite = tmp_path / "s.jsonl"
+    suite.write_text('{"task": "A fine task"}\n{"task": "Another task", "overrides": {"threshold": 42}}\n')
+    run = CliRunner().invoke(app, ["eval", "run", str(suite), "--model", "fake/w", "--judge", "judge/x",
+                                   "--runs-dir", str(runs_dir)])  # fmt: skip
+    assert run.exit_code == 2, run.output
+    assert f"{suite}:2: config key 'threshold'" in " ".join(run.output.split())
+    assert "Traceback" not in run.output and "validation error" not in run.output
+    listed = CliRunner().invoke(app, ["eval", "list", "--json", "--runs-dir", str(runs_dir)])
+    assert json.loads(listed.output or "[]") == []  # no eval left "running"
+    assert scripted.history == []  # and no model was called

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from reflectcli.config import Settings
+from reflectcli.config import Settings, with_overrides
 from reflectcli.errors import UserError
 from reflectcli.eval import judge as judging
 from reflectcli.eval import stats
@@ -72,6 +72,9 @@ class Evaluation:
         for warning in judge_warnings(judge, settings) + (judge_warnings(judge, against) if against else []):
             self.ui.warn(warning)
         make_client(judge, settings, "judge")  # an unknown judge model fails here, not later
+        for item in tasks:  # a bad override fails before the eval exists, naming its line
+            for config in (settings, against) if against else (settings,):
+                with_overrides(config, item["overrides"], f"{suite}:{item['line']}")
         eval_id = new_eval_id(suite)
         with self._tables() as (_, tables):
             tables.create(eval_id, suite, judge, settings.run_params(), tasks,
@@ -110,7 +113,7 @@ class Evaluation:
         """The task's run (written, resumed, or found finished) and its state."""
         run = store.get_run(thread)
         if run is None:
-            task_settings = Settings.model_validate({**settings.model_dump(), **item["overrides"]})
+            task_settings = with_overrides(settings, item["overrides"], f"task {item['n']}")
             Runner(self.ui).write(item["task"], task_settings, thread_id=thread)
         elif run["status"] != "finished":
             Runner(self.ui).resume(thread, self.runs_dir, {})

@@ -254,7 +254,7 @@ class Runner:
         store.acquire(thread_id)
         path = artifact_path(settings.runs_dir, thread_id)
         make_private_dirs(path.parent)  # on a shared store, this host may not have the folder yet
-        run = store.get_run(thread_id) or {}
+        run = {**(store.get_run(thread_id) or {}), "status": "running"}
         started = time.monotonic()
         self.state = dict(state or start or {})
         waiting = None
@@ -288,8 +288,9 @@ class Runner:
             # error is the one to report, and the checkpoint already holds every finished step.
             guard = (lambda fn, *a, **k: fn(*a, **k)) if ok else _quietly
             guard(store.release, thread_id)
-            if self.state:
-                guard(self._record, store, thread_id, path, run)
+            if self.state:  # the artifact says how the process ended, as the index row does
+                ended = guard(store.get_run, thread_id) or {}
+                guard(self._record, store, thread_id, path, {**run, "status": ended.get("status")})
             _quietly(store.close)
         summary = summarize(self.state)
         return RunResult(thread_id, self.state, path, summary, time.monotonic() - started,
@@ -368,12 +369,13 @@ class Runner:
         write_artifact(path, self.state, thread_id, run)
 
 
-def _quietly(fn, *args: Any, **kwargs: Any) -> None:
+def _quietly(fn, *args: Any, **kwargs: Any) -> Any:
     """Book-keeping while another error is on its way out: a failure here is logged, not raised."""
     try:
-        fn(*args, **kwargs)
+        return fn(*args, **kwargs)
     except Exception as exc:
         log.debug("while stopping: %s failed: %s", getattr(fn, "__name__", fn), exc)
+        return None
 
 
 def stored_state(state: dict[str, Any]) -> dict[str, Any]:

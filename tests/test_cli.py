@@ -125,6 +125,9 @@ def test_ctrl_c_exits_130_with_resume_hint(scripted, runs_dir, backend):
     result = write(runs_dir, "--thread-id", "cc")
     assert result.exit_code == 130
     assert "reflectcli resume cc" in result.output
+    assert "- status: interrupted" in (runs_dir / "cc.md").read_text()  # as history says
+    assert invoke("resume", "cc", "--runs-dir", str(runs_dir)).exit_code == 0
+    assert "- status: finished" in (runs_dir / "cc.md").read_text()
 
 
 def test_resume_names_the_answers_it_will_replay(scripted, runs_dir, backend):

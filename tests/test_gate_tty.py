@@ -85,6 +85,7 @@ def test_interactive_write_at_a_terminal(tmp_path):
     assert "→ approve (human)" in plain and "→ accept (human)" in plain
     assert plain.count("1. Why first drafts fall short") == 1  # the gate does not repeat it
     assert plain.count("stop (max_rounds)") == 1 and "stopped without passing" not in plain
+    assert "done human_accept" in plain and "done max_rounds" not in plain
     artifact = (tmp_path / "runs" / "tty.md").read_text()
     assert "| approve | human |" in artifact and "| accept | human |" in artifact
     assert "## Known issues" in artifact and "## Final article" in artifact

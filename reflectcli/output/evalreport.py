@@ -6,6 +6,8 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from reflectcli.output.rows import plural
+
 CRITERIA = ("interest", "coherence", "relevance", "coverage",
             "accuracy", "completeness", "readability", "structure")  # fmt: skip
 
@@ -26,7 +28,8 @@ def headline(summary: dict[str, Any]) -> list[str]:
     if summary["judged"]:
         interval = summary["win_interval"]
         ci = f" (95 % CI {_pct(interval[0])}–{_pct(interval[1])})" if interval else ""
-        lines.append(f"final vs first draft over {summary['judged']} tasks: win {_pct(summary['win'])}"
+        over = plural(summary["judged"], "task", "tasks")
+        lines.append(f"final vs first draft over {over}: win {_pct(summary['win'])}"
                      f"{ci} · tie {_pct(summary['tie'])} · loss {_pct(summary['loss'])}")  # fmt: skip
         if summary["loss"] and summary["loss"] > summary["win"]:
             lines.insert(0, "WORSE: the final output lost to the first draft more often than it won")
@@ -62,7 +65,7 @@ def versus_lines(against: dict[str, Any] | None) -> list[str]:
         return ["config B vs A: no task judged yet"]
     interval = against["b_win_interval"]
     ci = f" (95 % CI {_pct(interval[0])}–{_pct(interval[1])})" if interval else ""
-    return [f"config B's final vs config A's over {against['judged']} tasks: B wins "
+    return [f"config B's final vs config A's over {plural(against['judged'], 'task', 'tasks')}: B wins "
             f"{_pct(against['b_win'])}{ci} · tie {_pct(against['tie'])} · B loses "
             f"{_pct(against['b_loss'])} · position consistency {_pct(against['position_consistency'])}"
             f" · rubric gain B − A {_num(against['rubric_gain_b_over_a'], True)}"]  # fmt: skip

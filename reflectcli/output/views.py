@@ -284,10 +284,11 @@ class Views:
             if o.status in ("skipped", "ignored"):
                 sys.stderr.write(f"{'error' if o.status == 'skipped' else 'note'}: {o.error}\n")
             elif o.status in ("added", "updated"):
-                self.message(f"{o.status} [{o.source_id}] {o.title} ({o.chunks} chunks)")
+                count = rows.plural(o.chunks, "chunk", "chunks")
+                self.message(f"{o.status} [{o.source_id}] {o.title} ({count})")
         order = ("added", "updated", "unchanged", "skipped")
         summary = ", ".join(f"{counts[k]} {k}" for k in order if counts.get(k))
-        self.message(f"{summary or 'nothing to add'}; {chunks} chunks indexed")
+        self.message(f"{summary or 'nothing to add'}; {rows.plural(chunks, 'chunk', 'chunks')} indexed")
 
     def sources(self, found: list[dict[str, Any]], runs_dir) -> None:
         if not found:
@@ -309,8 +310,9 @@ class Views:
 
     def source(self, found: dict[str, Any], chunks: list[dict[str, Any]]) -> None:
         self.message(f"[{found['id']}] {found['title']}")
+        count = rows.plural(len(chunks), "chunk", "chunks")
         self.message(f"{found['kind']} · {found['location']} · {found['chars']} characters · "
-                     f"{len(chunks)} chunks · added {_when(found['added_at'])}")  # fmt: skip
+                     f"{count} · added {_when(found['added_at'])}")  # fmt: skip
         for c in chunks:
             flat = " ".join(c["text"].split())
             self.message(f"  #{c['seq'] + 1}{_place(c)} [{c['char_start']}-{c['char_end']}] "

@@ -112,6 +112,11 @@ class Settings(BaseModel):
         "or any litellm model string such as openai/gpt-4o-mini",
     )
     critic_model: str | None = Field(None, description="Critic model; defaults to `model`")
+    critic: Literal["llm", "checklist"] = Field(
+        "llm",
+        description="Who reviews: 'llm' (the critic model) or 'checklist' (rules that measure "
+        "length, examples, repetition, readability, prose and meta-text; the embedded model's default)",
+    )
     threshold: float = Field(8.0, ge=0, le=10, description="Overall score that passes (0-10)")
     max_rounds: int = Field(3, ge=1, le=20, description="Reviews at most (hard cap)")
     max_sections: int = Field(4, ge=1, le=12, description="Sections in the outline at most")
@@ -168,11 +173,15 @@ class Settings(BaseModel):
             for key, value in TINY_PROFILE.items():
                 if key not in self.model_fields_set:
                     setattr(self, key, value)
+            # a 135M model cannot critique: the checklist reviews, unless a critic was chosen
+            if "critic" not in self.model_fields_set and self.critic_model is None:
+                self.critic = "checklist"
             self.profile = "tiny"
         return self
 
     @property
-    def critic(self) -> str:
+    def critic_name(self) -> str:
+        """The critic model's name (the writer's when none is set)."""
         return self.critic_model or self.model
 
     def run_params(self) -> dict[str, Any]:
@@ -235,7 +244,10 @@ def resume_settings(saved: dict[str, Any], flags: dict[str, Any] | None = None) 
     merged: dict[str, Any] = {}
     source: dict[str, str] = {}
     _layer(merged, source, saved, lambda k: "saved run settings")
-    _layer(merged, source, flags or {}, _flag_name)
+    flags = dict(flags or {})
+    if flags.get("critic_model") and "critic" not in flags:  # a critic model named now reviews
+        flags["critic"] = "llm"
+    _layer(merged, source, flags, _flag_name)
     return _validate(merged, source)
 
 

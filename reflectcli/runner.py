@@ -188,8 +188,10 @@ class Runner:
     def _models(self, settings: Settings) -> tuple[Any, Any]:
         """The writer and critic clients, checked (known model, credentials) before any call."""
         writer = make_client(settings.model, settings)
-        same = settings.critic == settings.model and api_base_for(settings, "critic") == settings.api_base
-        critic = writer if same else make_client(settings.critic, settings, "critic")
+        same = settings.critic == "checklist" or (
+            settings.critic_name == settings.model and api_base_for(settings, "critic") == settings.api_base
+        )  # the checklist calls no model
+        critic = writer if same else make_client(settings.critic_name, settings, "critic")
         for client in {id(writer): writer, id(critic): critic}.values():
             if hasattr(client, "preflight"):
                 client.preflight()
@@ -261,7 +263,7 @@ class Runner:
         ok = False
         try:
             store.update_run(thread_id, status="running", error=None,
-                             model=settings.model, critic_model=settings.critic)  # fmt: skip
+                             model=settings.model, critic_model=critic_label(settings))  # fmt: skip
             with self._signals(), store.keep_alive(thread_id) as lost:
                 self.lease_lost = lost
                 waiting = self._stream(store, thread_id, graph, config, start, path, run)
@@ -367,6 +369,11 @@ class Runner:
             store.save_state(thread_id, stored_state(self.state))
             store.save_usage(thread_id, usage_by_model(self.state))
         write_artifact(path, self.state, thread_id, run)
+
+
+def critic_label(settings: Settings) -> str:
+    """Who reviews the run, as the run index shows it: a model's name, or `checklist`."""
+    return "checklist" if settings.critic == "checklist" else settings.critic_name
 
 
 def _quietly(fn, *args: Any, **kwargs: Any) -> Any:

@@ -8,7 +8,7 @@ def test_defaults():
     s = load_settings(flags={"model": "openai/x"})
     assert (s.threshold, s.max_rounds, s.max_sections, s.section_tokens) == (8, 3, 4, 1024)
     assert (s.temperature, s.profile) == (0.7, None)
-    assert s.critic == "openai/x" and s.language is None and s.runs_dir == "runs"
+    assert s.critic_name == "openai/x" and s.critic == "llm" and s.language is None and s.runs_dir == "runs"
 
 
 def test_the_embedded_model_gets_the_tiny_profile_under_what_the_user_set(tmp_path, monkeypatch):
@@ -40,7 +40,7 @@ def test_user_config_dir_used_when_no_local_file(tmp_path, monkeypatch):
 def test_explicit_config_file(tmp_path):
     path = tmp_path / "other.toml"
     path.write_text('critic_model = "x/y"\n')
-    assert load_settings(path).critic == "x/y"
+    assert load_settings(path).critic_name == "x/y"
 
 
 @pytest.mark.parametrize(

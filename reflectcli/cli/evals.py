@@ -95,7 +95,7 @@ def run(
             "model": model, "critic_model": critic_model, "api_base": api_base,
             "max_rounds": max_rounds, "runs_dir": str(runs_dir) if runs_dir else None,
         })  # fmt: skip
-        chosen = judge or settings.critic
+        chosen = judge or settings.critic_name
         if not judge:
             ui.warn(f"no --judge given: judging with {chosen}, the critic itself; pass --judge "
                     "with a different model for a measurement you can trust")  # fmt: skip

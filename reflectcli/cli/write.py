@@ -32,6 +32,13 @@ def write(
     task: Annotated[str, typer.Argument(help='What to write, e.g. "an analysis of X".')],
     model: ModelOpt = None,
     critic_model: CriticOpt = None,
+    critic: Annotated[
+        str | None,
+        typer.Option(
+            help="Who reviews: llm (the critic model) or checklist (rules that measure the "
+            "text; the embedded model's default)."
+        ),
+    ] = None,  # fmt: skip
     threshold: Annotated[float | None, typer.Option(help="Score (0-10) that passes.")] = None,
     max_rounds: Annotated[int | None, typer.Option(help="Reviews at most.")] = None,
     sections: Annotated[int | None, typer.Option(help="Outline sections at most.")] = None,
@@ -81,7 +88,7 @@ def write(
         from reflectcli.runner import Runner
 
         settings = load_settings(config, flags={
-            "model": model, "critic_model": critic_model, "threshold": threshold,
+            "model": model, "critic_model": critic_model, "critic": critic, "threshold": threshold,
             "max_rounds": max_rounds, "max_sections": sections, "language": lang,
             "runs_dir": str(runs_dir) if runs_dir else None, "timeout": timeout,
             "api_base": api_base, "interactive": interactive,

@@ -48,7 +48,7 @@ def judge_warnings(judge: str, settings: Settings) -> list[str]:
     if judge == settings.model:
         out.append(f"the judge ({judge}) is the writer model: it will favour its own prose; "
                    "use a different --judge for a measurement you can trust")  # fmt: skip
-    if judge == settings.critic and judge != settings.model:
+    if judge == settings.critic_name and judge != settings.model:
         out.append(f"the judge ({judge}) is the critic model: it grades its own critique; "
                    "use a different --judge")  # fmt: skip
     return out

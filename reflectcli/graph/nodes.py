@@ -34,6 +34,7 @@ from reflectcli.output.summary import (
 from reflectcli.sources.evidence import number, section_query
 from reflectcli.sources.verify import judge
 from reflectcli.writing import prompts
+from reflectcli.writing.checklist import checklist_review
 from reflectcli.writing.citations import cited_ids, strip_invented
 from reflectcli.writing.rubric import DIMENSIONS
 from reflectcli.writing.schemas import Outline, Review, outline_schema, review_schema
@@ -222,6 +223,8 @@ class Nodes:
         return update
 
     def review(self, state: dict[str, Any]) -> dict[str, Any]:
+        if state["params"].get("critic") == "checklist":
+            return self.checklist(state)
         version = state["versions"][-1]
         round_no = len(state.get("reviews") or []) + 1
         titles = [s["title"] for s in state["outline"]["sections"]]
@@ -313,6 +316,31 @@ class Nodes:
             trace.append(note_event("review", "fallback", "critic answer unusable after "
                                     "retries; heuristic score used", round=round_no))  # fmt: skip
         return {"reviews": [review], "critiques": critiques, "trace": trace}
+
+    def checklist(self, state: dict[str, Any]) -> dict[str, Any]:
+        """The review by rules (writing/checklist.py): no model call, the same shape as the
+        critic's, `source: checklist`. Its earlier findings that are gone are addressed."""
+        version = state["versions"][-1]
+        round_no = len(state.get("reviews") or []) + 1
+        outline = state["outline"]["sections"]
+        critiques = dict(state.get("critiques") or {})
+        open_items = [c for c in critiques.values() if c["status"] == "open"]
+        started = time.perf_counter()
+        value = checklist_review(
+            state["task"], version["text"], outline, max(40, section_tokens(state) // 3),
+            [section_evidence(state, i) for i in range(len(outline))], open_items,
+        )  # fmt: skip
+        improvements = [{**imp, "id": f"r{round_no}.{i}"} for i, imp in enumerate(value["improvements"], 1)]
+        for item_id in value["addressed"]:
+            critiques[item_id] = {**critiques[item_id], "status": "addressed", "closed_in": round_no}
+        for imp in improvements:
+            critiques[imp["id"]] = {**imp, "round": round_no, "status": "open", "closed_in": None}
+        review = {**value, "critic_score": value["score"], "improvements": improvements, "round": round_no,
+                  "version": version["n"], "source": "checklist", "errors": []}  # fmt: skip
+        took = round(time.perf_counter() - started, 3)
+        event = note_event("review", "checklist", f"{len(improvements)} finding(s) to fix, score "
+                           f"{value['score']:g}, {took:.1f}s", round=round_no, duration=took)  # fmt: skip
+        return {"reviews": [review], "critiques": critiques, "trace": [event]}
 
     def decide(self, state: dict[str, Any]) -> dict[str, Any]:
         reviews = state["reviews"]

@@ -142,8 +142,11 @@ def tags(task: str, limit: int = 5) -> str:
 
 
 def _judged(state: dict[str, Any]) -> dict[int, dict[str, Any]]:
-    """Round → review, for the critic's own reviews (fallback reviews teach nothing)."""
-    return {r["round"]: r for r in state.get("reviews") or [] if r.get("source") != "fallback"}
+    """Round → review, for a critic's own reviews (fallback reviews teach nothing; the
+    checklist's findings quote this run's sentences and titles, and its rules need no memory)."""
+    return {
+        r["round"]: r for r in state.get("reviews") or [] if r.get("source") not in ("fallback", "checklist")
+    }
 
 
 def learn(state: dict[str, Any]) -> list[dict[str, Any]]:

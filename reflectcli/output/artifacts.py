@@ -78,7 +78,7 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) 
     out += [
         f"- thread: `{thread_id}`",
         f"- status: {run_status(state, run)}"
-        + (f" (stop reason: {s['stop_reason']})" if s["stop_reason"] else ""),
+        + (f" (stop reason: {rows.stop_words(s)})" if s["stop_reason"] else ""),
         f"- writer model: {params.get('model')}; critic model: "
         f"{params.get('critic_model') or params.get('model')}",
         f"- threshold: {params.get('threshold')}; max rounds: {params.get('max_rounds')}; "

@@ -15,7 +15,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from reflectcli.output import rows
-from reflectcli.output.rows import plural
+from reflectcli.output.rows import plural, stop_words
 
 _STEP = re.compile(r"^(?P<kind>[a-z]+)(?::[srg](?P<num>\d+))?(?::s(?P<sec>\d+))?(?::retry(?P<retry>\d+))?$")
 
@@ -76,7 +76,7 @@ class Renderer:
     def started(self, thread_id, task, settings, path, resumed: bool) -> None:
         verb = "resuming" if resumed else "thread"
         self._print(f"[bold]{verb}[/] [cyan]{thread_id}[/]")
-        critic = settings.critic
+        critic = "the checklist" if settings.critic == "checklist" else settings.critic_name
         models = settings.model if critic == settings.model else f"{settings.model} → critic {critic}"
         profile = " · tiny-model profile" if getattr(settings, "profile", None) == "tiny" else ""
         self._print(
@@ -203,6 +203,8 @@ class Renderer:
         for event in update.get("trace") or []:
             if event.get("kind") == "search":
                 self._print(f"  [green]✓[/] research · {escape(event['note'])}")
+            elif event.get("kind") == "checklist":
+                self._print(f"  [green]✓[/] checklist review · {escape(event['note'])}")
             elif event.get("kind") in ("attributed", "memory"):
                 self.notice(f"  {event['note']}")
             elif "kind" in event:
@@ -237,7 +239,9 @@ class Renderer:
         mark = "[green]✓ pass[/]" if passed else "[red]✗ below[/]"
         if review["source"] == "fallback":
             mark = "[yellow]heuristic fallback: cannot pass[/]"
-        source = " · source llm-retry" if review["source"] == "llm-retry" else ""
+        source = {"llm-retry": " · source llm-retry", "checklist": " · [cyan]checklist[/]"}.get(
+            review["source"], ""
+        )
         self._print(f"[bold]Round {review['round']}[/]: {review['score']:g}/10 vs threshold "
                     f"{threshold:g} {mark}{source}")  # fmt: skip
         table = Table(show_header=True, box=None, padding=(0, 2))
@@ -324,7 +328,7 @@ class Renderer:
             final += (f" (version {s['final_version']} kept; version {s['last_version']} "
                       f"scored {last})")  # fmt: skip
         self._print(
-            f"[bold green]done[/] {s['stop_reason']} · final score {final} · "
+            f"[bold green]done[/] {stop_words(s)} · final score {final} · "
             f"{s['rounds']} round{'s' if s['rounds'] != 1 else ''} · {s['calls']} calls · "
             f"{s['tokens']} tokens{cost} · {result.elapsed:.1f}s"
         )

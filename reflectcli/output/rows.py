@@ -18,6 +18,14 @@ def where(item: dict[str, Any]) -> str:
     return item.get("section") or WHOLE
 
 
+def stop_words(summary: dict[str, Any]) -> str:
+    """Why the run stopped, in words: a pass by the checklist critic says so."""
+    reason = summary.get("stop_reason") or "unfinished"
+    if reason == "passed" and summary.get("critic") == "checklist":
+        return "passed the checklist"
+    return reason
+
+
 def plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 

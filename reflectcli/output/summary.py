@@ -43,6 +43,7 @@ def summarize(state: dict[str, Any]) -> dict[str, Any]:
         "guards": sum(1 for e in state.get("trace") or [] if e.get("kind") == "guard"),
         "retries": sum(e.get("retries", 0) for e in calls),
         "stop_reason": state.get("stop_reason"),
+        "critic": (state.get("params") or {}).get("critic") or "llm",
         "status": state.get("status"),
         "final_version": final_n,
         "last_version": last_n,

@@ -428,7 +428,8 @@ class Store:
             " updated_at, settings, artifact) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)",
             (
                 thread_id, task, settings["model"],
-                settings.get("critic_model") or settings["model"],
+                "checklist" if settings.get("critic") == "checklist"
+                else settings.get("critic_model") or settings["model"],
                 now, now, json.dumps(settings), artifact,
             ),
         )  # fmt: skip

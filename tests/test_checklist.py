@@ -51,6 +51,8 @@ def test_a_good_article_has_no_findings_and_passes():
         ("Revision helps.", "short", "2 words of about 80"),
         (GOOD2 + " In this section, we will explore why revising matters.", "meta", "In this section"),
         (GOOD2 + " Here is the revised section: <paragraph>Keep what is good.", "meta", "Delete"),
+        (GOOD2 + " In this case, I'd like to explore how authors shine.", "meta", "I'd like to"),
+        ("In today's fast-paced world, " + GOOD2, "filler", "today's fast-paced world"),
         (GOOD2 + " " + GOOD2.split(". ")[0] + ".", "repeat_sentence", "already stands"),
         ("The weather in Paris was lovely and warm that spring. Tourists came to see the tower and to "
          "buy bread from the bakeries near the river. The trains were full and the hotels were busy "
@@ -62,7 +64,8 @@ def test_each_check_names_the_section_and_the_sentence(second, check, quoted):
     found = [i for i in review["improvements"] if i["check"] == check]
     assert found, review["improvements"]
     assert found[0]["section"] == "How revision helps" and quoted in found[0]["issue"]
-    assert review["score"] <= MAJOR_CEILING  # a major finding never passes
+    if found[0]["severity"] == "major":
+        assert review["score"] <= MAJOR_CEILING  # a major finding never passes
 
 
 def test_a_missing_section_and_minor_checks():
@@ -75,6 +78,7 @@ def test_a_missing_section_and_minor_checks():
                      "until the whole of the draft says exactly what they want it to say.")  # fmt: skip
     review = checklist_review(TASK, article(GOOD, rough), OUTLINE, 80)
     assert {"example", "long_sentence", "prose"} <= checks(review), review["improvements"]
+    assert review["score"] <= MAJOR_CEILING  # no example at all is a major finding
 
 
 def test_uncited_facts_are_found_only_when_there_is_evidence():
@@ -93,7 +97,12 @@ def test_the_score_formula():
     overall, dims = score_findings([major, minor], accuracy_checked=False)
     assert dims["completeness"] == 7.5 and dims["readability"] == 9.0 and dims["structure"] == 10
     assert dims["accuracy"] == round((7.5 + 9 + 10) / 3, 1)  # not measured: the others' mean
-    assert overall == MAJOR_CEILING  # 9.0 by the mean, capped while a major finding is open
+    assert overall == 6.5  # 10 - 2.5 - 1
+    assert score_findings([major], True)[0] == MAJOR_CEILING  # 7.5, but a major finding is open
+    two = [minor, Finding("B", "long", "readability", "minor", "z")]
+    assert score_findings(two, True)[0] == 8.0
+    three = [*two, Finding("B", "x", "structure", "minor", "")]
+    assert score_findings(three, True)[0] == 7.0  # three minor findings: below the default 8
     many = [Finding("A", "prose", "readability", "minor", str(i)) for i in range(9)]
     assert score_findings(many, accuracy_checked=True)[1]["readability"] == 5.0  # one check: at most 5
 

@@ -8,7 +8,9 @@ from the findings by one formula (`score_findings`):
   (at most 5 points per check, so one noisy check cannot sink a dimension alone); floor 0;
 - accuracy is only checked against sources: without evidence it is not measured and takes the
   mean of the other three (as a missing dimension takes the overall score elsewhere);
-- the overall score is the mean of the four, and at most 6.9 while a major finding is open.
+- the overall score is 10 less every point taken (the same capped losses, summed over all
+  dimensions), floor 0, and at most 6.9 while a major finding is open: two minor findings still
+  pass the default threshold of 8, three do not.
 
 It is a real critic (its reviews are `source: checklist`, never `fallback`), but it judges form,
 not truth: a run it passes has passed the checklist, which the output says.
@@ -41,8 +43,16 @@ _META = re.compile(
     r"\b(in this (section|article|essay|post|paragraph|piece)|this (article|essay|section) "
     r"(will|explores|discusses|covers)|as an ai|language model|here is|here's|here are|i hope|"
     r"let me know|feel free|word count|no title|no list|keep what is good|rewrite this|"
-    r"write in the same language|the revised|revised version|i (have|made|added|rewrote))\b"
+    r"write in the same language|the revised|revised version|i (have|made|added|rewrote)|"
+    r"i'?d like to (explore|discuss|look|share)|let'?s (explore|dive|look|take a look)|"
+    r"we will (explore|discuss|look))\b"
     r"|^\W*(section|paragraph|title|article|answer|task)\s*\d*\s*:|</?[a-z][a-z0-9]*[^<>]*>",
+    re.I,
+)
+_FILLER = re.compile(
+    r"\b(in today'?s (fast-paced|modern|digital|ever-changing|busy) (world|society|age)|since the dawn "
+    r"of time|it is (important|worth) (to note|noting)|plays? an? (crucial|vital|pivotal|key) role|"
+    r"in conclusion|needless to say|last but not least)\b",
     re.I,
 )
 _STOP = frozenset(
@@ -183,6 +193,7 @@ def review_article(
         findings += _length(title, section.get("goal", ""), words, target_words)
         findings += _example(title, body)
         findings += _meta(title, said)
+        findings += _filler(title, said)
         findings += _repeats(title, said, seen_sentences)
         findings += _long_sentences(title, said)
         findings += _off_topic(title, said, topic | _content(title) | _content(section.get("goal", "")))
@@ -248,7 +259,7 @@ def _example(title: str, body: str) -> list[Finding]:
             title,
             "example",
             "completeness",
-            "minor",
+            "major",
             f'Give "{title}" one concrete example: a named person, place, work or number.',
         )
     ]
@@ -260,6 +271,15 @@ def _meta(title: str, said: list[str]) -> list[Finding]:
             return [Finding(title, "meta", "structure", "major",
                             f'Delete "{_quote(sentence)}" from "{title}": it talks about the '
                             "writing, not the topic.")]  # fmt: skip
+    return []
+
+
+def _filler(title: str, said: list[str]) -> list[Finding]:
+    for sentence in said:
+        if match := _FILLER.search(sentence):
+            return [Finding(title, "filler", "readability", "minor",
+                            f'In "{title}", replace the stock phrase "{match.group(0)}" with '
+                            "what you mean, in plain words.")]  # fmt: skip
     return []
 
 
@@ -329,7 +349,7 @@ def score_findings(findings: list[Finding], accuracy_checked: bool) -> tuple[flo
         others = [dims[d] for d in DIMENSIONS if d != "accuracy"]
         dims["accuracy"] = sum(others) / len(others)
     dims = {d: round(v, 1) for d, v in dims.items()}
-    overall = round(sum(dims.values()) / len(dims), 1)
+    overall = round(max(0.0, 10.0 - sum(lost.values())), 1)
     if any(f.severity == "major" for f in findings):
         overall = min(overall, MAJOR_CEILING)
     return overall, dims

@@ -133,3 +133,55 @@ def test_a_run_reviewed_by_the_checklist(scripted, runs_dir):
     shown = " ".join(result.output.split())
     assert "checklist" in shown and ("passed the checklist" in shown or "done max_rounds" in shown
                                      or "done no_new_critique" in shown)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("title", "why"),
+    [
+        ("Why Do Writers Revise Their Drafts?", "repeats the task"),
+        ("Why do writer revise their draft", "repeats the task"),
+        ("This is why many writers make it all worth while.", "ends with '.'"),
+        ("19th Century,", "ends with ','"),
+        ("to answer with javascript code", "starts in lower case"),
+        ("Write the introduction here", "an instruction"),
+        ("and the rest of it", "a fragment"),
+        ("The blank page", "shares no word with the task"),
+        ("The formation of writers' habits is one of the most fascinating things ever seen", "words long"),
+    ],
+)
+def test_titles_that_cannot_head_a_section(title, why):
+    from reflectcli.writing.titles import title_problem
+
+    assert why in (title_problem(title, TASK, strict=True) or "")
+
+
+GOOD_TITLES = ["How revision helps", "Revising in practice", "Why first drafts fall short", "What drafts do"]
+
+
+@pytest.mark.parametrize("title", [*GOOD_TITLES, "Drafts: a short history"])
+def test_titles_that_can(title):
+    from reflectcli.writing.titles import title_problem
+
+    assert title_problem(title, TASK, strict=True) is None
+
+
+def test_an_outline_drops_sections_that_cannot_head_one_and_refuses_when_none_can():
+    from pydantic import ValidationError
+
+    from reflectcli.writing.schemas import Outline
+
+    sections = [{"title": "Why do writers revise their drafts?"}, {"title": "How revision helps"},
+                {"title": "19th Century,"}]  # fmt: skip
+    outline = Outline.model_validate({"sections": sections}, context={"task": TASK, "strict": True})
+    assert [s.title for s in outline.sections] == ["How revision helps"] and len(outline.dropped) == 2
+    assert len(Outline.model_validate({"sections": sections}).sections) == 3  # no task, no rule
+    with pytest.raises(ValidationError, match="repeats the task"):
+        Outline.model_validate({"sections": [sections[0], sections[2]]}, context={"task": TASK})
+    # a capable writer may give a section to one example the task does not name
+    assert title_problem_free("The Vellmar psalter", "The history of printing")
+
+
+def title_problem_free(title: str, task: str) -> bool:
+    from reflectcli.writing.titles import title_problem
+
+    return title_problem(title, task) is None and title_problem(title, task, strict=True) is not None

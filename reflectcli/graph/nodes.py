@@ -130,6 +130,7 @@ class Nodes:
                 fallback=lambda: fallback_outline(state["task"], limit),
                 json_schema=outline_schema(limit),
                 max_tokens=PLAN_TOKENS,
+                context={"task": state["task"], "strict": compact(writer)},  # titles head parts of it
             )
         except BudgetExceeded as exc:
             return budget_stop("plan", exc, 0)
@@ -142,6 +143,8 @@ class Nodes:
         if result.source == "fallback":
             trace.append(note_event("plan", "fallback", "outline unusable after retries; "
                                     "using a generic outline", errors=result.errors))  # fmt: skip
+        for why in getattr(result.value, "dropped", []):
+            trace.append(note_event("plan", "title_dropped", f"section dropped: the title {why}"))
         return {
             "outline": {"sections": sections, "source": result.source, "errors": result.errors},
             "plans": attempt,

@@ -69,11 +69,12 @@ def _balanced(text: str, start: int) -> str | None:
     return None
 
 
-def parse_as(model: type[BaseModel], text: str) -> BaseModel:
-    """Extract and validate; raises ValueError with a message fit to show the model."""
+def parse_as(model: type[BaseModel], text: str, context: dict[str, Any] | None = None) -> BaseModel:
+    """Extract and validate (`context`: what validators may check against, e.g. the task);
+    raises ValueError with a message fit to show the model."""
     data = extract_json(text)
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=context)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in exc.errors()[:5]
@@ -101,6 +102,7 @@ def complete_structured(
     json_schema: dict[str, Any] | None = None,
     max_tokens: int | None = None,
     max_retries: int = MAX_RETRIES,
+    context: dict[str, Any] | None = None,
 ) -> Structured:
     """Ask for JSON, validate, retry with the error shown, else fall back (flagged)."""
     convo = list(messages)
@@ -111,7 +113,7 @@ def complete_structured(
         completion = client.complete(convo, step=label, json_schema=json_schema, max_tokens=max_tokens)
         calls.append(completion)
         try:
-            value = parse_as(model, completion.text)
+            value = parse_as(model, completion.text, context)
         except ValueError as exc:
             errors.append(str(exc))
             convo = [

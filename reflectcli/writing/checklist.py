@@ -27,6 +27,7 @@ from typing import Any
 from reflectcli.writing.citations import cited_ids
 from reflectcli.writing.rubric import DIMENSIONS
 from reflectcli.writing.textops import CJK, normalize, section_bodies
+from reflectcli.writing.titles import STOP, content_stems
 
 MAJOR, MINOR = 2.5, 1.0  # points off a dimension per finding
 CHECK_CAP = 5.0  # points one check may take off a dimension
@@ -54,14 +55,6 @@ _FILLER = re.compile(
     r"of time|it is (important|worth) (to note|noting)|plays? an? (crucial|vital|pivotal|key) role|"
     r"in conclusion|needless to say|last but not least)\b",
     re.I,
-)
-_STOP = frozenset(
-    "a an the and or but if of to in on at by for with from as is are was were be been being it "
-    "its this that these those their there they them he she his her we our you your i my not no "
-    "do does did doing can could should would will shall may might must have has had how why what "
-    "when where who which whom whose than then so such very more most much many some any all each "
-    "also just only into over under about after before between through during out up down off "
-    "again further once here both few other own same too s t don now one two".split()
 )
 _PROSE_CHECKS = ("cliches", "redundancy", "uncomparables", "nonwords", "lexical_illusions",
                  "hedging", "misc.greylist", "industrial_language", "skunked_terms")  # fmt: skip
@@ -104,15 +97,6 @@ def _words(text: str) -> list[str]:
     if _cjk(text):
         return CJK.findall(text) + re.findall(r"[A-Za-z0-9]+", text)
     return re.findall(r"[\w'’-]+", text)
-
-
-def _content(text: str) -> set[str]:
-    """Content-word stems: lower case, stop words out, a crude plural/-ing fold."""
-    out = set()
-    for word in re.findall(r"[^\W\d_]{3,}", text.lower()):
-        if word not in _STOP:
-            out.add(re.sub(r"(ing|ed|es|s)$", "", word) or word)
-    return out | set(CJK.findall(text))
 
 
 def _quote(sentence: str, limit: int = 90) -> str:
@@ -176,7 +160,7 @@ def review_article(
     seen_sentences: dict[str, str] = {}
     phrases: Counter[str] = Counter()
     measured: dict[str, Any] = {"words": 0, "sections": [], "reading_ease": None}
-    topic = _content(task)
+    topic = content_stems(task)
     for index, (section, body) in enumerate(zip(outline, bodies, strict=False)):
         title = section["title"]
         passages = evidence[index] if index < len(evidence) else []
@@ -196,7 +180,9 @@ def review_article(
         findings += _filler(title, said)
         findings += _repeats(title, said, seen_sentences)
         findings += _long_sentences(title, said)
-        findings += _off_topic(title, said, topic | _content(title) | _content(section.get("goal", "")))
+        findings += _off_topic(
+            title, said, topic | content_stems(title) | content_stems(section.get("goal", ""))
+        )
         findings += _uncited(title, said, passages)
         if not _cjk(body):
             findings += [Finding(title, "prose", "readability", "minor",
@@ -205,7 +191,7 @@ def review_article(
         tokens = [w.lower() for w in _words(body)]
         for i in range(len(tokens) - 3):
             gram = tokens[i : i + 4]
-            if sum(w not in _STOP for w in gram) >= 2:
+            if sum(w not in STOP for w in gram) >= 2:
                 phrases[" ".join(gram)] += 1
     for phrase, count in phrases.most_common(2):
         if count >= REPEATED_PHRASE:
@@ -314,7 +300,7 @@ def _off_topic(title: str, said: list[str], topic: set[str]) -> list[Finding]:
     goal has drifted; the first such sentence is named."""
     if len(said) < 2 or not topic:
         return []
-    away = [s for s in said if not (_content(s) & topic)]
+    away = [s for s in said if not (content_stems(s) & topic)]
     if len(away) * 2 <= len(said):
         return []
     return [Finding(title, "off_topic", "completeness", "major",

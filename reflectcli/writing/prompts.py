@@ -78,8 +78,9 @@ def plan_messages(
             {
                 "role": "user",
                 "content": (
-                    f"Plan an article that answers: {task}\nGive {count} in a logical order. "
-                    "Each has a title (a few words, specific to the topic) and a goal (one "
+                    f"Plan an article that answers: {task}\nGive {count} in a logical order, "
+                    "each on one part of the answer. Each has a title (a short noun phrase of 2 "
+                    "to 6 words naming that part; not the question itself) and a goal (one "
                     f"sentence). {language_rule(language)}{form}"
                 ),
             },

@@ -10,11 +10,12 @@ import re
 import unicodedata
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 
 from reflectcli.writing.citations import CITATION
 from reflectcli.writing.rubric import DIMENSIONS
 from reflectcli.writing.textops import normalize
+from reflectcli.writing.titles import title_problem
 
 _WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
@@ -159,6 +160,26 @@ class Section(BaseModel):
 
 class Outline(BaseModel):
     sections: list[Section] = Field(min_length=1)
+    dropped: list[str] = Field(default_factory=list, exclude=True)  # "title: why", for the trace
+
+    @model_validator(mode="after")
+    def _headings_for_the_task(self, info: ValidationInfo) -> Outline:
+        """With the task in the validation context, a title that is a sentence, a fragment, an
+        instruction or the task itself (or, `strict`, about something else) cannot head a section
+        (writing/titles.py): such sections are dropped while a good one remains; an outline with
+        none is refused, and asked again."""
+        task = (info.context or {}).get("task")
+        if task is None:
+            return self
+        strict = bool((info.context or {}).get("strict"))
+        problems = [title_problem(s.title, task, s.goal, strict) for s in self.sections]
+        good = [s for s, why in zip(self.sections, problems, strict=True) if why is None]
+        if not good:
+            title, why = next((s.title, w) for s, w in zip(self.sections, problems, strict=True) if w)
+            raise ValueError(f"the title {title!r} {why}")
+        self.dropped = [f"{s.title!r} {w}" for s, w in zip(self.sections, problems, strict=True) if w]
+        self.sections = good
+        return self
 
     @model_validator(mode="after")
     def _distinct(self) -> Outline:

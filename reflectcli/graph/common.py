@@ -11,6 +11,7 @@ from reflectcli.models.base import Completion, ModelClient
 from reflectcli.output.summary import summarize
 from reflectcli.sources.verify import attribute
 from reflectcli.writing.citations import strip_invented
+from reflectcli.writing.echo import strip_echo
 from reflectcli.writing.textops import trim_generation
 
 
@@ -96,12 +97,21 @@ def section_tokens(state: dict[str, Any]) -> int:
     return int(state["params"].get("section_tokens") or SECTION_TOKENS)
 
 
-def generated_text(completion: Completion, node: str, **extra: Any) -> tuple[str, list[dict]]:
+def generated_text(completion: Completion, node: str, messages: list[dict[str, str]] | None = None,
+                   **extra: Any) -> tuple[str, list[dict]]:  # fmt: skip
     """A generation's usable text, and trace notes when it had to be cut: a loop (the text
     started repeating itself) is cut before the loop, a text stopped by the token cap is cut
-    back to its last full sentence. Neither is ever kept silently."""
+    back to its last full sentence, and what echoes the prompt (`messages`) or chats about the
+    answer is removed (writing/echo.py). None of it is ever done silently."""
     text, cut = trim_generation(completion.text, completion.finish_reason)
+    echo = strip_echo(text, messages)
+    text = echo.text
     notes = []
+    if echo.removed:
+        shown = "; ".join(f"“{r[:60]}”" for r in echo.removed[:3])
+        notes.append(note_event(node, "echo", f"{completion.step}: removed {len(echo.removed)} "
+                                f"piece(s) of prompt text or chatter: {shown}",
+                                removed=echo.removed, step_of=completion.step, **extra))  # fmt: skip
     if cut == "loop":
         notes.append(note_event(node, "loop", f"{completion.step}: the text began repeating "
                                 "itself; cut before the repetition", step_of=completion.step,

@@ -193,25 +193,26 @@ class Nodes:
         written = state.get("sections") or []
         index = len(written)
         try:
+            messages = prompts.section_messages(
+                state["task"],
+                outline,
+                written,
+                index,
+                state["params"].get("language"),
+                compact=compact(self.writer),
+                words=max(40, section_tokens(state) // 3),  # room below the cap
+                evidence=section_evidence(state, index),
+                lessons=state.get("lessons"),
+            )
             completion = Budgeted(self.writer, state).complete(
-                prompts.section_messages(
-                    state["task"],
-                    outline,
-                    written,
-                    index,
-                    state["params"].get("language"),
-                    compact=compact(self.writer),
-                    words=max(40, section_tokens(state) // 3),  # room below the cap
-                    evidence=section_evidence(state, index),
-                    lessons=state.get("lessons"),
-                ),
+                messages,
                 step=f"draft:s{index + 1}",
                 max_tokens=section_tokens(state),
                 stop=ONE_PARAGRAPH if compact(self.writer) else None,
             )
         except BudgetExceeded as exc:
             return budget_stop("draft", exc, 0)
-        raw, notes = generated_text(completion, "draft", section=index + 1)
+        raw, notes = generated_text(completion, "draft", messages, section=index + 1)
         body = clean_section(raw, outline[index]["title"], [s["title"] for s in outline])
         body, removed = grounded(body, state, "draft", section=index + 1)
         body, cited = attributed(body, section_evidence(state, index), self.writer, "draft",

@@ -153,21 +153,22 @@ class Reviser:
         return {"n": n, "round": round_no - 1, "kind": "revision", "base": base["n"], "text": text}
 
     def _full(self, state, writer, base, review, round_no) -> dict[str, Any]:
+        messages = prompts.revise_messages(
+            state["task"],
+            base["text"],
+            review,
+            round_no,
+            state["params"].get("language"),
+            state.get("evidence") or None,
+            state.get("lessons"),
+            compact=bool(getattr(self.writer, "tiny", False)),
+        )
         completion = writer.complete(
-            prompts.revise_messages(
-                state["task"],
-                base["text"],
-                review,
-                round_no,
-                state["params"].get("language"),
-                state.get("evidence") or None,
-                state.get("lessons"),
-                compact=bool(getattr(self.writer, "tiny", False)),
-            ),  # fmt: skip
+            messages,
             step=f"revise:r{round_no}",
             max_tokens=rewrite_tokens(base["text"], section_tokens(state)),
         )
-        raw, notes = generated_text(completion, "revise", round=round_no)
+        raw, notes = generated_text(completion, "revise", messages, round=round_no)
         text, removed = grounded(clean_article(raw), state, "revise", round=round_no)
         text, cited = attributed(text, state.get("evidence") or [], self.writer, "revise", round=round_no)
         trace = [call_event("revise", completion, round=round_no), *notes, *removed, *cited]
@@ -197,24 +198,25 @@ class Reviser:
         body = bodies[index] or ""
         evidence = evidence_for(state, [index], [body])
         tiny = bool(getattr(self.writer, "tiny", False))
+        messages = prompts.section_revise_messages(
+            state["task"],
+            outline,
+            bodies,
+            index,
+            revision["items"][k],
+            round_no,
+            state["params"].get("language"),
+            compact=tiny,
+            evidence=evidence,
+            lessons=state.get("lessons"),
+        )
         completion = writer.complete(
-            prompts.section_revise_messages(
-                state["task"],
-                outline,
-                bodies,
-                index,
-                revision["items"][k],
-                round_no,
-                state["params"].get("language"),
-                compact=tiny,
-                evidence=evidence,
-                lessons=state.get("lessons"),
-            ),  # fmt: skip
+            messages,
             step=f"revise:r{round_no}:s{index + 1}",
             max_tokens=rewrite_tokens(body, section_tokens(state)),
             stop=["\n\n"] if tiny else None,  # one paragraph
         )
-        raw, notes = generated_text(completion, "revise", round=round_no, section=index + 1)
+        raw, notes = generated_text(completion, "revise", messages, round=round_no, section=index + 1)
         new_body, removed = grounded(clean_section(raw, titles[index], titles), state, "revise",
                                      round=round_no, section=index + 1)  # fmt: skip
         new_body, cited = attributed(new_body, evidence, self.writer, "revise", round=round_no,
@@ -232,18 +234,17 @@ class Reviser:
         bodies = section_bodies(base["text"], titles)
         targets = revision["targets"]
         named = "\n\n".join(bodies[i] or "" for i in targets)
-        completion = writer.complete(
-            prompts.sections_revise_messages(
-                state["task"], base["text"], [titles[i] for i in targets],
-                [imp for its in revision["items"] for imp in its], round_no,
-                state["params"].get("language"),
-                evidence_for(state, targets, [bodies[i] or "" for i in targets]),
-                state.get("lessons"),
-            ),
-            step=f"revise:r{round_no}",
-            max_tokens=rewrite_tokens(named, section_tokens(state)),
+        messages = prompts.sections_revise_messages(
+            state["task"], base["text"], [titles[i] for i in targets],
+            [imp for its in revision["items"] for imp in its], round_no,
+            state["params"].get("language"),
+            evidence_for(state, targets, [bodies[i] or "" for i in targets]),
+            state.get("lessons"),
         )  # fmt: skip
-        raw, notes = generated_text(completion, "revise", round=round_no)
+        completion = writer.complete(
+            messages, step=f"revise:r{round_no}", max_tokens=rewrite_tokens(named, section_tokens(state))
+        )
+        raw, notes = generated_text(completion, "revise", messages, round=round_no)
         trace = [call_event("revise", completion, round=round_no,
                             sections=[i + 1 for i in targets]), *notes]  # fmt: skip
         article, removed = grounded(clean_article(raw), state, "revise", round=round_no)

@@ -1,0 +1,110 @@
+"""No prompt text in an article: echoes of the instructions, labels, markup and chatter go; the
+quoted data a prompt carries (the section being revised, sources) and human prose stay."""
+
+from __future__ import annotations
+
+import glob
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from reflectcli.models.fake import ScriptedResponder
+from reflectcli.writing import prompts
+from reflectcli.writing.echo import instruction_text, strip_echo
+from tests.helpers import quiet_ui, settings
+
+OUTLINE = [{"title": "Why first drafts fall short", "goal": "What a first draft misses."}]
+TASK = "Why do writers revise their drafts?"
+HEURISTIC = "Develop this section (85 words) with one concrete example and evidence for its main claim."
+
+
+def revise_prompt(body: str = "A first draft is rough and its argument is buried.") -> list[dict[str, str]]:
+    items = [{"issue": HEURISTIC, "severity": "minor"}]
+    return prompts.section_revise_messages(TASK, OUTLINE, [body], 0, items, 2, None, compact=True)
+
+
+def test_the_leak_seen_in_a_first_run_is_removed():
+    seen = ("Rewrite this section again using a different paragraph structure: <paragraph>" + HEURISTIC
+            + " Keep what is good. No title, no list. Write in the same language as the task.")  # fmt: skip
+    text = "A first draft is rough, and Joan Didion rewrote hers many times. " + seen
+    echo = strip_echo(text, revise_prompt())
+    assert echo.text == "A first draft is rough, and Joan Didion rewrote hers many times."
+    assert len(echo.removed) >= 5
+
+
+@pytest.mark.parametrize(
+    ("answer", "kept"),
+    [
+        ("Section: Drafts hide their point. Writers see.", "Drafts hide their point. Writers see."),
+        ("Here's how you can write this:\nDrafts hide their point.", "Drafts hide their point."),
+        ("Drafts hide their point. I made several changes to enhance clarity.", "Drafts hide their point."),
+        ("Here is the revised section:\n\nDrafts hide their point.", "Drafts hide their point."),
+        ('</p> <section id="132"> <h4 class="divider">Drafts hide their point.', "Drafts hide their point."),
+        ("Drafts hide their point. I hope this helps!", "Drafts hide their point."),
+    ],
+)  # fmt: skip
+def test_labels_markup_and_chatter_go(answer, kept):
+    assert strip_echo(answer, revise_prompt()).text == kept
+
+
+def test_the_quoted_section_and_sources_are_not_instructions():
+    body = "A first draft is rough and its argument is buried in the middle of the page."
+    told = instruction_text(revise_prompt(body))
+    assert "buried in the middle" not in told and "Keep what is good" in told
+    # a revision that keeps the old sentence is not an echo
+    assert strip_echo(body + " Writers move it to the front.", revise_prompt(body)).removed == []
+    evidence = [{"id": "S1", "text": "Gutenberg printed the Bible in Mainz around 1455."}]
+    drafted = prompts.section_messages(TASK, OUTLINE, [], 0, None, compact=False, evidence=evidence)
+    said = "Gutenberg printed the Bible in Mainz around 1455 [S1]."
+    assert strip_echo(said, drafted).text == said
+
+
+def test_code_tables_and_inline_markup_are_kept():
+    text = "Use `<p>` for paragraphs.\n\n```html\n<p>Here is the revised section:</p>\n```\n\n| a |\n|---|"
+    assert strip_echo(text, revise_prompt()).text == text
+
+
+def human_prose() -> list[str]:
+    """READMEs of the packages installed with the test extra: real text no one here wrote."""
+    site = sysconfig.get_paths()["purelib"]
+    texts = [
+        Path(p).read_text(errors="ignore").split("\n\n", 1)[-1]
+        for p in glob.glob(f"{site}/*.dist-info/METADATA")
+    ]
+    return [t for t in texts if len(t) > 2000]
+
+
+def test_human_prose_loses_nothing_but_html_tags():
+    texts = human_prose()
+    assert len(texts) >= 20
+    for text in texts:
+        removed = [r for r in strip_echo(text, revise_prompt()).removed if not r.startswith("<")]
+        assert removed == [], removed
+
+
+def longest_instruction(messages) -> str:
+    sentences = [s.strip() for s in instruction_text(messages).replace("\n", " ").split(". ")]
+    return max(sentences, key=len).rstrip(".") + "."
+
+
+class Echoing(ScriptedResponder):
+    """A writer that copies the longest sentence of its prompt's instructions into its answer."""
+
+    def __call__(self, step, messages):
+        answer = super().__call__(step, messages)
+        if step.startswith(("draft", "revise")):
+            return f"{answer} {longest_instruction(messages)}"
+        return answer
+
+
+def test_an_echoing_writer_leaves_no_prompt_text_in_the_article(scripted, runs_dir):
+    from reflectcli.runner import Runner
+
+    scripted.responder = Echoing(scores=[6, 9], sections=2)
+    state = Runner(quiet_ui()).write(TASK, settings(runs_dir, max_rounds=2)).state
+    echoes = [e for e in state["trace"] if e.get("kind") == "echo"]
+    assert len(echoes) >= 2  # every draft echoed
+    for version in state["versions"]:
+        for echo in echoes:
+            assert all(piece not in version["text"] for piece in echo["removed"])

@@ -65,7 +65,8 @@ SECTION = re.compile(r"^([A-Z][A-Z /]+):\s*$", re.M)
 VERBS = ("add", "clarify", "explain", "discuss", "provide", "include", "compare", "consider", "show",
          "report", "describe", "define", "cite", "remove", "use", "mention", "give", "state", "move",
          "justify", "elaborate", "expand", "shorten", "simplify", "analyze", "analyse", "evaluate",
-         "present", "specify", "highlight", "emphasize", "summarize", "reduce", "increase", "test")  # fmt: skip
+         "present", "specify", "highlight", "emphasize", "summarize", "reduce", "increase",
+         "test")  # fmt: skip
 ANTONYMS = [("formal", "informal"), ("more", "fewer"), ("longer", "shorter"), ("add", "remove"),
             ("include", "exclude"), ("active", "passive"), ("simple", "complex"), ("expand", "shorten"),
             ("increase", "reduce"), ("before", "after"), ("explicit", "implicit")]  # fmt: skip
@@ -105,7 +106,7 @@ def chinese(folder: Path) -> list[str]:
                 continue
             for part in re.findall(r"[^()（）\[\]\n]*[\u4e00-\u9fff][^()（）\[\]\n]*", line):
                 for sentence in re.findall(r"[^。！？]+[。！？]?", part):
-                    sentence = sentence.strip(" >-*\"“”")
+                    sentence = sentence.strip(' >-*"“”')
                     if len(re.findall(r"[\u4e00-\u9fff]", sentence)) >= 8:
                         found.append(sentence)
     return list(dict.fromkeys(found))
@@ -153,8 +154,11 @@ def imperatives(texts: list[str]) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--neurips", default=os.environ.get("REVIEWS_NEURIPS", "/work/corpus/neurips2023-reviews"))
-    parser.add_argument("--zh", default=os.environ.get("REVIEWS_ZH", "/work/corpus/eng-practices-zh"))
+    corpus = "/work/corpus"
+    parser.add_argument(
+        "--neurips", default=os.environ.get("REVIEWS_NEURIPS", f"{corpus}/neurips2023-reviews")
+    )
+    parser.add_argument("--zh", default=os.environ.get("REVIEWS_ZH", f"{corpus}/eng-practices-zh"))
     args = parser.parse_args()
     en, zh = Path(args.neurips), Path(args.zh)
     if not en.is_dir():
@@ -186,8 +190,9 @@ def main() -> None:
         if not as_feedback or not as_item:
             passed.append((text, "feedback" if not as_feedback else "improvement"))
     shown = ", ".join(f"{k} {v}" for k, v in sorted(junk_counts.items()))
-    print(f"junk: {len(JUNK)} texts, rejected as feedback {len(JUNK) - sum(1 for _, w in passed if w == 'feedback')}"
-          f" ({shown}); passed somewhere: {len(passed)}")  # fmt: skip
+    kept = sum(1 for _, where in passed if where == "feedback")
+    print(f"junk: {len(JUNK)} texts, rejected as feedback {len(JUNK) - kept} ({shown}); "
+          f"passed somewhere: {len(passed)}")  # fmt: skip
     for text, where in passed:
         print(f"    JUNK PASSED as {where}: {text!r}")
     failed |= bool(passed)
@@ -208,7 +213,8 @@ def main() -> None:
     for a, b in merged[:8]:
         print(f"    MERGED {a!r} ~ {b!r}")
     failed |= bool(merged)
-    print("verdict:", "ABOVE TARGET (see above)" if failed else "on target (0 real rejected, all junk rejected, 0 merged)")
+    good = "on target (0 real rejected, all junk rejected, 0 merged)"
+    print("verdict:", "ABOVE TARGET (see above)" if failed else good)
 
 
 if __name__ == "__main__":

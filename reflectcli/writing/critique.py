@@ -42,11 +42,15 @@ _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u
 _STRIP = ".,;:!?()[]{}\"'“”‘’«»*`_~"
 # inline code, TeX, links, numbered citations and arrows ("Eqn. 7 -> Eqn. (7)") are part of a
 # technical critique's prose, not a sign of a data dump
-_INLINE = re.compile(r"`[^`\n]{1,60}`|\$[^$\n]+\$|\\\(.+?\\\)|https?://\S+|\[\d+(?:\s*[,;–-]\s*\d+)*\]|"
-                     r"(?<!\S)(?:->|=>|→|←|<-)(?!\S)")
+_INLINE = re.compile(
+    r"`[^`\n]{1,60}`|\$[^$\n]+\$|\\\(.+?\\\)|https?://\S+|\[\d+(?:\s*[,;–-]\s*\d+)*\]|"
+    r"(?<!\S)(?:->|=>|→|←|<-)(?!\S)"
+)
 # a template's slots: `[section_name]`, `[issue/topic]`, `<section title>`, `{section_title}`
-_SLOT = re.compile(r"\[[a-z]{2,}(?:_[a-z]{2,})+\]|\[[a-z]{4,}(?:/[a-z]{4,})+\]|<[a-z]+(?:[ _/-][a-z]+)+>|"
-                   r"\{[a-z]{2,}(?:_[a-z]{2,})+\}")
+_SLOT = re.compile(
+    r"\[[a-z]{2,}(?:_[a-z]{2,})+\]|\[[a-z]{4,}(?:/[a-z]{4,})+\]|<[a-z]+(?:[ _/-][a-z]+)+>|"
+    r"\{[a-z]{2,}(?:_[a-z]{2,})+\}"
+)
 # an exception with its message ("ValueError: ...", "openai.RateLimitError: ...") or a traceback
 _ERROR = re.compile(
     r"^(?:(?:\w+\.)*[A-Z]\w*(?:Error|Exception|Warning)\s*:|traceback \(most recent call last\)|"

@@ -129,10 +129,12 @@ def rejections(texts: list[str], min_words: int, tiny_feedback: bool) -> tuple[c
 
 
 def negations(sentence: str) -> list[str]:
-    """Opposites of an imperative sentence: negated ("Do not add ...", "Avoid adding" is not
-    built: the gerund needs a grammar), and antonym swaps."""
+    """Opposites of an imperative sentence: negated ("Do not add ...", "Avoid adding ..."), and
+    antonym swaps."""
     low = sentence[0].lower() + sentence[1:]
-    out = [f"Do not {low}", f"Never {low}", f"Don't {low}"]
+    verb, _, rest = low.partition(" ")
+    gerund = (verb[:-1] if verb.endswith("e") and not verb.endswith("ee") else verb) + "ing"
+    out = [f"Do not {low}", f"Never {low}", f"Don't {low}", f"Avoid {gerund} {rest}"]
     for a, b in ANTONYMS:
         for x, y in ((a, b), (b, a)):
             swapped, n = re.subn(rf"\b{x}\b", y, sentence, flags=re.I)

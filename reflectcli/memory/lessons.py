@@ -37,14 +37,26 @@ STOP = frozenset(
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 
+def _stem(word: str) -> str:
+    """A word's stem: a plural or -ing/-ed ending off (a doubled last consonant with it:
+    "adding" → "add"), then its first STEM letters ("examples" → "examp")."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            word = word[: -len(suffix)]
+            if suffix in ("ing", "ed") and len(word) >= 4 and word[-1] == word[-2]:
+                word = word[:-1]
+            break
+    return word[:STEM]
+
+
 def stems(text: str) -> frozenset[str]:
     """Content-word stems (and single CJK characters) of a lesson or a critique."""
     out = set()
     for word in _WORD.findall(text.lower()):
         if CJK.search(word):
             out.update(ch for ch in word if CJK.match(ch))
-        elif len(word) >= 3 and word not in STOP:
-            out.add(word[:STEM])
+        elif len(word) >= 3 and word not in STOP and word not in NEGATORS:
+            out.add(_stem(word))
     return frozenset(out)
 
 
@@ -57,7 +69,57 @@ def similarity(a: str, b: str) -> float:
 
 
 def same(a: str, b: str) -> bool:
-    return similarity(a, b) >= SAME and not opposes(a, b)
+    """Two lessons say the same thing: their stems overlap by SAME of the smaller set and by
+    half of the larger (a two-stem "Add examples." does not absorb every longer lesson that
+    holds both stems), and neither asks for the opposite of the other."""
+    x, y = stems(a), stems(b)
+    if similarity(a, b) < SAME or len(x & y) * 2 < max(len(x), len(y)):
+        return False
+    return not opposes(a, b)
+
+
+# a rule that forbids what it names: "Do not add ...", "Avoid adding ...", "... should not ..."
+NEGATORS = frozenset({"not", "never", "avoid", "don", "dont", "refrain", "stop"})
+_NEGATED = re.compile(r"^\W*(?:please\s+)?(?:do not|don't|dont|never|avoid|refrain from|stop|no)\b|"
+                      r"\b(?:should|must|need)(?: not|n't)\b", re.I)  # fmt: skip
+# antonyms (as stems) that share no prefix; "informal"/"formal", "unclear"/"clear" are found by
+# the prefix
+_ANTONYMS = {("activ", "passi"), ("simpl", "compl"), ("short", "long"), ("short", "longe"),
+             ("fewer", "more"), ("less", "more"), ("inclu", "exclu"), ("inclu", "omit"),
+             ("incre", "decre"), ("incre", "reduc"), ("early", "late"), ("befor", "after"),
+             ("first", "last"), ("concr", "abstr"), ("broad", "narro"), ("add", "remov"),
+             ("add", "delet"), ("add", "drop"), ("add", "omit"), ("add", "cut"), ("expan", "short"),
+             ("expan", "trim"), ("expan", "conde"), ("expan", "cut"), ("lengt", "short"),
+             ("expli", "impli")}  # fmt: skip
+_NEGATING_PREFIX = ("in", "im", "il", "ir", "un", "non", "non-")
+
+
+def negated(text: str) -> bool:
+    """The rule forbids what it names ("Do not add ...", "Avoid ...", "should not ...")."""
+    return bool(_NEGATED.search(text))
+
+
+def _antonym(x: str, y: str) -> bool:
+    """Two stems of opposite meaning: a listed pair, or one is the other negated by a prefix."""
+    if (x, y) in _ANTONYMS or (y, x) in _ANTONYMS:
+        return True
+    if min(len(x), len(y)) < 4:
+        return False
+    return any(x == (p + y)[:STEM] or y == (p + x)[:STEM] for p in _NEGATING_PREFIX)
+
+
+def _swapped(a: str, b: str) -> bool:
+    """`b` says `a` with one word turned to its antonym ("formal tone" / "informal tone",
+    "Expand related work" / "Shorten related work"), the rest alike."""
+    words = [{w: _stem(w) for w in _WORD.findall(t.lower()) if len(w) >= 3} for t in (a, b)]
+    x, y = stems(a), stems(b)
+    for u in set(words[0]) - set(words[1]):
+        for v in set(words[1]) - set(words[0]):
+            if _antonym(words[0][u], words[1][v]):
+                rest_x, rest_y = x - {words[0][u]}, y - {words[1][v]}
+                shared = rest_x & rest_y
+                return bool(shared) and len(shared) >= SAME * min(len(rest_x), len(rest_y))
+    return False
 
 
 # the direction a rule pushes a text in (English): a critique asking for the opposite of a
@@ -89,10 +151,16 @@ def _object(text: str) -> str | None:
 
 
 def opposes(a: str, b: str) -> bool:
-    """`b` asks for the opposite of `a` about the same thing: opposite directions, and the same
-    object right after the direction word ("Shorten the introduction" against "Expand the
-    introduction with a case"; not "Expand the conclusion" against "Remove the repeated
-    sentence from the conclusion")."""
+    """`b` asks for the opposite of `a` about the same thing: one forbids what the other asks
+    ("Add statistics to the introduction." / "Do not add statistics to the introduction."),
+    one word is the other's antonym ("formal tone" / "informal tone"), or opposite directions
+    with the same object right after the direction word ("Shorten the introduction" against
+    "Expand the introduction with a case"; not "Expand the conclusion" against "Remove the
+    repeated sentence from the conclusion")."""
+    if negated(a) != negated(b) and similarity(a, b) >= SAME:
+        return True
+    if _swapped(a, b):
+        return True
     if direction(a) * direction(b) != -1:
         return False
     x = _object(a)

@@ -86,7 +86,7 @@ def claim_improvements(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "issue": f"Correct or remove the claim \"{sentence}\": [{claim['source']}] is "
                      f"{claim['verdict']} ({claim['reason']}); say only what the source says, "
                      "or cite one that says it",
-            "severity": "major", "dimension": "accuracy",
+            "severity": "major", "dimension": "accuracy", "origin": "claim",
         })  # fmt: skip
     return items[:MAX_CLAIM_ITEMS]
 

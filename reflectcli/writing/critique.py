@@ -42,9 +42,11 @@ _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\u
 _STRIP = ".,;:!?()[]{}\"'“”‘’«»*`_~"
 # inline code, TeX, links, numbered citations and arrows ("Eqn. 7 -> Eqn. (7)") are part of a
 # technical critique's prose, not a sign of a data dump
+_NUMBERED = re.compile(r"[\[{]\d+(?:\s*[,;–-]\s*\d+)*[\]}]")  # numbered references: "[1] proposed it"
 _INLINE = re.compile(
-    r"`[^`\n]{1,60}`|\$[^$\n]+\$|\\\(.+?\\\)|https?://\S+|\[\d+(?:\s*[,;–-]\s*\d+)*\]|"
-    r"(?<!\S)(?:->|=>|→|←|<-)(?!\S)"
+    r"`[^`\n]{1,60}`|\$[^$\n]+\$|\\\(.+?\\\)|https?://\S+|"
+    + _NUMBERED.pattern
+    + r"|(?<!\S)(?:->|=>|→|←|<-)(?!\S)"
 )
 # a template's slots: `[section_name]`, `[issue/topic]`, `<section title>`, `{section_title}`
 _SLOT = re.compile(
@@ -126,9 +128,6 @@ def prose_share(text: str) -> float:
     return max(shares, default=1.0)
 
 
-_NUMBERED = re.compile(r"\[\d+(?:\s*[,;–-]\s*\d+)*\]")  # a numbered reference: "[1] already proposed it"
-
-
 def _opening(text: str) -> str:
     """The text after an opening citation or section name in brackets ("[S2, S3] ...",
     "[Intro] ...", "(Section 2) ..."), which are a critique's address, not its form."""
@@ -155,8 +154,8 @@ def _literal(text: str) -> bool:
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             end = body.find(close, end + 1)
             continue
-        if isinstance(value, list | tuple) and all(isinstance(x, int) for x in value):
-            return False  # "[1, 2] already proposed it": numbered references
+        if isinstance(value, list | tuple | set) and all(isinstance(x, int) for x in value):
+            return False  # "[1, 2] already proposed it", "{1} Bellavia, F.": numbered references
         return isinstance(value, list | dict | set | tuple) and bool(value)
     return False
 
@@ -191,16 +190,22 @@ def _error(text: str, min_words: int) -> str | None:
     return None
 
 
+# markup, from its start: a closing tag, a declaration, or a tag with attributes or closed
+# later ('</p> <section id="132">'); "<c> I was looking ..." is a list label
+_MARKUP = re.compile(r"\s*(?:</|<[!?]|<[A-Za-z][\w-]*\s+[\w-]+=|<([A-Za-z][\w-]*)\b[^>]*>.*</\1>)", re.S)
+
+
 def _data(text: str, min_words: int) -> str | None:
     body = _opening(text)
-    if _literal(body) or re.match(r"<[A-Za-z/!?]", body) or prose_share(body) < MIN_PROSE:
+    if _literal(body) or _MARKUP.match(body) or prose_share(body) < MIN_PROSE:
         return f"{text[:80]!r} is data or code, not a critique"
     return None
 
 
 def _fragment(text: str, min_words: int) -> str | None:
-    """A text that starts mid-sentence, after a comma or a lone full stop: cut from something."""
-    if re.match(r"\s*(?:[,;:)\]}|]|\.(?![.\s]))", text):
+    """A text that starts mid-sentence, after a comma, a semicolon or a lone full stop: cut from
+    something (a stray bracket before a capital is a typo, not a cut)."""
+    if re.match(r"\s*(?:[,;]|\.(?![.\s]))", text):
         return f"{text[:80]!r} is a fragment, not a critique"
     return None
 

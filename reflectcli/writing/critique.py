@@ -106,6 +106,7 @@ _NUMBER = re.compile(r"[(\[]?\d+(?:[.,]\d+)*%?[)\]]?[.,;:]?")
 
 
 def _line_share(line: str) -> float | None:
+    """Words / (words + other tokens) in one line; numbers count as neither (None: no token)."""
     words = others = 0
     for token in _INLINE.sub(" ", line).split():
         if unspaced := len(_UNSPACED.findall(token)):

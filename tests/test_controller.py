@@ -161,3 +161,36 @@ def test_max_queries_stops_only_when_the_critics_queries_reach_it():
         decide(Facts(round=1, scores=(5.0,), improvements=(A,), searches=0), rules(max_queries=0)).reason
         == "below_threshold"
     )  # 0: no critic queries at all
+
+
+# --- review sanity: the overall against the dimensions, and prose feedback (graph/sanity.py) ---
+
+PROSE = "The second section lacks an example and the ending repeats the opening."
+EDGE_DIMS = {"accuracy": 3, "completeness": 4, "readability": 6, "structure": 9}  # mean 5.5
+
+
+def dims(*values):
+    return dict(zip(("accuracy", "completeness", "readability", "structure"), values, strict=True))
+
+
+SANITY = [
+    # name, score, dimensions, feedback, tiny, invalid (for a tiny critic), score used
+    ("the seen edge: 2.5 above", 8, EDGE_DIMS, PROSE, True, True, 5.5),
+    ("exactly the margin: 2 above", 7, dims(5, 5, 5, 5), PROSE, True, True, 5.0),
+    ("just under the margin: 1.75", 6.5, dims(5, 5, 5, 4), PROSE, True, False, 6.5),
+    ("far below is believed low", 3, dims(6, 6, 6, 6), PROSE, True, False, 6.0),
+    ("agreeing", 7, dims(7, 6, 8, 7), PROSE, True, False, 7),
+    ("float fuzz at the margin", 7.0, dims(5.1, 4.9, 5.0, 5.0), PROSE, True, True, 5.0),
+    ("junk feedback", 6, dims(6, 6, 6, 6), ".15027 (A) A: [r] Asynchronous Execution", True, True, 6),
+    ("feedback not prose", 6, dims(6, 6, 6, 6), "See score_1 = f(x_1, y_2) + g(z_3) == k5", True, True, 6),
+    ("a capable critic is adjusted, not refused", 8, EDGE_DIMS, PROSE, False, False, 5.5),
+]
+
+
+@pytest.mark.parametrize(("name", "score", "dims", "feedback", "tiny", "invalid", "used"), SANITY,
+                         ids=[c[0] for c in SANITY])  # fmt: skip
+def test_review_sanity_table(name, score, dims, feedback, tiny, invalid, used):
+    from reflectcli.graph.sanity import consistent, implausible
+
+    assert bool(implausible(score, dims, feedback, tiny)) is invalid
+    assert consistent(score, dims) == pytest.approx(used)

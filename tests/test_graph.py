@@ -66,6 +66,30 @@ def test_a_critic_that_answers_the_wrong_thing_never_passes_a_run(scripted, runs
         assert state["stop_reason"] == "critic_fallback"
 
 
+EDGE_REVIEW = {"score": 8, "dimensions": {"accuracy": 3, "completeness": 4, "readability": 6, "structure": 9},
+               "improvements": []}  # fmt: skip
+
+
+@pytest.mark.parametrize("tiny", [True, False])
+@pytest.mark.parametrize("feedback", [
+    ".15027 (A) A: [r] Asynchronous Execution",  # the embedded critic's review that passed at 8
+    "The second section lacks a concrete example and the ending repeats the opening.",
+])  # fmt: skip
+def test_an_overall_far_above_its_dimensions_never_passes(scripted, runs_dir, tiny, feedback):
+    """Overall 8 with dimensions 3, 4, 6, 9 (mean 5.5: a gap of 2.5, exactly the old margin)
+    never passes threshold 8: a tiny critic's review is invalid (the fallback is used), a capable
+    critic's overall is replaced by the dimensions' mean."""
+    writer = ScriptedResponder(scores=[10], sections=2)
+    scripted.tiny = tiny
+    answer = json.dumps({**EDGE_REVIEW, "feedback": feedback})
+    scripted.responder = lambda step, msgs: answer if step.startswith("review") else writer(step, msgs)
+    state = run(runs_dir, threshold=8, max_rounds=1, max_sections=2).state
+    assert state["stop_reason"] != "passed"
+    assert all(r["score"] < 8 for r in state["reviews"])
+    if tiny:
+        assert state["reviews"][0]["source"] == "fallback"
+
+
 def test_interrupt_resume_does_not_repeat_plan_or_sections(scripted, runs_dir):
     scripted.responder = FailOnce(
         ScriptedResponder(scores=[8], sections=3), "review:r1", ModelError("provider down")

@@ -21,6 +21,7 @@ from reflectcli.graph.common import (
     section_tokens,
 )
 from reflectcli.graph.controller import Facts, Rules, decide
+from reflectcli.graph.sanity import consistent, implausible
 from reflectcli.models.base import ModelClient
 from reflectcli.models.fallbacks import fallback_outline, heuristic_review
 from reflectcli.models.structured import complete_structured
@@ -42,15 +43,6 @@ from reflectcli.writing.textops import assemble, clean_section
 
 PLAN_TOKENS = 600
 REVIEW_TOKENS = 900
-
-
-MAX_DISAGREEMENT = 2.5  # an overall this far from the dimensions' mean is not believed
-
-
-def consistent(score: float, dims: dict[str, float]) -> float:
-    """The critic's overall, unless it contradicts its own dimensions (then their mean)."""
-    mean = sum(dims[d] for d in DIMENSIONS) / len(DIMENSIONS)
-    return round(mean, 1) if abs(score - mean) > MAX_DISAGREEMENT else score
 
 
 def weighted(score: float, dims: dict[str, float], weights: dict[str, float] | None) -> float:
@@ -95,7 +87,7 @@ def claim_improvements(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "issue": f"Correct or remove the claim \"{sentence}\": [{claim['source']}] is "
                      f"{claim['verdict']} ({claim['reason']}); say only what the source says, "
                      "or cite one that says it",
-            "severity": "major", "dimension": "accuracy",
+            "severity": "major", "dimension": "accuracy", "origin": "claim",
         })  # fmt: skip
     return items[:MAX_CLAIM_ITEMS]
 
@@ -262,7 +254,9 @@ class Nodes:
                     queries=researching(state) and not compact(self.critic),
                 ),  # fmt: skip
                 max_tokens=REVIEW_TOKENS,
-            )
+                check=lambda r: implausible(r.score, r.dimensions.model_dump(), r.feedback,
+                                            compact(self.critic)),
+            )  # fmt: skip
         except BudgetExceeded as exc:
             return budget_stop("review", exc, round_no)
         value = result.value.model_dump()

@@ -140,8 +140,9 @@ class Memory:
     @staticmethod
     def _closest(active: list[dict[str, Any]], text: str) -> dict[str, Any] | None:
         """The general lesson that says the same as `text` (the most similar), if any."""
-        alike = [(rules.similarity(x["text"], text), x) for x in active if x["scope"] == "general"]
-        alike = [(s, x) for s, x in alike if s >= rules.SAME and not rules.opposes(x["text"], text)]
+        rule = {x["id"]: x["text"].removeprefix(CAREFUL) for x in active}  # what it says, not its caution
+        alike = [(rules.similarity(rule[x["id"]], text), x) for x in active
+                 if x["scope"] == "general" and rules.same(rule[x["id"]], text)]  # fmt: skip
         return max(alike, key=lambda pair: (pair[0], -pair[1]["id"]))[1] if alike else None
 
     def _supersede(self, tables: MemoryTables, old: dict[str, Any], found: dict[str, Any],

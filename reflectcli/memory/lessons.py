@@ -21,7 +21,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from reflectcli.writing.textops import CJK
+from reflectcli.writing.citations import CITATION
+from reflectcli.writing.textops import CJK, match_section, section_bodies
 
 STEM = 5
 SAME = 0.6  # overlap coefficient of stems: two lessons this alike are one
@@ -29,6 +30,9 @@ FLOOR = 0.25  # below this (decayed) strength a lesson is archived
 CAP = 10.0
 START = {"worked": 1.0, "recurring": 1.5, "user": 2.0}
 MAX_TEXT = 160
+MIN_DROP = (
+    0.5  # a fall that marks a lesson `worse`, when the run's policy sets no min_gain (config's default)
+)
 STOP = frozenset(
     "the and for that with this from into onto than then there these those such also but not "
     "its their them they been being which what when where while each more most some any very "
@@ -37,14 +41,26 @@ STOP = frozenset(
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 
+def _stem(word: str) -> str:
+    """A word's stem: a plural or -ing/-ed ending off (a doubled last consonant with it:
+    "adding" → "add"), then its first STEM letters ("examples" → "examp")."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            word = word[: -len(suffix)]
+            if suffix in ("ing", "ed") and len(word) >= 4 and word[-1] == word[-2]:
+                word = word[:-1]
+            break
+    return word[:STEM]
+
+
 def stems(text: str) -> frozenset[str]:
     """Content-word stems (and single CJK characters) of a lesson or a critique."""
     out = set()
     for word in _WORD.findall(text.lower()):
         if CJK.search(word):
             out.update(ch for ch in word if CJK.match(ch))
-        elif len(word) >= 3 and word not in STOP:
-            out.add(word[:STEM])
+        elif len(word) >= 3 and word not in STOP and word not in NEGATORS:
+            out.add(_stem(word))
     return frozenset(out)
 
 
@@ -57,7 +73,57 @@ def similarity(a: str, b: str) -> float:
 
 
 def same(a: str, b: str) -> bool:
-    return similarity(a, b) >= SAME and not opposes(a, b)
+    """Two lessons say the same thing: their stems overlap by SAME of the smaller set and by
+    half of the larger (a two-stem "Add examples." does not absorb every longer lesson that
+    holds both stems), and neither asks for the opposite of the other."""
+    x, y = stems(a), stems(b)
+    if similarity(a, b) < SAME or len(x & y) * 2 < max(len(x), len(y)):
+        return False
+    return not opposes(a, b)
+
+
+# a rule that forbids what it names: "Do not add ...", "Avoid adding ...", "... should not ..."
+NEGATORS = frozenset({"not", "never", "avoid", "don", "dont", "refrain", "stop"})
+_NEGATED = re.compile(r"^\W*(?:please\s+)?(?:do not|don't|dont|never|avoid|refrain from|stop|no)\b|"
+                      r"\b(?:should|must|need)(?: not|n't)\b", re.I)  # fmt: skip
+# antonyms (as stems) that share no prefix; "informal"/"formal", "unclear"/"clear" are found by
+# the prefix
+_ANTONYMS = {("activ", "passi"), ("simpl", "compl"), ("short", "long"), ("short", "longe"),
+             ("fewer", "more"), ("less", "more"), ("inclu", "exclu"), ("inclu", "omit"),
+             ("incre", "decre"), ("incre", "reduc"), ("early", "late"), ("befor", "after"),
+             ("first", "last"), ("concr", "abstr"), ("broad", "narro"), ("add", "remov"),
+             ("add", "delet"), ("add", "drop"), ("add", "omit"), ("add", "cut"), ("expan", "short"),
+             ("expan", "trim"), ("expan", "conde"), ("expan", "cut"), ("lengt", "short"),
+             ("expli", "impli")}  # fmt: skip
+_NEGATING_PREFIX = ("in", "im", "il", "ir", "un", "non", "non-")
+
+
+def negated(text: str) -> bool:
+    """The rule forbids what it names ("Do not add ...", "Avoid ...", "should not ...")."""
+    return bool(_NEGATED.search(text))
+
+
+def _antonym(x: str, y: str) -> bool:
+    """Two stems of opposite meaning: a listed pair, or one is the other negated by a prefix."""
+    if (x, y) in _ANTONYMS or (y, x) in _ANTONYMS:
+        return True
+    if min(len(x), len(y)) < 4:
+        return False
+    return any(x == (p + y)[:STEM] or y == (p + x)[:STEM] for p in _NEGATING_PREFIX)
+
+
+def _swapped(a: str, b: str) -> bool:
+    """`b` says `a` with one word turned to its antonym ("formal tone" / "informal tone",
+    "Expand related work" / "Shorten related work"), the rest alike."""
+    words = [{w: _stem(w) for w in _WORD.findall(t.lower()) if len(w) >= 3} for t in (a, b)]
+    x, y = stems(a), stems(b)
+    for u in set(words[0]) - set(words[1]):
+        for v in set(words[1]) - set(words[0]):
+            if _antonym(words[0][u], words[1][v]):
+                rest_x, rest_y = x - {words[0][u]}, y - {words[1][v]}
+                shared = rest_x & rest_y
+                return bool(shared) and len(shared) >= SAME * min(len(rest_x), len(rest_y))
+    return False
 
 
 # the direction a rule pushes a text in (English): a critique asking for the opposite of a
@@ -89,10 +155,16 @@ def _object(text: str) -> str | None:
 
 
 def opposes(a: str, b: str) -> bool:
-    """`b` asks for the opposite of `a` about the same thing: opposite directions, and the same
-    object right after the direction word ("Shorten the introduction" against "Expand the
-    introduction with a case"; not "Expand the conclusion" against "Remove the repeated
-    sentence from the conclusion")."""
+    """`b` asks for the opposite of `a` about the same thing: one forbids what the other asks
+    ("Add statistics to the introduction." / "Do not add statistics to the introduction."),
+    one word is the other's antonym ("formal tone" / "informal tone"), or opposite directions
+    with the same object right after the direction word ("Shorten the introduction" against
+    "Expand the introduction with a case"; not "Expand the conclusion" against "Remove the
+    repeated sentence from the conclusion")."""
+    if negated(a) != negated(b) and similarity(a, b) >= SAME:
+        return True
+    if _swapped(a, b):
+        return True
     if direction(a) * direction(b) != -1:
         return False
     x = _object(a)
@@ -112,12 +184,34 @@ def reinforced(strength: float, bonus: float = 1.0) -> float:
     return min(CAP, strength + bonus)
 
 
+# what means something in one run only: source ids ([S2, S3]), improvement ids (r1.2), claim
+# ids (C3), section and paragraph numbers; taken with the words that lead to them
+_RUN_IDS = re.compile(
+    r"\s*(?:\b(?:in|to|of|from|for|at|with|after|before|under|see)\s+)?(?:the\s+)?(?:"
+    + CITATION.pattern
+    + r"|\[?\b[rR]\d+\.\d+\b\]?|\[?\b[Cc]\d+\b\]?|\b(?:section|paragraph|para|§)\s*\d+(?:\.\d+)*"
+    r"(?!\s+(?:words?|sentences?|lines?|items?|examples?|points?|pages?)\b)"
+    r"|\b\d+(?:st|nd|rd|th) (?:section|paragraph))",
+    re.I,
+)
+# a correction of one sentence of one article: the claim check's item, or a quoted passage
+_CLAIM = re.compile(r"^\W*correct or remove the claim\b|[\"“][^\"”]*?(?:\S+\s+){4,}\S+[\"”]", re.I)
+
+
+def learnable(item: dict[str, Any]) -> bool:
+    """An improvement may become a general lesson: not a claim check's correction, and not
+    about one quoted sentence of one article (those are run-specific)."""
+    return item.get("origin") != "claim" and not _CLAIM.search(item.get("issue") or "")
+
+
 def lesson_text(issue: str) -> str:
-    """A critique's improvement as a short rule: run-specific counts in brackets dropped,
-    a capital first letter, a full stop, at most MAX_TEXT characters (cut at a word)."""
+    """A critique's improvement as a short rule: run-specific counts in brackets and run-local
+    ids (sources, improvements, claims, section numbers) dropped, a capital first letter, a
+    full stop, at most MAX_TEXT characters (cut at a word)."""
     text = re.sub(r"\s*\([^)]*\d[^)]*\)", "", issue)  # "(85 words)", "(r1.2)"
-    text = re.sub(r"\[S\d+\]", "", text)
+    text = _RUN_IDS.sub("", text)
     text = " ".join(text.split()).strip(" -:;,")
+    text = re.sub(r"\s+([,.;:!?])", r"\1", text)
     if len(text) > MAX_TEXT:
         text = text[:MAX_TEXT].rsplit(" ", 1)[0].rstrip(",;:")
     if not text:
@@ -172,6 +266,8 @@ def learn(state: dict[str, Any]) -> list[dict[str, Any]]:
     critiques = state.get("critiques") or {}
     for item in critiques.values():  # the critic said it was addressed, and the score rose
         closed = item.get("closed_in")
+        if not learnable(item):
+            continue
         if item["status"] == "addressed" and closed in reviews and item["round"] in reviews:
             change = round(reviews[closed]["score"] - reviews[item["round"]]["score"], 2)
             if change > 0:
@@ -182,23 +278,49 @@ def learn(state: dict[str, Any]) -> list[dict[str, Any]]:
         if after is None or after["score"] <= review["score"]:
             continue
         change = round(after["score"] - review["score"], 2)
-        for imp in review["improvements"]:
+        for imp in filter(learnable, review["improvements"]):
             if not any(same(imp["issue"], other["issue"]) for other in after["improvements"]):
                 add(imp["issue"], "worked", round_no + 1, change,
                     f"revised for in round {round_no + 1}; score {change:+g}")  # fmt: skip
-    asked = [(r, imp["issue"]) for r, review in sorted(reviews.items()) for imp in review["improvements"]]
+    asked = [(r, imp["issue"]) for r, review in sorted(reviews.items())
+             for imp in filter(learnable, review["improvements"])]  # fmt: skip
     for i, (round_no, issue) in enumerate(asked):  # asked again in a later round
         again = [r for r, other in asked[i + 1 :] if r > round_no and same(issue, other)]
         if again:
             add(issue, "recurring", again[0], None, f"asked in rounds {round_no} and {again[0]}")
+    found += _worse(state, reviews)
+    return [f for f in found if f["text"] and not _RUN_IDS.search(f["text"])]
+
+
+def _worse(state: dict[str, Any], reviews: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Evidence against the improvements a revision applied: its score fell by `min_gain` (the
+    run's policy) or more, and only those for the sections the revision changed."""
+    least = max(((state.get("params") or {}).get("policy") or {}).get("min_gain", MIN_DROP), 0.01)
     by_version = {r["version"]: r for r in reviews.values()}
-    for version in state.get("versions") or []:  # revisions that made the score fall
+    texts = {v["n"]: v.get("text") for v in state.get("versions") or []}
+    titles = [s["title"] for s in (state.get("outline") or {}).get("sections") or []]
+    found = []
+    for version in state.get("versions") or []:
         base = by_version.get(version.get("base"))
         after = by_version.get(version["n"])
-        if version.get("kind") == "revision" and base and after and after["score"] < base["score"]:
-            change = round(after["score"] - base["score"], 2)
-            for imp in base["improvements"]:
+        if version.get("kind") != "revision" or not base or not after:
+            continue
+        change = round(after["score"] - base["score"], 2)
+        if -change < least - 1e-9:
+            continue
+        changed = _changed(titles, texts.get(version["base"]), texts.get(version["n"]))
+        for imp in filter(learnable, base["improvements"]):
+            where = match_section(imp.get("section") or "", titles)
+            if changed is None or (where in changed if where is not None else bool(changed)):
                 found.append({"text": lesson_text(imp["issue"]), "kind": "worse",
                               "round": after["round"], "score_change": change,
                               "detail": f"applied in version {version['n']}; score {change:+g}"})  # fmt: skip
-    return [f for f in found if f["text"]]
+    return found
+
+
+def _changed(titles: list[str], before: str | None, after: str | None) -> set[int] | None:
+    """The outline sections whose text differs between two versions (None: not known)."""
+    if not titles or before is None or after is None:
+        return None
+    pairs = zip(section_bodies(before, titles), section_bodies(after, titles), strict=True)
+    return {i for i, (x, y) in enumerate(pairs) if x != y}

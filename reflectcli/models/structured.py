@@ -103,8 +103,10 @@ def complete_structured(
     max_tokens: int | None = None,
     max_retries: int = MAX_RETRIES,
     context: dict[str, Any] | None = None,
+    check: Callable[[Any], str | None] | None = None,
 ) -> Structured:
-    """Ask for JSON, validate, retry with the error shown, else fall back (flagged)."""
+    """Ask for JSON, validate, retry with the error shown, else fall back (flagged). `check`
+    says why a valid value still cannot be used (None: it can); that is shown like an error."""
     convo = list(messages)
     calls: list[Completion] = []
     errors: list[str] = []
@@ -114,6 +116,8 @@ def complete_structured(
         calls.append(completion)
         try:
             value = parse_as(model, completion.text, context)
+            if check is not None and (why := check(value)):
+                raise ValueError(why)
         except ValueError as exc:
             errors.append(str(exc))
             convo = [

@@ -7,12 +7,11 @@ clamped to 0-10, a missing dimension takes the overall score, plain strings beco
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
-from reflectcli.writing.citations import CITATION
+from reflectcli.writing.critique import EXAMPLE_TEXTS, not_a_critique
 from reflectcli.writing.rubric import DIMENSIONS
 from reflectcli.writing.textops import normalize
 from reflectcli.writing.titles import title_problem
@@ -21,12 +20,6 @@ _WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
     "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
 }  # fmt: skip
-_EXAMPLE_TEXTS = {
-    "a concrete actionable change",
-    "what is wrong in two or three sentences",
-    "what this section must achieve",
-    "section title",
-}
 TITLE_MAX = 120
 
 
@@ -39,61 +32,13 @@ _PLACEHOLDER = re.compile(
     r"section title|section heading|your title|title here)\s*[-_#:.]?\s*"
     r"(\d+|[a-z]|one|two|three|four|five|six|seven|eight|nine|ten)?$"
 )
-# an answer that is not a review: an error message, a data dump, a refusal, chatter about files
-_NOT_PROSE = re.compile(
-    r"an? (unexpected )?error (has )?occurred|^\W*value error\b|\btraceback\b|"
-    r"\bhas been (added|saved|stored|written|updated) to (a|an|the) ([\w-]+ )?"
-    r"(file|database|folder|directory|disk|table)\b|"
-    r"\bas an ai\b|\bi (cannot|can't|can not|am unable to) (help|assist|review|do)\b|"
-    r"^\s*[{<]|^\s*\[|^\W*(none|null|n/?a|ok|yes|no|true|false|undefined)\W*$",
-    re.I,
-)
-# an exception's name leading the text ("ValueError: ...", "openai.RateLimitError: ...");
-# inside a sentence it may be the topic
-_EXCEPTION_NAME = re.compile(r"^\W*(?:\w+\.)*[A-Z][A-Za-z]*(Error|Exception)\b")
 
 
 def placeholder(text: str) -> bool:
     """A title or goal that is a generic stand-in, not one written for the task."""
     plain = _plain(text)
-    return (not plain or bool(_PLACEHOLDER.fullmatch(plain)) or plain in _EXAMPLE_TEXTS
+    return (not plain or bool(_PLACEHOLDER.fullmatch(plain)) or plain in EXAMPLE_TEXTS
             or bool(re.fullmatch(r"<.*>|\[.*\]|\.\.\.|…", text.strip())))  # fmt: skip
-
-
-# scripts written without spaces between words: CJK, Thai, Lao, Khmer, Myanmar
-_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]")
-
-
-def _is_word(token: str) -> bool:
-    """Letters (with their combining marks: Devanagari, Bengali, Tamil ...), maybe joined by
-    an apostrophe or a hyphen; a date, an id, a number or a file name is not a word."""
-    token = token.strip(".,;:!?()[]{}\"'“”‘’«»*`")
-    if not token or not any(unicodedata.category(ch).startswith("L") for ch in token):
-        return False
-    return all(unicodedata.category(ch)[0] in "LM" or ch in "'’-" for ch in token)
-
-
-def prose_words(text: str) -> int:
-    """Words made of letters; in scripts written without spaces (Chinese, Japanese, Thai, ...)
-    every two characters count as a word."""
-    unspaced = len(_UNSPACED.findall(text))
-    return unspaced // 2 + sum(1 for w in text.split() if not _UNSPACED.search(w) and _is_word(w))
-
-
-def not_a_critique(text: str, min_words: int = 3) -> str | None:
-    """Why `text` is not an editor's critique (None when it may be one): too short (in words of
-    letters), the prompt's example, an error message, a data dump, a refusal."""
-    plain = _plain(text)
-    if prose_words(text) < min_words:
-        return f"{text[:80]!r} is too short to be a critique (or not words)"
-    if plain in _EXAMPLE_TEXTS:
-        return f"{text!r} is the example's text"
-    body = text.strip()
-    if opening := CITATION.match(body):  # "[S2, S3] do not support ..." is prose
-        body = body[opening.end() :]
-    if _NOT_PROSE.search(body) or _EXCEPTION_NAME.search(body):
-        return f"{text[:80]!r} is not a critique of the article (an error message or data)"
-    return None
 
 
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
@@ -335,6 +280,20 @@ class Review(BaseModel):
     @classmethod
     def _score(cls, value: Any) -> float:
         return to_score(value)
+
+    @field_validator("improvements", mode="before")
+    @classmethod
+    def _drop_bad_improvements(cls, value: Any) -> Any:
+        """An improvement that is not a critique is dropped, not the whole review."""
+        if not isinstance(value, list):
+            return value
+        kept = []
+        for item in value:
+            try:
+                kept.append(Improvement.model_validate(item))
+            except ValidationError:
+                continue
+        return kept
 
     @field_validator("feedback")
     @classmethod

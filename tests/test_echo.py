@@ -54,6 +54,8 @@ def test_the_quoted_section_and_sources_are_not_instructions():
     assert "buried in the middle" not in told and "Keep what is good" in told
     # a revision that keeps the old sentence is not an echo
     assert strip_echo(body + " Writers move it to the front.", revise_prompt(body)).removed == []
+    earlier = prompts.section_messages(TASK, [*OUTLINE, {"title": "How revision helps"}], [body], 1, None)
+    assert strip_echo(body, earlier).removed == []  # a later section may repeat an earlier one's words
     evidence = [{"id": "S1", "text": "Gutenberg printed the Bible in Mainz around 1455."}]
     drafted = prompts.section_messages(TASK, OUTLINE, [], 0, None, compact=False, evidence=evidence)
     said = "Gutenberg printed the Bible in Mainz around 1455 [S1]."

@@ -130,7 +130,7 @@ def section_messages(
             },
         ]
     earlier = "\n\n".join(f"## {outline[i]['title']}\n\n{body}" for i, body in enumerate(written[:index]))
-    context = f"Sections already written:\n\n{earlier}\n\n" if earlier else ""
+    context = f"Sections already written:\n<written>\n{earlier}\n</written>\n\n" if earlier else ""
     goal = f" Its goal: {section['goal']}." if section.get("goal") else ""
     return [
         {

@@ -244,3 +244,14 @@ def test_a_database_from_an_older_version_is_upgraded_by_a_read_command(runs):
     assert result.exit_code == 0 and "alpha" in result.output, result.output
     with raw_db(runs) as db:
         assert db.execute("SELECT 1 FROM _migrations WHERE name = '004_sources'").fetchone()
+
+
+def test_show_and_the_artifact_say_why_a_review_answer_was_rejected(scripted, runs_dir):
+    inner = ScriptedResponder(scores=[9], sections=2)
+    scripted.responder = lambda step, messages: (
+        "not json at all" if step == "review:r1" else inner(step, messages)
+    )
+    Runner(quiet_ui()).write("Why do writers revise their drafts?", settings(runs_dir), "rej")
+    shown = " ".join(invoke("show", "rej", "--runs-dir", str(runs_dir)).output.split())
+    assert "answer 1 rejected: " in shown
+    assert "- answer 1 rejected: " in (runs_dir / "rej.md").read_text()

@@ -14,7 +14,7 @@ from reflectcli.errors import UserError
 from reflectcli.runner import MAX_TASK_CHARS, new_thread_id
 from reflectcli.store.db import THREAD_ID
 
-OVERRIDABLE = ("model", "critic_model", "threshold", "max_rounds", "max_sections", "language",
+OVERRIDABLE = ("model", "critic_model", "critic", "threshold", "max_rounds", "max_sections", "language",
                "section_tokens", "temperature", "timeout", "api_base", "critic_api_base",
                "retries")  # fmt: skip
 KEYS = ("task", "thread_id", "overrides")

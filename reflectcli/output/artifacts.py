@@ -120,6 +120,8 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) 
         out += [f"## {rows.review_title(review)}", "", "| dimension | score |", "|---|---|"]
         out += [f"| {name} | {value:g} |" for name, value in rows.dimension_rows(review)[1:]]
         out += ["", f"**Feedback:** {review['feedback'] or '(none)'}", ""]
+        if rows.rejections(review):
+            out += [f"- {line}" for line in rows.rejections(review)] + [""]
         if review["improvements"]:
             out.append("**Improvements:**")
             out += [f"- {rows.improvement(i, with_id=True)}" for i in review["improvements"]]

@@ -26,6 +26,11 @@ def stop_words(summary: dict[str, Any]) -> str:
     return reason
 
 
+def rejections(review: dict[str, Any]) -> list[str]:
+    """Why the critic's earlier answers in this review were not used, one line each."""
+    return [f"answer {i} rejected: {why}" for i, why in enumerate(review.get("errors") or [], 1)]
+
+
 def plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 

@@ -147,6 +147,8 @@ class Views:
             p(table)
             for r in reviews:
                 p(f"\n[bold]Round {r['round']}[/] [dim]feedback:[/] {escape(r['feedback'])}")
+                for line in rows.rejections(r):
+                    p(f"  [dim]{escape(line)}[/]")
                 for imp in r["improvements"]:
                     colour = "red" if imp["severity"] == "major" else "yellow"
                     p(f"  [{colour}]{escape(rows.improvement(imp, with_id=True))}[/]")

@@ -17,6 +17,7 @@ from typing import Any
 
 from reflectcli.config import Settings, resume_settings
 from reflectcli.errors import RunInterrupted, UserError
+from reflectcli.graph.human import steer
 from reflectcli.graph.state import initial_state
 from reflectcli.memory.bank import Memory
 from reflectcli.models.factory import api_base_for, make_client
@@ -182,6 +183,49 @@ class Runner:
         if state.get("params") and flags_changed(state["params"], settings):
             self.ui.notice("overriding for this resume: " + flags_changed(state["params"], settings))
         return self._drive(store, thread_id, settings, graph, config, start, state)
+
+    def steer(self, thread_id: str, runs_dir: str, feedback: str, section: str | None = None,
+              severity: str = "major", rounds: int = 1) -> RunResult:  # fmt: skip
+        """Continue a finished run with the person's own critique (graph/human.py): at most
+        `rounds` more rounds, with the run's own settings and budget."""
+        validate_thread_id(thread_id)
+        store = Store.existing(runs_dir, read_only=False)
+        run = store.get_run(thread_id) if store else None
+        if store is None or run is None:
+            if store is not None:
+                store.close()
+            raise UserError(f"unknown thread id {thread_id!r} in {runs_dir}",
+                            hint="`reflectcli history` lists the runs")  # fmt: skip
+        if run["status"] != "finished":
+            store.close()
+            raise UserError(f"thread {thread_id} is {run['status']}, not finished", exit_code=2,
+                            hint=f"finish it first with `reflectcli resume {thread_id}`")  # fmt: skip
+        settings = resume_settings(run["settings"]).model_copy(update={"runs_dir": runs_dir})
+        store.acquire(thread_id)
+        try:
+            graph, config = self._graph(store, thread_id, settings, self._models(settings))
+            # a finished run's checkpoints were compacted away: its snapshot seeds a new one
+            checkpointed = dict(graph.get_state(config).values or {})
+            state = checkpointed or store.load_state(thread_id) or {}
+            try:
+                update = steer(state, feedback, section, severity, rounds)
+            except ValueError as exc:
+                raise UserError(str(exc), exit_code=2) from None
+            if not checkpointed:
+                grown = {k: [*state.get(k, []), *update[k]] for k in ("decisions", "trace")}
+                update = {**state, **update, **grown}
+            graph.update_state(config, update, as_node="gate_stop")
+            state = dict(graph.get_state(config).values or {})
+        except BaseException:
+            store.release(thread_id)
+            store.close()
+            raise
+        path = artifact_path(runs_dir, thread_id)
+        self.ui.started(thread_id, run["task"], settings, path, resumed=True)
+        item = next(e["id"] for e in reversed(update["trace"]) if e.get("kind") == "human")
+        self.ui.notice(f"your critique becomes {item}; up to {rounds} more "
+                       f"round{'s' if rounds != 1 else ''}")  # fmt: skip
+        return self._drive(store, thread_id, settings, graph, config, None, state)
 
     # --- internals --------------------------------------------------------------------------
 

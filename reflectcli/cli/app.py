@@ -21,6 +21,7 @@ app = typer.Typer(
 
 app.command()(write.write)
 app.command()(write.resume)
+app.command()(write.revise)
 app.command("fetch-model")(write.fetch_model)
 for command in (
     inspect.history,

@@ -133,6 +133,33 @@ def resume(
     _ending(ui, result)
 
 
+def revise(
+    thread: Annotated[str, typer.Argument(help="Thread id of a finished run.")],
+    feedback: Annotated[str, typer.Argument(help='Your critique, e.g. "Open with the 1455 date".')],
+    section: Annotated[
+        str | None, typer.Option(help="The section it concerns (a title, or its number).")
+    ] = None,  # fmt: skip
+    severity: Annotated[str, typer.Option(help="major or minor.")] = "major",
+    rounds: Annotated[int, typer.Option(min=1, max=10, help="More rounds at most.")] = 1,
+    runs_dir: RunsDirOpt = None,
+    config: ConfigOpt = None,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Continue a finished run with your own critique: the next revision applies it, the critic reviews."""
+    _setup_logging(debug)
+    ui = _renderer(quiet)
+    try:
+        from reflectcli.configfile import resolve_runs_dir
+        from reflectcli.runner import Runner
+
+        where = resolve_runs_dir(runs_dir, config)
+        result = Runner(ui).steer(thread, str(where), feedback, section, severity, rounds)
+    except (UserError, RunInterrupted, Exception) as exc:
+        raise _fail(ui, exc, debug) from None
+    _ending(ui, result)
+
+
 def fetch_model(debug: DebugOpt = False) -> None:
     """Download and verify the embedded model now (it is otherwise fetched on first use)."""
     _setup_logging(debug)

@@ -393,6 +393,7 @@ class Nodes:
             return update
         best = best_version(state)
         update["final_version"] = best["n"]
+        update["known_issues"] = []  # a run steered again and passed has none left
         if state.get("stop_reason") != "passed":
             review = review_of(state, best["n"])
             update["known_issues"] = [

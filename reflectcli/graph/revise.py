@@ -28,6 +28,7 @@ from reflectcli.graph.common import (
     section_evidence,
     section_tokens,
 )
+from reflectcli.graph.human import pending_human
 from reflectcli.models.base import ModelClient
 from reflectcli.output.summary import best_version, review_of
 from reflectcli.writing import prompts
@@ -114,6 +115,10 @@ class Reviser:
         round_no = len(state["reviews"]) + 1
         base = best_version(state)
         review = review_of(state, base["n"]) or state["reviews"][-1]
+        human = pending_human(state)
+        if human:  # the person's own critique is this round's, and only it
+            said = " ".join(h["issue"] for h in human)
+            review = {**review, "improvements": human, "feedback": f"The reader's own critique: {said}"}
         trace = []
         latest = state["versions"][-1]
         revision = state.get("revision")
@@ -146,6 +151,11 @@ class Reviser:
         update["trace"] = trace + update["trace"]
         if update.get("revision") is None:  # the round is over: did it make a version?
             update["rejected"] = None if update.get("versions") else round_no
+            if human:
+                critiques = dict(state.get("critiques") or {})
+                for item in human:
+                    critiques[item["id"]] = {**item, "applied_in": round_no}
+                update["critiques"] = critiques
         return update
 
     def _new_version(self, state, base, text: str, round_no: int) -> dict[str, Any]:

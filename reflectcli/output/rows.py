@@ -56,7 +56,13 @@ def dimension_rows(review: dict[str, Any]) -> list[tuple[str, float]]:
 
 
 def critique_status(item: dict[str, Any]) -> str:
-    return item["status"] + (f" (round {item['closed_in']})" if item.get("closed_in") else "")
+    status = item["status"] + (f" (round {item['closed_in']})" if item.get("closed_in") else "")
+    if item.get("by") == "human":
+        applied = (
+            f", applied in round {item['applied_in']}" if item.get("applied_in") else ", not yet applied"
+        )
+        status += f" (yours{applied})"
+    return status
 
 
 def decision(entry: dict[str, Any]) -> str:

@@ -1,0 +1,80 @@
+"""A person's own critique of a finished run (`reflectcli revise ID "feedback"`).
+
+The critique becomes a tracked improvement (`h1`, `h2`, ...; `by: human`), the run is granted at
+most N more rounds, and the graph is resumed as if the stop gate had been answered "one more
+round": the next revision applies the person's items (and only them), the critic then reviews
+as usual, and the controller decides with the granted rounds. The state change is computed
+here, as one pure function; the runner writes it to the checkpoint (`update_state`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reflectcli.graph.common import note_event
+from reflectcli.writing.textops import match_section
+
+SEVERITIES = ("major", "minor")
+
+
+def pending_human(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The person's improvements that no revision has applied yet, oldest first."""
+    return [c for c in (state.get("critiques") or {}).values()
+            if c.get("by") == "human" and c.get("applied_in") is None]  # fmt: skip
+
+
+def steer(
+    state: dict[str, Any], feedback: str, section: str | None, severity: str, rounds: int
+) -> dict[str, Any]:
+    """The checkpoint update that hands the run back to the loop with the person's critique.
+    Raises ValueError naming what is wrong (no such section, nothing to revise)."""
+    feedback = " ".join(feedback.split())
+    if not feedback:
+        raise ValueError("the feedback is empty: say what to change")
+    if severity not in SEVERITIES:
+        raise ValueError(f"--severity must be major or minor, not {severity!r}")
+    if not state.get("versions"):
+        raise ValueError("the run has no article yet: resume it first")
+    titles = [s["title"] for s in (state.get("outline") or {}).get("sections") or []]
+    title = ""
+    if section:
+        index = match_section(section, titles)
+        if index is None:
+            raise ValueError(f"no section {section!r} in the run; its sections: "
+                             + "; ".join(titles))  # fmt: skip
+        title = titles[index]
+    critiques = dict(state.get("critiques") or {})
+    number = 1 + sum(1 for c in critiques.values() if c.get("by") == "human")
+    used = len(state.get("reviews") or [])
+    params = state["params"]
+    extra = max(state.get("extra_rounds", 0), used + rounds - params["max_rounds"])
+    round_no = used + 1
+    item = {"id": f"h{number}", "section": title, "issue": feedback, "severity": severity, "by": "human",
+            "round": used, "status": "open", "closed_in": None, "applied_in": None}  # fmt: skip
+    critiques[item["id"]] = item
+    where = f" on {title!r}" if title else ""
+    return {
+        "critiques": critiques,
+        "extra_rounds": extra,
+        "stop_reason": None,
+        "status": "running",
+        "accepted": None,
+        "decisions": [
+            {
+                "round": used,
+                "decision": "more",
+                "reason": "human",
+                "detail": f"your critique{where} ({item['id']}): up to {rounds} more "
+                f"round{'s' if rounds != 1 else ''}",
+            }
+        ],  # fmt: skip
+        "trace": [
+            note_event(
+                "human",
+                "human",
+                f"your critique{where} ({severity}): {feedback}",
+                id=item["id"],
+                round=round_no,
+            )
+        ],  # fmt: skip
+    }

@@ -1,0 +1,54 @@
+"""`reflectcli revise ID "feedback"`: a finished run continues with the person's own critique."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from reflectcli.cli.app import app
+from reflectcli.models.fake import TITLES, ScriptedResponder
+
+TASK = "Why do writers revise their drafts?"
+
+
+def invoke(*args):
+    return CliRunner().invoke(app, list(args))
+
+
+def test_a_finished_run_takes_your_critique_for_one_more_round(scripted, runs_dir):
+    scripted.responder = ScriptedResponder(scores=[9, 9.5], sections=2)
+    first = invoke("write", TASK, "--model", "fake/w", "--runs-dir", str(runs_dir), "--thread-id", "me",
+                   "--max-rounds", "2")  # fmt: skip
+    assert first.exit_code == 0 and "done passed" in first.output
+    before = len(scripted.history)
+    again = invoke("revise", "me", "Open with the day the first draft failed.", "--section", "2",
+                   "--runs-dir", str(runs_dir))  # fmt: skip
+    assert again.exit_code == 0, again.output
+    steps = [c["step"] for c in scripted.history[before:]]
+    assert steps == ["revise:r2:s2", "review:r2"]  # one revision of the named section, one review
+    revised = scripted.history[before]["messages"][-1]["content"]
+    assert "Open with the day the first draft failed." in revised
+    data = json.loads(invoke("show", "me", "--json", "--runs-dir", str(runs_dir)).output)
+    state = data["state"]
+    human = state["critiques"]["h1"]
+    assert human["by"] == "human" and human["section"] == TITLES[1] and human["applied_in"] == 2
+    assert state["status"] == "finished" and len(state["reviews"]) == 2
+    assert any(e.get("kind") == "human" for e in state["trace"])
+    assert state["decisions"][-2]["reason"] == "human"  # the grant, then the controller's stop
+    shown = " ".join(invoke("show", "me", "--runs-dir", str(runs_dir)).output.split())
+    assert "yours, applied in round 2" in shown
+
+
+def test_revise_refuses_what_it_cannot_do(scripted, runs_dir):
+    scripted.responder = ScriptedResponder(scores=[9], sections=2)
+    invoke("write", TASK, "--model", "fake/w", "--runs-dir", str(runs_dir), "--thread-id", "me")
+    for args, message in [
+        (["nope", "x"], "unknown thread id 'nope'"),
+        (["me", "   "], "the feedback is empty"),
+        (["me", "Shorter.", "--section", "No such part"], "no section 'No such part'"),
+        (["me", "Shorter.", "--severity", "huge"], "--severity must be major or minor"),
+    ]:
+        result = invoke("revise", *args, "--runs-dir", str(runs_dir))
+        assert result.exit_code in (1, 2) and message in " ".join(result.output.split()), result.output
+        assert "Traceback" not in result.output

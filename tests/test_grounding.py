@@ -15,7 +15,8 @@ from reflectcli.models.fake import ScriptedResponder
 from reflectcli.output.exporters import export
 from reflectcli.runner import Runner
 from reflectcli.sources import library
-from reflectcli.sources.verify import check, claims_in, judge
+from reflectcli.sources.verify import check, judge
+from reflectcli.writing.claims import claims_in
 from reflectcli.store.db import Store
 from reflectcli.writing.citations import cited_ids, strip_invented
 from tests.corpus import FACTS, make_corpus
@@ -57,13 +58,13 @@ class Grounded:
         if kind == "review":
             round_no = int(step[-1])
             claims = []
-            for sentence in re.findall(r"([^.\n]*?) \[S\d+\]", prompt):
-                moon = sentence.strip().startswith("The psalter was printed on the Moon")
+            for claim, sources, sentence in re.findall(r"^(C\d+) \[([^\]]+)\]: (.*)$", prompt, re.M):
+                moon = sentence.startswith("The psalter was printed on the Moon")
                 verdict = "contradicted" if moon and self.honest else "supported"
-                source = re.search(re.escape(sentence) + r" \[(S\d+)\]", prompt).group(1)
-                claims.append({"sentence": sentence.strip(), "source": source,
-                               "verdict": verdict, "reason": "the source says Mainz" if moon
-                               else "the source says so"})  # fmt: skip
+                for source in sources.split(", "):
+                    claims.append({"claim": claim, "source": source, "verdict": verdict,
+                                   "quote": "The Mainz workshop cast a ninth typeface", "reason":
+                                   "the source says Mainz" if moon else "the source says so"})  # fmt: skip
             score = self.scores[min(round_no, len(self.scores)) - 1]
             return json.dumps({
                 "score": score, "dimensions": dict.fromkeys(
@@ -237,26 +238,29 @@ def test_bad_sources_choices_are_one_line(fake, runs_dir):
         ("A [S1, S9] b.", {"S1"}, "A [S1] b.", ["S9"]),
         ("A [s2][S3].", {"S3"}, "A [S3].", ["S2"]),
         ("A [S7]\nB", set(), "A\nB", ["S7"]),
-        ("A [1] and [Sx] stay.", set(), "A [1] and [Sx] stay.", []),
+        ("A [1] and [Sx] stay.", set(), "A and [Sx] stay.", ["S1"]),  # [1] is a citation; [Sx] names none
     ],
 )
 def test_strip_invented(text, known, expected, removed):
     assert strip_invented(text, known) == (expected, removed)
 
 
-def test_the_check_wants_the_numbers_names_and_words_of_the_claim():
+def test_the_check_vetoes_hard_facts_only():
     passage = FACTS["html"]
     assert check("The Mainz workshop cast a typeface for the psalter in 1457.", passage)[0] == "supported"
     assert check("The Mainz workshop cast a typeface in 1460.", passage)[0] == "unsupported"
     assert check("The Leipzig workshop cast a typeface.", passage)[0] == "unsupported"
-    assert check("Printing spread quickly across every country.", passage)[0] == "unsupported"
+    # a claim with no number, name or polarity of its own is the critic's to judge
+    verdict, reason = check("Printing spread quickly across every country.", passage)
+    assert verdict == "supported" and "of its words" in reason
     text = "## A\n\nOne claim [S1]. Then a second. [S2]\n\n## B\n\nNone here."
-    assert [(c["sentence"], c["ids"]) for c in claims_in(text, ["A", "B"])] == [
-        ("One claim.", ["S1"]), ("Then a second.", ["S2"])]  # fmt: skip
+    assert [(c["id"], c["sentence"], c["ids"]) for c in claims_in(text, ["A", "B"])] == [
+        ("C1", "One claim.", ["S1"]), ("C2", "Then a second.", ["S2"])]  # fmt: skip
     evidence = [{"id": "S1", "text": "One claim is here."}]
-    verdicts = judge(text, ["A", "B"], evidence, [{"source": "S1", "sentence": "One claim",
+    verdicts = judge(text, ["A", "B"], evidence, [{"claim": "C1", "source": "S1",
                                                    "verdict": "contradicted", "reason": "no"}])  # fmt: skip
-    assert [(v["source"], v["verdict"], v["by"]) for v in verdicts] == [("S1", "contradicted", "critic")]
+    assert [(v["claim"], v["source"], v["verdict"], v["by"]) for v in verdicts] == [
+        ("C1", "S1", "contradicted", "critic")]  # fmt: skip
 
 
 def test_a_tiny_writer_gets_its_supported_sentences_cited_in_code(grounded, runs_dir):

@@ -35,6 +35,7 @@ from reflectcli.sources.evidence import number, section_query
 from reflectcli.sources.verify import judge
 from reflectcli.writing import prompts
 from reflectcli.writing.citations import cited_ids, strip_invented
+from reflectcli.writing.claims import claims_in
 from reflectcli.writing.rubric import DIMENSIONS
 from reflectcli.writing.schemas import Outline, Review, outline_schema, review_schema
 from reflectcli.writing.textops import assemble, clean_section
@@ -80,8 +81,8 @@ MAX_CLAIM_ITEMS = 6  # improvements made from claims per review, worst first
 
 def claim_improvements(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A tracked improvement (major, accuracy) for each claim its source does not support or
-    contradicts: contradicted ones first, one per sentence."""
-    bad = sorted((c for c in claims if c["verdict"] != "supported"),
+    contradicts: contradicted ones first, one per sentence (an unjudged claim is no fix)."""
+    bad = sorted((c for c in claims if c["verdict"] in ("unsupported", "contradicted")),
                  key=lambda c: c["verdict"] != "contradicted")  # fmt: skip
     items, seen = [], set()
     for claim in bad:
@@ -230,6 +231,7 @@ class Nodes:
         evidence = state.get("evidence") or []
         cited = set(cited_ids(version["text"]))
         shown = [e for e in evidence if e["id"] in cited]
+        to_judge = claims_in(version["text"], titles) if shown and not compact(self.critic) else []
         try:
             result = complete_structured(
                 Budgeted(self.critic, state),
@@ -244,6 +246,7 @@ class Nodes:
                     evidence=shown,
                     research=researching(state),
                     lessons=state.get("lessons"),
+                    claims=to_judge,
                 ),
                 Review,
                 step=f"review:r{round_no}",
@@ -253,6 +256,7 @@ class Nodes:
                     [c["id"] for c in open_items],
                     [e["id"] for e in shown] if not compact(self.critic) else None,
                     queries=researching(state) and not compact(self.critic),
+                    claim_ids=[c["id"] for c in to_judge],
                 ),  # fmt: skip
                 max_tokens=REVIEW_TOKENS,
             )
@@ -281,7 +285,7 @@ class Nodes:
             imp["issue"], imp["section"] = clean(imp["issue"]), clean(imp["section"])
         value["search_queries"] = [q for q in (clean(q).strip() for q in value["search_queries"]) if q]
         for claim in value["claims"]:
-            claim["reason"], claim["sentence"] = clean(claim["reason"]), clean(claim["sentence"])
+            claim["reason"], claim["quote"] = clean(claim["reason"]), clean(claim["quote"])
         errors = [clean(e) for e in result.errors]
         if invented:
             trace.append(note_event("review", "invented_citation", f"removed {len(invented)} "

@@ -279,3 +279,32 @@ def test_a_tiny_writer_gets_its_supported_sentences_cited_in_code(grounded, runs
     fact = FACTS["html"][:-1]
     assert re.search(re.escape(fact) + r" \[S\d+\]\.", first)  # the true sentence, cited
     assert not re.search(re.escape(MOON) + r" \[S\d+\]", first)  # the Moon one is not
+
+
+def test_a_contradicted_claim_never_ships_even_from_the_best_scored_version(grounded, runs_dir):
+    grounded.responder = Grounded(scores=(9.5, 9.0))  # version 1 scores higher but holds the Moon
+    result = write(runs_dir)
+    state = result.state
+    assert state["stop_reason"] == "passed" and state["final_version"] == 2
+    out = all_outputs(runs_dir, result.thread_id)
+    assert MOON not in out["artifact"][out["artifact"].index("## Final article") :]
+    assert MOON not in out["md"] and MOON not in json.loads(out["json"])["state"]["versions"][1]["text"]
+
+
+def test_a_run_whose_every_version_is_contradicted_does_not_pass(grounded, runs_dir):
+    script = Grounded(scores=(9.5, 9.0))
+
+    def stubborn(step, messages):  # the revision keeps the Moon claim
+        answer = script(step, messages)
+        if step.startswith("revise"):
+            return answer.replace(" A later survey agreed [S42].", f" {MOON} [S1].")
+        return answer
+
+    grounded.responder = stubborn
+    result = write(runs_dir)
+    state = result.state
+    assert state["stop_reason"] != "passed"
+    final = next(v["text"] for v in state["versions"] if v["n"] == state["final_version"])
+    assert MOON in final
+    assert any(MOON in k["issue"] for k in state["known_issues"])
+    assert "## Known issues" in all_outputs(runs_dir, result.thread_id)["artifact"]

@@ -26,6 +26,7 @@ from reflectcli.models.fallbacks import fallback_outline, heuristic_review
 from reflectcli.models.structured import complete_structured
 from reflectcli.output.summary import (
     best_version,
+    contradicted,
     critic_searches,
     next_search,
     review_of,
@@ -371,10 +372,16 @@ class Nodes:
             return update
         best = best_version(state)
         update["final_version"] = best["n"]
-        if state.get("stop_reason") != "passed":
-            review = review_of(state, best["n"])
-            update["known_issues"] = [
-                {k: imp[k] for k in ("id", "section", "issue", "severity")}
-                for imp in (review or {}).get("improvements", [])
-            ]
+        review = review_of(state, best["n"])
+        if wrong := contradicted(review):  # every version holds one: the run cannot pass
+            if state.get("stop_reason") == "passed":
+                update["stop_reason"] = "contradicted"
+        if state.get("stop_reason") != "passed" or wrong:
+            issues = [{k: imp[k] for k in ("id", "section", "issue", "severity")}
+                      for imp in (review or {}).get("improvements", [])]  # fmt: skip
+            named = " ".join(i["issue"] for i in issues)
+            issues += [{"id": f"{c['claim']}.{c['source']}", "section": c["section"], "severity": "major",
+                        "issue": f"The claim \"{c['sentence']}\" is contradicted by [{c['source']}]"}
+                       for c in wrong if c["sentence"][:60] not in named]  # fmt: skip
+            update["known_issues"] = issues
         return update

@@ -18,7 +18,7 @@ from markdown_it import MarkdownIt
 from reflectcli.writing.citations import CITATION, ids_in
 from reflectcli.writing.textops import CJK, section_bodies
 
-_LEADING = re.compile(r"^(?:\s*" + CITATION.pattern + r")+")
+_LEADING = re.compile(r"^(?:\s*" + CITATION.pattern + r")+", re.I)
 _QUESTION_OR_LABEL = ("?", "？", ":", "：")
 
 

@@ -160,9 +160,24 @@ def _name_form(word: str) -> str:
     return folded
 
 
+JOINERS = frozenset(("of", "de", "von", "van", "der", "la", "du"))
+
+
+def _opens_name(word: str, following: str) -> bool:
+    """Whether a capitalised first word of a sentence is a name: not a function word ("He"), an
+    adverb or participle ("Printing"), or a plural ("Scholars"), unless it is a possessive
+    ("Luther's") or starts a run of capitalised words ("Kent State")."""
+    folded = fold(word)
+    if folded in FUNCTION or folded.endswith(("ly", "ing", "ed")):
+        return False
+    if re.search(r"['’]s?$", word) or following[:1].isupper():
+        return True
+    return not re.search(r"[^aeiousy]s$|[^s]es$", folded)  # "Scholars", "Lighthouses": a plural
+
+
 def name_runs(sentence: str) -> list[list[str]]:
-    """Runs of capitalised words and acronyms ("Johannes Gutenberg", "UK"), as compared. The
-    sentence's first word counts only when it is no function word ("He", "The", "In")."""
+    """Runs of capitalised words and acronyms ("Johannes Gutenberg", "UK"), as compared; the
+    sentence's first word only when it opens a name (`_opens_name`)."""
     runs: list[list[str]] = []
     current: list[str] = []
     words = list(_NAME.finditer(sentence))
@@ -170,7 +185,7 @@ def name_runs(sentence: str) -> list[list[str]]:
         word = match.group().rstrip(".-") or match.group()
         capital = word[:1].isupper()
         first = i == 0 or bool(re.search(r"[.!?:;\"“(]\s*$", sentence[: match.start()]))
-        if capital and first and (fold(word) in FUNCTION or fold(word).endswith(("ly", "ing", "ed"))):
+        if capital and first and not _opens_name(word, words[i + 1].group() if i + 1 < len(words) else ""):
             capital = False
         joined = i > 0 and not sentence[words[i - 1].end() : match.start()].strip()
         if current and not joined:  # "Topeka, Kansas" is two names
@@ -179,10 +194,11 @@ def name_runs(sentence: str) -> list[list[str]]:
         if capital and CJK.search(word) is None:
             current.append(_name_form(word))
             continue
-        if current and fold(word) in ("of", "de", "von", "van", "der", "la", "du") and i + 1 < len(words):
+        if current and fold(word) in JOINERS and i + 1 < len(words):
             nxt = words[i + 1].group()
             if nxt[:1].isupper():
-                continue  # "University of Mainz" is one name
+                current.append(fold(word))  # "University of Mainz" is one name
+                continue
         if current:
             runs.append(current)
             current = []
@@ -208,16 +224,18 @@ def missing_names(sentence: str, passage: str) -> list[str]:
     (a surname alone), its initials ("United Kingdom" / "UK"), or the name its initials stand
     for ("UK" / "United Kingdom")."""
     held = {_name_form(w) for w in _NAME.findall(passage)}
-    initials = set()
-    for run in name_runs(passage):
-        initials.add("".join(w[0] for w in run if w))
+    acronyms = {w.replace(".", "").lower() for w in re.findall(r"\b[A-Z](?:\.?[A-Z])+\b\.?", passage)}
+    initials = {"".join(w[0] for w in run if w not in JOINERS) for run in name_runs(passage)}
     missing = []
     for run in name_runs(sentence):
-        if all(_known(w, held) for w in run) or _known(run[-1], held):  # or a surname alone
+        words = [w for w in run if w not in JOINERS]
+        if all(_known(w, held) for w in words):
             continue
-        if len(run) > 1 and "".join(w[0] for w in run) in held:
+        if len(words) == len(run) <= 3 and _known(run[-1], held):  # a surname alone ("Gutenberg")
             continue
-        if len(run) == 1 and run[0] in initials:
+        if len(words) > 1 and "".join(w[0] for w in words) in acronyms:
+            continue
+        if len(words) == 1 and words[0] in initials:
             continue
         missing.append(" ".join(run))
     return missing
@@ -235,7 +253,8 @@ _NEGATION = re.compile(
 _ZH_NOT_NEGATION = re.compile(r"不断|不同|不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|"
                               r"无数|毫不犹豫|不管|不论|无疑|莫过于|[是有能会要好对行]\s?[不没]\s?[是有能会要好对行]")  # fmt: skip
 _ZH_NEGATION = re.compile(r"[不没未无非否别勿]")
-SCOPE = 4  # words (CJK: characters) after a negation that it denies
+DENIED = 2  # content words after an English negation that it denies ("not invent the press": invent, press)
+SCOPE = 4  # CJK characters after a Chinese negation that it denies
 _CLAUSE_END = re.compile(r"[,;:.!?，；：。！？]|\b(but|and|while|whereas|although)\b", re.I)
 
 
@@ -245,13 +264,13 @@ def _bigrams(text: str) -> set[str]:
 
 
 def denied(text: str) -> set[str]:
-    """What the negations of `text` deny: the content words (CJK: pairs of characters) in the
-    few words after each, within its clause."""
+    """What the negations of `text` deny: the first content words after each, within its
+    clause (CJK: the pairs of characters in the few characters after it)."""
     out: set[str] = set()
     for match in _NEGATION.finditer(text):
         after = text[match.end() :]
         stop = _CLAUSE_END.search(after)
-        out |= set(terms(" ".join((after[: stop.start()] if stop else after).split()[:SCOPE])))
+        out |= set(terms(after[: stop.start()] if stop else after)[:DENIED])
     cleaned = _ZH_NOT_NEGATION.sub(lambda m: "\0" * len(m.group()), text)
     for match in _ZH_NEGATION.finditer(cleaned):
         after = text[match.end() :]

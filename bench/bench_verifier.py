@@ -192,31 +192,34 @@ CORPUS = Path(os.environ.get("REFLECT_CORPUS", "/work/corpus"))
 OTHER_NAMES = ("Ostrava", "Quimper", "Tromsø")  # replace a name; the first the passage lacks
 
 
-def wice(folder: Path) -> list[tuple[str, str]]:
-    """WiCE (ryokamoi/wice, data/entailment_retrieval/claim): Wikipedia sentences and the web
-    pages they cite, labelled `supported` by annotators; the passage is the page's sentences that
-    the annotators marked as supporting (every set of them, in page order)."""
+def wice(folder: Path, split: str) -> list[tuple[str, str]]:
+    """WiCE (ryokamoi/wice, data/entailment_retrieval/claim/<split>.jsonl): Wikipedia sentences
+    and the web pages they cite, labelled `supported` by annotators; the passage is the page's
+    sentences that the annotators marked as supporting (every set of them, in page order)."""
+    path = folder / f"claim_{split}.jsonl"
     pairs = []
-    for split in ("dev", "test"):
-        path = folder / f"claim_{split}.jsonl"
-        for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
-            row = json.loads(line)
-            if row["label"] != "supported":
-                continue
+    for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
+        row = json.loads(line)
+        if row["label"] == "supported":
             keep = sorted({i for group in row["supporting_sentences"] for i in group})
             pairs.append((row["claim"], " ".join(row["evidence"][i] for i in keep)))
     return pairs
 
 
-def ocnli(folder: Path) -> list[tuple[str, str]]:
-    """OCNLI (CLUEbenchmark/OCNLI, data/ocnli/dev.json): Chinese premises from real text and
-    hypotheses written by annotators, labelled by five; the pairs whose gold label is
-    entailment, the hypothesis as the claim and the premise as its passage."""
-    path = folder / "dev.json"
-    if not path.exists():
-        return []
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+def ocnli(folder: Path, split: str) -> list[tuple[str, str]]:
+    """OCNLI (CLUEbenchmark/OCNLI, data/ocnli/<split>.json): Chinese premises from real text and
+    hypotheses written by annotators, labelled by them (dev: five annotators, train.3k: one);
+    the pairs whose label is entailment, the hypothesis as the claim, the premise its passage."""
+    path = folder / f"{split}.json"
+    rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()] if path.exists() else []
     return [(r["sentence2"], r["sentence1"]) for r in rows if r["label"] == "entailment"]
+
+
+# (language, data set, split, loader, whether the veto was tuned on it)
+REAL = [
+    ("English", "WiCE", "dev", wice, True), ("English", "WiCE", "test", wice, False),
+    ("Chinese", "OCNLI", "dev", ocnli, True), ("Chinese", "OCNLI", "train.3k", ocnli, False),
+]  # fmt: skip
 
 
 _AUX = re.compile(r"\b(is|was|are|were|has|have|had|can|could|will|would|did|does|do)\b")
@@ -262,21 +265,21 @@ def rename(claim: str, passage: str) -> str | None:
 
 def real_text(corpus: Path) -> bool:
     """The veto alone on human-labelled true claims (share let through) and on them mutated
-    (share caught)."""
-    sets = {"English (WiCE)": wice(corpus / "wice"), "Chinese (OCNLI)": ocnli(corpus / "ocnli")}
-    if not any(sets.values()):
-        print(f"real-text section skipped: no WiCE or OCNLI data under {corpus} (see bench/README.md)")
-        return True
-    ok = True
-    for name, pairs in sets.items():
+    (share caught), per split; targets are judged on the splits the veto was not tuned on."""
+    ok, found = True, False
+    for language, name, split, load, tuned in REAL:
+        pairs = load(corpus / name.lower(), split)
         if not pairs:
-            print(f"{name}: skipped, no data under {corpus}")
+            print(f"{language} ({name} {split}): skipped, no data under {corpus / name.lower()} "
+                  "(see bench/README.md)")  # fmt: skip
             continue
+        found = True
         passed = [(c, p) for c, p in pairs if check(c, p)[0] == "supported"]
         share = len(passed) / len(pairs)
-        ok &= share >= 0.9
-        print(f"{name}: {len(pairs)} true claims, the veto lets through {share:.2f} ({len(passed)}) "
-              f"(target >= 0.90: {'met' if share >= 0.9 else 'BELOW TARGET'})")  # fmt: skip
+        role = "tuned on" if tuned else "held out"
+        print(f"{language} ({name} {split}, {role}): {len(pairs)} true claims, the veto lets "
+              f"through {share:.2f} ({len(passed)})"
+              + ("" if tuned else f" (target >= 0.90: {'met' if share >= 0.9 else 'BELOW TARGET'})"))  # fmt: skip
         caught_all = total_all = 0
         for kind, mutate in (("negation added", lambda c, p: negate(c)), ("number changed", renumber),
                              ("name replaced", rename)):  # fmt: skip
@@ -289,13 +292,19 @@ def real_text(corpus: Path) -> bool:
             total_all += len(mutated)
             print(f"  {kind}: {len(mutated)} mutated, caught {caught / len(mutated):.2f} ({caught})")
         rate = caught_all / total_all if total_all else 1.0
-        ok &= rate >= 0.95
-        print(f"  all mutations: caught {rate:.2f} ({caught_all}/{total_all}) (target >= 0.95: "
-              f"{'met' if rate >= 0.95 else 'BELOW TARGET'})")  # fmt: skip
+        print(f"  all mutations: caught {rate:.2f} ({caught_all}/{total_all})"
+              + ("" if tuned else f" (target >= 0.95: {'met' if rate >= 0.95 else 'BELOW TARGET'})"))  # fmt: skip
+        if not tuned:
+            ok &= share >= 0.9 and rate >= 0.95
+    if not found:
+        print(f"real-text section skipped: no WiCE or OCNLI data under {corpus} (see bench/README.md)")
     return ok
 
 
-def invented(runs: int = 20, seed: int = 3) -> bool:
+def scripted_runs(respond, runs: int, task: str):
+    """`runs` runs through the real runner on a library of the labelled set's passages, the
+    writer and the critic played by `respond`; yields each run's state and its outputs (artifact,
+    md, report, json, html)."""
     from rich.console import Console
 
     from reflectcli.config import load_settings
@@ -306,46 +315,6 @@ def invented(runs: int = 20, seed: int = 3) -> bool:
     from reflectcli.sources import library
     from reflectcli.store.db import Store
 
-    rng = random.Random(seed)
-
-    def respond(step: str, messages) -> str:
-        prompt = messages[-1]["content"]
-        kind = step.split(":")[0]
-        if kind == "plan":
-            return json.dumps(
-                {
-                    "sections": [
-                        {"title": "Presses in Mainz", "goal": "Gutenberg 1450"},
-                        {"title": "Printing in Venice", "goal": "printers 1500"},
-                    ]
-                }
-            )
-        held = re.findall(r"^\[(S\d+)\] ", prompt, re.M) or ["S1"]
-
-        def cite() -> str:
-            return rng.choice(held) if rng.random() < 0.6 else f"S{rng.randint(1, 40)}"
-
-        if kind == "review":
-            score = rng.choice([6, 7, 9])
-            return json.dumps(
-                {
-                    "score": score,
-                    "feedback": "The claims need their sources checked.",
-                    "improvements": [
-                        {
-                            "section": "Presses in Mainz",
-                            "severity": "major",
-                            "issue": f"Cite the source for the date [{cite()}].",
-                        }
-                    ],
-                }
-            )
-        body = " ".join(f"{SET[rng.randrange(len(SET))][0][:-1]} [{cite()}][{cite()}]." for _ in range(3))
-        if kind == "revise" and "<section>" not in prompt:
-            return "\n\n".join(f"## {t}\n\n{body}" for t in ("Presses in Mainz", "Printing in Venice"))
-        return body
-
-    bad_total = cited_total = removed_total = 0
     with tempfile.TemporaryDirectory() as tmp:
         notes = Path(tmp) / "notes"
         notes.mkdir()
@@ -361,24 +330,110 @@ def invented(runs: int = 20, seed: int = 3) -> bool:
                                                 "max_sections": 2, "max_rounds": 3, "threshold": 8,
                                                 "research": {"sources": "local"}})  # fmt: skip
                 ui = Renderer(console=Console(file=io.StringIO()), quiet=True)
-                result = Runner(ui).write(f"Printing history {n}", settings)
+                result = Runner(ui).write(f"{task} {n}", settings)
                 store = Store(runs_dir)
                 run, state = store.get_run(result.thread_id), store.load_state(result.thread_id)
                 store.close()
-                held = {e["id"] for e in state.get("evidence") or []}
                 texts = [export(run, state, f, "final") for f in ("md", "report", "json", "html")]
-                texts.append(result.artifact.read_text())
-                for text in texts:
-                    found = re.findall(r"\[(S\d+)\]", text) + re.findall(r"#ref-(S\d+)", text)
-                    cited_total += len(found)
-                    bad_total += sum(1 for i in found if i not in held)
-                removed_total += result.summary["citations_removed"]
+                yield result, state, [result.artifact.read_text(), *texts]
         finally:
             undo()
+
+
+def _plan(goals: tuple[str, str] = ("Gutenberg 1450", "printers 1500")) -> str:
+    return json.dumps({"sections": [{"title": "Presses in Mainz", "goal": goals[0]},
+                                    {"title": "Printing in Venice", "goal": goals[1]}]})  # fmt: skip
+
+
+def invented(runs: int = 20, seed: int = 3) -> bool:
+    rng = random.Random(seed)
+
+    def respond(step: str, messages) -> str:
+        prompt = messages[-1]["content"]
+        kind = step.split(":")[0]
+        if kind == "plan":
+            return _plan()
+        held = re.findall(r"^\[(S\d+)\] ", prompt, re.M) or ["S1"]
+
+        def cite() -> str:
+            return rng.choice(held) if rng.random() < 0.6 else f"S{rng.randint(1, 40)}"
+
+        if kind == "review":
+            score = rng.choice([6, 7, 9])
+            return json.dumps({"score": score, "feedback": "The claims need their sources checked.",
+                               "improvements": [{"section": "Presses in Mainz", "severity": "major",
+                                                 "issue": f"Cite the source for the date [{cite()}]."}]})  # fmt: skip
+        body = " ".join(f"{SET[rng.randrange(len(SET))][0][:-1]} [{cite()}][{cite()}]." for _ in range(3))
+        if kind == "revise" and "<section>" not in prompt:
+            return "\n\n".join(f"## {t}\n\n{body}" for t in ("Presses in Mainz", "Printing in Venice"))
+        return body
+
+    bad_total = cited_total = removed_total = 0
+    for result, state, texts in scripted_runs(respond, runs, "Printing history"):
+        held = {e["id"] for e in state.get("evidence") or []}
+        for text in texts:
+            found = re.findall(r"\[(S\d+)\]", text) + re.findall(r"#ref-(S\d+)", text)
+            cited_total += len(found)
+            bad_total += sum(1 for i in found if i not in held)
+        removed_total += result.summary["citations_removed"]
     print(f"invented citations in outputs: {bad_total} of {cited_total} citations in {runs} runs' "
           f"artifact, md, report, json and html ({removed_total} invented citations removed "
           f"from drafts and revisions) (target 0: {'met' if bad_total == 0 else 'NOT MET'})")  # fmt: skip
     return bad_total == 0
+
+
+def end_to_end(runs: int = 10, seed: int = 4) -> bool:
+    """Precision of `supported` in the artifact: scripted runs whose writer cites the labelled
+    set's sentences (true and false) to the passage they were written against, reviewed by a
+    critic that says supported to everything and by one that is right (each run's two sections
+    are about two passages of the set, in turn); the verdicts counted are those the References of
+    the artifact and the json export show for the output version."""
+    label = {sentence: good for _, goods, bads in SET for good, group in ((True, goods), (False, bads))
+             for sentence in group}  # fmt: skip
+    ok = True
+    for kind in ("believer", "right"):
+        rng = random.Random(seed)
+
+        plans = iter(range(10**6))
+
+        def respond(step: str, messages, kind=kind, rng=rng, plans=plans) -> str:
+            prompt = messages[-1]["content"]
+            if step == "plan":  # each run is about two other passages of the set, in turn
+                n = next(plans)
+                return _plan(tuple(" ".join(SET[(2 * n + i) % len(SET)][0].split()[:6]) for i in (0, 1)))
+            if step.startswith("review"):
+                claims = []
+                for claim, sources, sentence in re.findall(r"^(C\d+) \[([^\]]+)\]: (.*)$", prompt, re.M):
+                    true = label.get(sentence, False)
+                    verdict = "supported" if kind == "believer" or true else "unsupported"
+                    claims += [{"claim": claim, "source": s, "verdict": verdict, "quote": "",
+                                "reason": "scripted"} for s in sources.split(", ")]  # fmt: skip
+                return json.dumps({"score": 9, "feedback": "The article reads well and cites its sources.",
+                                   "improvements": [], "claims": claims})  # fmt: skip
+            shown = dict(re.findall(r"^\[(S\d+)\] (.*)$", prompt, re.M))
+            picks = []
+            for ident, text in shown.items():
+                for passage, goods, bads in SET:
+                    if passage.startswith(text.rstrip(" …")[:60]):
+                        picks += [(s, ident) for s in rng.sample(goods + bads, min(2, len(goods + bads)))]
+            body = " ".join(f"{s[:-1]} [{i}]." for s, i in picks[:6]) or "Printing spread."
+            if step.startswith("revise") and "<section>" not in prompt:
+                return "\n\n".join(f"## {t}\n\n{body}" for t in ("Presses in Mainz", "Printing in Venice"))
+            return body
+
+        tp = fp = 0
+        for _, _, texts in scripted_runs(respond, runs, f"Printing {kind}"):
+            for ref in json.loads(texts[3])["references"]:  # the json export's References
+                for c in ref["claims"]:
+                    assert c["sentence"] in texts[0], c  # the artifact shows the same claim
+                    if c["verdict"] == "supported":
+                        true = label.get(c["sentence"], False)
+                        tp, fp = tp + true, fp + (not true)
+        prec = tp / (tp + fp) if tp + fp else 1.0
+        ok &= kind == "believer" or prec >= 0.9
+        print(f"end to end, critic {kind:<8}: precision of supported in the artifact {prec:.2f} "
+              f"({tp}/{tp + fp}) over {runs} runs")  # fmt: skip
+    return ok
 
 
 def main() -> int:
@@ -386,8 +441,12 @@ def main() -> int:
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--seed", type=int, default=3, help="seed of the scripted runs' citations")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="where WiCE and OCNLI are "
+                        "(default: $REFLECT_CORPUS or /work/corpus)")  # fmt: skip
     args = parser.parse_args()
     ok = precision()
+    ok = real_text(args.corpus) and ok
+    ok = end_to_end() and ok
     ok = invented(seed=args.seed) and ok
     return 0 if ok else 1
 

@@ -276,6 +276,7 @@ def test_a_tiny_writer_gets_its_supported_sentences_cited_in_code(grounded, runs
     first = state["versions"][0]["text"]
     notes = [e for e in state["trace"] if e.get("kind") == "attributed"]
     assert notes and set(cited_ids(first)) == {i for e in notes if e["node"] == "draft" for i in e["added"]}
+    assert all(e["by"] == "code" and "added by code" in e["note"] for e in notes)
     fact = FACTS["html"][:-1]
     assert re.search(re.escape(fact) + r" \[S\d+\]\.", first)  # the true sentence, cited
     assert not re.search(re.escape(MOON) + r" \[S\d+\]", first)  # the Moon one is not
@@ -308,3 +309,18 @@ def test_a_run_whose_every_version_is_contradicted_does_not_pass(grounded, runs_
     assert MOON in final
     assert any(MOON in k["issue"] for k in state["known_issues"])
     assert "## Known issues" in all_outputs(runs_dir, result.thread_id)["artifact"]
+
+
+def test_references_show_each_sources_claims_with_verdict_and_quote(backend, grounded, runs_dir):
+    result = write(runs_dir)
+    out = all_outputs(runs_dir, result.thread_id)
+    refs = out["md"][out["md"].index("## References") :]
+    cited = [line for line in refs.splitlines() if line.startswith("  - C")]
+    assert cited and all(" supported: “" in line and "the source: “" in line for line in cited)
+    assert "The Mainz workshop cast a ninth typeface" in refs  # the quoted passage sentence
+    final = out["artifact"][out["artifact"].index("## Final article") :]
+    assert all(line in final for line in cited)
+    data = json.loads(out["json"])
+    assert all(c["quote"] and c["verdict"] == "supported" for r in data["references"] for c in r["claims"])
+    assert sum(len(r["claims"]) for r in data["references"]) == len(cited)
+    assert "<ul><li>C" in out["html"] and "the source: “" in out["html"]

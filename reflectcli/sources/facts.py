@@ -233,6 +233,8 @@ def missing_names(sentence: str, passage: str) -> list[str]:
             continue
         if len(words) == len(run) <= 3 and _known(run[-1], held):  # a surname alone ("Gutenberg")
             continue
+        if len(words) >= 3 and all(_known(w, held) for w in words[-2:]):  # titles: "Secretary Mike Pompeo"
+            continue
         if len(words) > 1 and "".join(w[0] for w in words) in acronyms:
             continue
         if len(words) == 1 and words[0] in initials:
@@ -245,9 +247,9 @@ def missing_names(sentence: str, passage: str) -> list[str]:
 
 _NEGATION = re.compile(
     r"\b(not|never|no|none|nor|neither|nobody|nothing|nowhere|without|cannot|lacks?|lacked|"
-    r"fail(?:s|ed)? to|no longer)\b|n't\b",
+    r"fail(?:s|ed)? to|no longer)\b(?!\s+(?:only|just|merely|least|doubt)\b)|n't\b",
     re.I,
-)
+)  # "not only", "not just", "at least", "no doubt" deny nothing
 # Chinese: 不 没 未 无 非 否 别 勿, but not in words where they do not deny (不断 "constantly",
 # 不同 "different", 未来 "future", 非常 "very", 无论 "whatever", 不仅 "not only", 有没有 "whether")
 _ZH_NOT_NEGATION = re.compile(r"不断|不同|不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|"

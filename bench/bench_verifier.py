@@ -211,7 +211,11 @@ def ocnli(folder: Path, split: str) -> list[tuple[str, str]]:
     hypotheses written by annotators, labelled by them (dev: five annotators, train.3k: one);
     the pairs whose label is entailment, the hypothesis as the claim, the premise its passage."""
     path = folder / f"{split}.json"
-    rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()] if path.exists() else []
+    rows = (
+        [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+        if path.exists()
+        else []
+    )
     return [(r["sentence2"], r["sentence1"]) for r in rows if r["label"] == "entailment"]
 
 
@@ -263,6 +267,10 @@ def rename(claim: str, passage: str) -> str | None:
     return None
 
 
+def verdict(met: bool) -> str:
+    return "met" if met else "BELOW TARGET"
+
+
 def real_text(corpus: Path) -> bool:
     """The veto alone on human-labelled true claims (share let through) and on them mutated
     (share caught), per split; targets are judged on the splits the veto was not tuned on."""
@@ -279,7 +287,7 @@ def real_text(corpus: Path) -> bool:
         role = "tuned on" if tuned else "held out"
         print(f"{language} ({name} {split}, {role}): {len(pairs)} true claims, the veto lets "
               f"through {share:.2f} ({len(passed)})"
-              + ("" if tuned else f" (target >= 0.90: {'met' if share >= 0.9 else 'BELOW TARGET'})"))  # fmt: skip
+              + ("" if tuned else f" (target >= 0.90: {verdict(share >= 0.9)})"))  # fmt: skip
         caught_all = total_all = 0
         for kind, mutate in (("negation added", lambda c, p: negate(c)), ("number changed", renumber),
                              ("name replaced", rename)):  # fmt: skip
@@ -293,7 +301,7 @@ def real_text(corpus: Path) -> bool:
             print(f"  {kind}: {len(mutated)} mutated, caught {caught / len(mutated):.2f} ({caught})")
         rate = caught_all / total_all if total_all else 1.0
         print(f"  all mutations: caught {rate:.2f} ({caught_all}/{total_all})"
-              + ("" if tuned else f" (target >= 0.95: {'met' if rate >= 0.95 else 'BELOW TARGET'})"))  # fmt: skip
+              + ("" if tuned else f" (target >= 0.95: {verdict(rate >= 0.95)})"))  # fmt: skip
         if not tuned:
             ok &= share >= 0.9 and rate >= 0.95
     if not found:
@@ -360,9 +368,10 @@ def invented(runs: int = 20, seed: int = 3) -> bool:
 
         if kind == "review":
             score = rng.choice([6, 7, 9])
+            issue = {"section": "Presses in Mainz", "severity": "major",
+                     "issue": f"Cite the source for the date [{cite()}]."}  # fmt: skip
             return json.dumps({"score": score, "feedback": "The claims need their sources checked.",
-                               "improvements": [{"section": "Presses in Mainz", "severity": "major",
-                                                 "issue": f"Cite the source for the date [{cite()}]."}]})  # fmt: skip
+                               "improvements": [issue]})  # fmt: skip
         body = " ".join(f"{SET[rng.randrange(len(SET))][0][:-1]} [{cite()}][{cite()}]." for _ in range(3))
         if kind == "revise" and "<section>" not in prompt:
             return "\n\n".join(f"## {t}\n\n{body}" for t in ("Presses in Mainz", "Printing in Venice"))

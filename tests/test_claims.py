@@ -106,8 +106,10 @@ def test_attribute_cites_only_near_verbatim_sentences():
 def test_verdicts_are_paired_by_claim_id_not_by_text():
     text = "Gutenberg printed in Mainz [S1]. Gutenberg printed in Mainz too [S1]."
     evidence = [{"id": "S1", "text": "Gutenberg printed in Mainz."}]
-    critic = [{"claim": "C1", "source": "S1", "verdict": "supported", "quote": "", "reason": "ok"},
-              {"claim": "C2", "source": "S1", "verdict": "contradicted", "quote": "", "reason": "no"}]  # fmt: skip
+    critic = [
+        {"claim": "C1", "source": "S1", "verdict": "supported", "quote": "", "reason": "ok"},
+        {"claim": "C2", "source": "S1", "verdict": "contradicted", "quote": "", "reason": "no"},
+    ]
     verdicts = judge(text, [], evidence, critic)
     assert [(v["claim"], v["verdict"]) for v in verdicts] == [("C1", "supported"), ("C2", "contradicted")]
 
@@ -115,8 +117,10 @@ def test_verdicts_are_paired_by_claim_id_not_by_text():
 def test_a_claim_the_critic_skipped_is_unjudged_and_a_verdict_by_text_pairs_nothing():
     text = "Printing changed how Europe read [S1]. Scholars argue about it [S1]."
     evidence = [{"id": "S1", "text": "Printing changed reading habits across Europe within a century."}]
-    critic = [{"claim": "C1", "source": "S1", "verdict": "supported", "quote": "", "reason": "ok"},
-              {"sentence": "it", "source": "S1", "verdict": "contradicted"}]  # no id: pairs nothing
+    critic = [
+        {"claim": "C1", "source": "S1", "verdict": "supported", "quote": "", "reason": "ok"},
+        {"sentence": "it", "source": "S1", "verdict": "contradicted"},
+    ]  # no id: pairs nothing
     verdicts = judge(text, [], evidence, critic)
     assert [(v["claim"], v["verdict"], v["by"]) for v in verdicts] == [
         ("C1", "supported", "critic"), ("C2", "unjudged", "none")]  # fmt: skip

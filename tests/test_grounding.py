@@ -16,9 +16,9 @@ from reflectcli.output.exporters import export
 from reflectcli.runner import Runner
 from reflectcli.sources import library
 from reflectcli.sources.verify import check, judge
-from reflectcli.writing.claims import claims_in
 from reflectcli.store.db import Store
 from reflectcli.writing.citations import cited_ids, strip_invented
+from reflectcli.writing.claims import claims_in
 from tests.corpus import FACTS, make_corpus
 from tests.helpers import FailOnce, quiet_ui, settings
 

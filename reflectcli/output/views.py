@@ -219,7 +219,12 @@ class Views:
                 f"\n[bold]Cited claims[/] (version {wanted}): {s['claims_supported']} of "
                 f"{s['claims']} supported · {s['citations_removed']} invented citations removed"
             )
-            colours = {"supported": "green", "unsupported": "yellow", "contradicted": "red", "unjudged": "dim"}
+            colours = {
+                "supported": "green",
+                "unsupported": "yellow",
+                "contradicted": "red",
+                "unjudged": "dim",
+            }
             for c in review["claims"]:
                 p(
                     f"  [{colours.get(c['verdict'], 'dim')}]{c['verdict']:<12}[/] "

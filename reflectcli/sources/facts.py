@@ -100,7 +100,9 @@ def quantities(text: str) -> list[Quantity]:
     spans: list[tuple[int, int]] = []
     for m in _NUMBER.finditer(text):
         value = float(m.group("num").replace(",", ""))
-        if (year := re.search(r"\b(1[0-9]|20)(\d\d)\s?[-–]\s?$", text[: m.start()])) and len(m.group("num")) == 2:
+        if (year := re.search(r"\b(1[0-9]|20)(\d\d)\s?[-–]\s?$", text[: m.start()])) and len(
+            m.group("num")
+        ) == 2:
             value = float(year.group(1) + m.group("num"))  # "2018–19": the second year is 2019
         scale = _SCALES.get((m.group("scale") or "").lower(), 1.0)
         unit = _UNITS.get((m.group("cur") or m.group("unit") or "").lower())
@@ -121,7 +123,9 @@ def _same_quantity(claim: Quantity, held: Quantity) -> bool:
     if claim.unit and held.unit and claim.unit != held.unit:
         return False
     if claim.decade:
-        return held.value == claim.value or (held.decade is False and claim.value <= held.value < claim.value + 10)
+        return held.value == claim.value or (
+            held.decade is False and claim.value <= held.value < claim.value + 10
+        )
     if claim.hedged:  # "about 40": within 10 %; "around 1450": within 10 years
         slack = 10 if claim.unit is None and 1000 <= claim.value <= 2100 else 0.1 * max(abs(claim.value), 1.0)
         return abs(held.value - claim.value) <= slack
@@ -213,7 +217,7 @@ def _known(word: str, held: set[str]) -> bool:
     for other in held:  # "German" / "Germany", "Italy" / "Italian": one stem, another ending
         shorter = min(len(word), len(other))
         if shorter >= 4:
-            common = len(re.match(r"(\w*)", "".join(a if a == b else "\0" for a, b in zip(word, other))).group())
+            common = next((i for i, (a, b) in enumerate(zip(word, other, strict=False)) if a != b), shorter)
             if common >= max(4, shorter - 1):
                 return True
     return False
@@ -253,9 +257,10 @@ _NEGATION = re.compile(
 # Chinese: 不 没 未 无 非 否 别 勿, but not in words where they do not deny (不断 "constantly",
 # 不同 "different", 未来 "future", 非常 "very", 无论 "whatever", 不仅 "not only", 有没有 "whether")
 _ZH_NOT_NEGATION = re.compile(r"不断|不同|不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|"
-                              r"无数|毫不犹豫|不管|不论|无疑|莫过于|[是有能会要好对行]\s?[不没]\s?[是有能会要好对行]")  # fmt: skip
+                              r"无数|毫不犹豫|不管|不论|无疑|莫过于|"
+                              r"[是有能会要好对行]\s?[不没]\s?[是有能会要好对行]")  # fmt: skip
 _ZH_NEGATION = re.compile(r"[不没未无非否别勿]")
-DENIED = 2  # content words after an English negation that it denies ("not invent the press": invent, press)
+DENIED = 2  # content words an English negation denies after it ("not invent the press": invent, press)
 SCOPE = 4  # CJK characters after a Chinese negation that it denies
 _CLAUSE_END = re.compile(r"[,;:.!?，；：。！？]|\b(but|and|while|whereas|although)\b", re.I)
 
@@ -288,8 +293,8 @@ def negated(text: str) -> bool:
 
 def polarity_clash(sentence: str, passage_sentence: str) -> str | None:
     """Which side denies what the other asserts: "sentence" when `sentence` denies something
-    and `passage_sentence` denies nothing, or denies words it asserts; "passage" when a negation of `passage_sentence`
-    denies words that `sentence` asserts without denying them."""
+    and `passage_sentence` denies nothing, or denies words that `passage_sentence` asserts;
+    "passage" when `passage_sentence` denies words that `sentence` asserts."""
     mine, theirs = denied(sentence), denied(passage_sentence)
     if negated(sentence) and not negated(passage_sentence):
         return "sentence"

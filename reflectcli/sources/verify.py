@@ -134,7 +134,12 @@ def judge(
                 if _quoted(given.get("quote") or "", passage):
                     quote = given["quote"]
             elif same := verbatim(claim["sentence"], passage):
-                verdict, reason, by, quote = "supported", "a passage sentence says nearly the same", "check", same
+                verdict, reason, by, quote = (
+                    "supported",
+                    "a passage sentence says nearly the same",
+                    "check",
+                    same,
+                )
             else:
                 verdict, reason, by = "unjudged", "the critic did not judge this claim", "none"
             verdicts.append({"claim": claim["id"], "sentence": claim["sentence"], "source": ident,

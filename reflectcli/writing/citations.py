@@ -22,6 +22,7 @@ CITATION = re.compile(
     + r"|[(（]\s*" + _PREFIX + _ITEM + _MORE + r"\s*[)）]",  # (S3), (Source 3)
     re.I,
 )  # fmt: skip
+NAMED = re.compile(_OPEN + r"\s*" + _PREFIX + _ITEM + _MORE + r"\s*" + _CLOSE, re.I)  # [S3], not [3]
 _PART = re.compile(r"(" + _SEP + r")?(?:" + _PREFIX + r")?(\d+)([a-z]?)", re.I)
 MAX_RANGE = 20  # a range naming more ids than this is malformed, not expanded
 _GONE = "\x00"  # where a bracket was removed whole (its space goes with it)

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from reflectcli.writing.citations import CITATION
+from reflectcli.writing.citations import NAMED
 from reflectcli.writing.rubric import DIMENSIONS
 from reflectcli.writing.textops import normalize
 
@@ -88,7 +88,7 @@ def not_a_critique(text: str, min_words: int = 3) -> str | None:
     if plain in _EXAMPLE_TEXTS:
         return f"{text!r} is the example's text"
     body = text.strip()
-    if opening := CITATION.match(body):  # "[S2, S3] do not support ..." is prose
+    if opening := NAMED.match(body):  # "[S2, S3] do not support ..." is prose ("[1, 2, 3] are" is data)
         body = body[opening.end() :]
     if _NOT_PROSE.search(body) or _EXCEPTION_NAME.search(body):
         return f"{text[:80]!r} is not a critique of the article (an error message or data)"

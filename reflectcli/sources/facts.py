@@ -255,10 +255,12 @@ _NEGATION = re.compile(
     re.I,
 )  # "not only", "not just", "at least", "no doubt" deny nothing
 # Chinese: 不 没 未 无 非 否 别 勿, but not in words where they do not deny (不断 "constantly",
-# 不同 "different", 未来 "future", 非常 "very", 无论 "whatever", 不仅 "not only", 有没有 "whether")
+# 不同 "different", 未来 "future", 非常 "very", 无论 "whatever", 不仅 "not only", 有没有 and 是否
+# "whether", 别人 "others", 特别 "especially", 非洲 "Africa")
 _ZH_NOT_NEGATION = re.compile(r"不断|不同|不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|"
-                              r"无数|毫不犹豫|不管|不论|无疑|莫过于|"
-                              r"[是有能会要好对行]\s?[不没]\s?[是有能会要好对行]")  # fmt: skip
+                              r"无数|毫不犹豫|不管|不论|无疑|莫过于|别人|别的|特别|区别|分别|告别|级别|"
+                              r"类别|性别|个别|识别|辨别|派别|差别|是否|能否|可否|与否|非洲|除非|"
+                              r"([是有能会要好对行])\s?[不没]\s?\1")  # fmt: skip
 _ZH_NEGATION = re.compile(r"[不没未无非否别勿]")
 DENIED = 2  # content words an English negation denies after it ("not invent the press": invent, press)
 SCOPE = 4  # CJK characters after a Chinese negation that it denies
@@ -288,7 +290,7 @@ def denied(text: str) -> set[str]:
 
 def negated(text: str) -> bool:
     """Whether `text` denies something (English or Chinese negation)."""
-    return bool(denied(text)) or bool(_NEGATION.search(text))
+    return bool(_NEGATION.search(text) or _ZH_NEGATION.search(_ZH_NOT_NEGATION.sub("", text)))
 
 
 def polarity_clash(sentence: str, passage_sentence: str) -> str | None:

@@ -169,6 +169,11 @@ def test_the_segmenter_knows_abbreviations_decimals_and_cjk_punctuation(text, ex
         ("A [S1-S5].", "A [S1, S2, S3, S4].", ["S5"]),  # an id not held is named, never dropped silently
         ("A [S2–S90].", "A.", ["S2-S90"]),
         ("Code `a[1]` and list[0] stay.", "Code `a[1]` and list[0] stay.", []),
+        (
+            "Text [S1].\n\n```python\nx = [1, 2, 3]\n```\n",
+            "Text [S1].\n\n```python\nx = [1, 2, 3]\n```\n",
+            [],
+        ),
     ],
 )
 def test_one_citation_grammar(text, expected, removed):

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from reflectcli.writing.textops import prose_parts
+
 _PREFIX = r"(?:sources?|src|s)\s?[:#]?\s?"
 _ITEM = r"\d+(?:[a-z](?![a-z]))?"
 _SEP = r"\s*(?:[,;、，]|[-–—~]|to|and|&)\s*"
@@ -59,16 +61,17 @@ def ids_in(bracket: str) -> list[str]:
 def cited_ids(text: str) -> list[str]:
     """Every id cited in `text`, in order of first citation."""
     found: dict[str, None] = {}
-    for match in CITATION.finditer(text):
-        for ident in ids_in(match.group()):
-            found.setdefault(ident)
+    for piece, prose in prose_parts(text):
+        for match in CITATION.finditer(piece) if prose else ():
+            for ident in ids_in(match.group()):
+                found.setdefault(ident)
     return list(found)
 
 
 def strip_invented(text: str, known: set[str] | frozenset[str]) -> tuple[str, list[str]]:
     """`text` with every citation in the one grammar: held ids written `[Sn]` (or `[Sn, Sm]`),
     every id not in `known` and every malformed part removed (a bracket left empty goes with the
-    space before it); and what was removed, in order."""
+    space before it); and what was removed, in order. Code (`x[1]`, a fenced block) is left."""
     removed: list[str] = []
 
     def keep(match: re.Match[str]) -> str:
@@ -79,7 +82,7 @@ def strip_invented(text: str, known: set[str] | frozenset[str]) -> tuple[str, li
             return f"[{', '.join(dict.fromkeys(good))}]"
         return _GONE
 
-    cleaned = CITATION.sub(keep, text)
+    cleaned = "".join(CITATION.sub(keep, piece) if prose else piece for piece, prose in prose_parts(text))
     if _GONE in cleaned:  # only the space right before a removed bracket goes, when punctuation
         cleaned = re.sub(r"[ \t]*" + _GONE + r"(?=[.,;:!?)。，；：！？\n]|$)", "", cleaned)
         cleaned = re.sub(r"[ \t]" + _GONE + r"(?=[ \t])", "", cleaned)

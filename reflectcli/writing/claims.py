@@ -12,18 +12,19 @@ import re
 from functools import lru_cache
 from typing import Any
 
-import pysbd
-from markdown_it import MarkdownIt
-
 from reflectcli.writing.citations import CITATION, ids_in
 from reflectcli.writing.textops import CJK, section_bodies
+from reflectcli.writing.textops import markdown as _parser
 
 _LEADING = re.compile(r"^(?:\s*" + CITATION.pattern + r")+", re.I)
 _QUESTION_OR_LABEL = ("?", "？", ":", "：")
 
 
 @lru_cache(maxsize=2)
-def _segmenter(language: str) -> pysbd.Segmenter:
+def _segmenter(language: str) -> Any:
+    """pysbd's segmenter for `language` (imported when first needed: ~20 ms)."""
+    import pysbd
+
     return pysbd.Segmenter(language=language, clean=False, char_span=False)
 
 
@@ -39,16 +40,11 @@ def pieces(line: str) -> list[str]:
     return _segmenter(language).segment(line) if line.strip() else [line]
 
 
-@lru_cache(maxsize=1)
-def _markdown() -> MarkdownIt:
-    return MarkdownIt("commonmark")
-
-
 def paragraphs(markdown: str) -> list[str]:
     """The prose of a Markdown text: each paragraph and each list item's text, its inline
     marks (`**bold**`, `*em*`) kept as written; headings, code and HTML left out."""
     out: list[str] = []
-    tokens = _markdown().parse(markdown)
+    tokens = _parser().parse(markdown)
     for i, token in enumerate(tokens):
         if token.type == "inline" and i and tokens[i - 1].type == "paragraph_open":
             out.append(token.content)

@@ -34,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from reflectcli.sources.facts import negated  # noqa: E402
 from reflectcli.sources.verify import check, judge  # noqa: E402
 
 # (passage, supported sentences, unsupported sentences)
@@ -232,7 +233,10 @@ _ZH_AUX = [("是", "不是"), ("有", "没有"), ("会", "不会"), ("能", "不
 
 def negate(claim: str) -> str | None:
     """The claim with a negation added: `not` after its first auxiliary; in Chinese 不/没 before
-    its first 是/有/会/能/在/可以. None when it has none of them."""
+    its first 是/有/会/能/在/可以. None when it has none of them, or denies something already
+    (a second negation would not flip it)."""
+    if negated(claim):
+        return None
     if re.search(r"[\u4e00-\u9fff]", claim):
         for word, denied in _ZH_AUX:
             if word in claim:

@@ -94,8 +94,9 @@ def claim_improvements(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
         items.append({
             "section": claim["section"],
             "issue": f"Correct or remove the claim \"{sentence}\": [{claim['source']}] is "
-                     f"{claim['verdict']} ({claim['reason']}); say only what the source says, "
-                     "or cite one that says it",
+                     f"{claim['verdict']} ({claim['reason']}"
+                     + (f"; it says: “{claim['quote']}”" if claim.get("quote") else "")
+                     + "); say only what the source says, or cite one that says it",
             "severity": "major", "dimension": "accuracy",
         })  # fmt: skip
     return items[:MAX_CLAIM_ITEMS]

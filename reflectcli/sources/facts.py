@@ -197,6 +197,9 @@ def name_runs(sentence: str) -> list[list[str]]:
             current = []
         if capital and CJK.search(word) is None:
             current.append(_name_form(word))
+            if re.search(r"['’]s?$", word):  # "Disney's Hollywood Studios": two names
+                runs.append(current)
+                current = []
             continue
         if current and fold(word) in JOINERS and i + 1 < len(words):
             nxt = words[i + 1].group()

@@ -19,7 +19,7 @@ from typing import Any
 
 from reflectcli.sources.facts import missing_names, missing_numbers, opposite, polarity_clash, terms
 from reflectcli.writing.citations import CITATION
-from reflectcli.writing.claims import claims_in, pieces, sentences
+from reflectcli.writing.claims import claims_in, pieces, sentences, states_something
 from reflectcli.writing.textops import normalize
 
 VERDICTS = ("supported", "unsupported", "contradicted", "unjudged")
@@ -34,9 +34,9 @@ def _share(sentence_terms: list[str], passage: str) -> float:
 
 def carrying(sentence: str, passage: str) -> list[str]:
     """The passage sentences that hold the most of `sentence`'s content words (ties all kept);
-    none when no passage sentence holds any."""
+    none when no passage sentence holds any. A question in the passage asserts nothing."""
     wanted = set(terms(sentence))
-    scored = [(len(wanted & set(terms(s))), s) for s in sentences(passage)]
+    scored = [(len(wanted & set(terms(s))), s) for s in sentences(passage) if states_something(s)]
     best = max((n for n, _ in scored), default=0)
     return [s for n, s in scored if n == best] if best else []
 

@@ -267,6 +267,7 @@ _ZH_NOT_NEGATION = re.compile(r"不断|不同|不仅|不但|不过|不久|不少
 _ZH_NEGATION = re.compile(r"[不没未无非否别勿]")
 DENIED = 2  # content words an English negation denies after it ("not invent the press": invent, press)
 SCOPE = 4  # CJK characters after a Chinese negation that it denies
+PASSAGE_SCOPE = 2  # ... in a passage: the claim must share the very next word (chosen on OCNLI dev)
 _CLAUSE_END = re.compile(r"[,;:.!?，；：。！？]|\b(but|and|while|whereas|although)\b", re.I)
 
 
@@ -275,7 +276,7 @@ def _bigrams(text: str) -> set[str]:
     return {a + b for a, b in zip(chars, chars[1:], strict=False)}
 
 
-def denied(text: str) -> set[str]:
+def denied(text: str, scope: int = SCOPE) -> set[str]:
     """What the negations of `text` deny: the first content words after each, within its
     clause (CJK: the pairs of characters in the few characters after it)."""
     out: set[str] = set()
@@ -287,7 +288,7 @@ def denied(text: str) -> set[str]:
     for match in _ZH_NEGATION.finditer(cleaned):
         after = text[match.end() :]
         stop = _CLAUSE_END.search(after)
-        out |= _bigrams((after[: stop.start()] if stop else after)[:SCOPE])
+        out |= _bigrams((after[: stop.start()] if stop else after)[:scope])
     return out
 
 
@@ -305,7 +306,7 @@ def polarity_clash(sentence: str, passage_sentence: str) -> str | None:
         return "sentence"
     if (mine & (set(terms(passage_sentence)) | _bigrams(passage_sentence))) - theirs:
         return "sentence"
-    if (theirs & (set(terms(sentence)) | _bigrams(sentence))) - mine:
+    if (denied(passage_sentence, PASSAGE_SCOPE) & (set(terms(sentence)) | _bigrams(sentence))) - mine:
         return "passage"
     return None
 

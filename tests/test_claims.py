@@ -178,3 +178,13 @@ def test_the_segmenter_knows_abbreviations_decimals_and_cjk_punctuation(text, ex
 )
 def test_one_citation_grammar(text, expected, removed):
     assert strip_invented(text, {"S1", "S2", "S3", "S4", "S9"}) == (expected, removed)
+
+
+def test_an_unjudged_claim_is_shown_as_unjudged():
+    from reflectcli.output import rows
+
+    passage = "Europe read more once printing spread."
+    [verdict] = judge("Printing changed Europe [S1].", [], [{"id": "S1", "text": passage}], [])
+    assert verdict["verdict"] == "unjudged"
+    assert rows.claim(verdict).startswith("C1 unjudged [S1] Printing changed Europe.")
+    assert rows.cited_claim(verdict).startswith("C1 unjudged: “Printing changed Europe.”")

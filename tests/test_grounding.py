@@ -280,6 +280,9 @@ def test_a_tiny_writer_gets_its_supported_sentences_cited_in_code(grounded, runs
     fact = FACTS["html"][:-1]
     assert re.search(re.escape(fact) + r" \[S\d+\]\.", first)  # the true sentence, cited
     assert not re.search(re.escape(MOON) + r" \[S\d+\]", first)  # the Moon one is not
+    # a tiny critic judges nothing: a sentence its passage says verbatim is supported by the check
+    claims = state["reviews"][0]["claims"]
+    assert claims and all(c["verdict"] == "supported" and c["by"] == "check" and c["quote"] for c in claims)
 
 
 def test_a_contradicted_claim_never_ships_even_from_the_best_scored_version(grounded, runs_dir):

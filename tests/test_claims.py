@@ -32,6 +32,8 @@ def supported(sentence: str, passage: str) -> bool:
         ("Presses printed twenty million volumes.", "Presses printed 20,000,000 volumes."),
         ("The press spread in the 1470s.", "Presses reached Venice in 1475."),
         ("It ran during the 2018–19 season.", "It ran during the 2018-2019 season."),
+        ("The airport opened in June 2018.", "PUBLISHED 2018-06-30: the airport opened."),  # numeric date
+        ("The team was named in July 2019.", "Official ICC App 15 Jul 19: the team was named."),
     ],
 )
 def test_the_veto_lets_true_paraphrases_through(sentence, passage):

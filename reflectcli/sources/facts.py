@@ -132,9 +132,27 @@ def _same_quantity(claim: Quantity, held: Quantity) -> bool:
     return abs(held.value - claim.value) <= 1e-9 * max(abs(claim.value), 1.0)
 
 
+_NUMERIC_DATE = re.compile(r"\b((?:1[5-9]|20)\d\d)[-./](\d\d?)[-./]\d\d?\b")  # 2018-06-30, 2003.06.11
+_SHORT_YEAR = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(\d\d)\b(?![\d:])", re.I
+)
+
+
+def dates(text: str) -> tuple[list[Quantity], set[str]]:
+    """The years and month names that numeric dates in `text` stand for ("2018-06-30": 2018 and
+    June; "15 Jul 19": 2019), as real pages write them."""
+    years, months = [], set()
+    for m in _NUMERIC_DATE.finditer(text):
+        years.append(Quantity(float(m.group(1)), None, m.group(1)))
+        if 1 <= int(m.group(2)) <= 12:
+            months.add(_MONTHS[int(m.group(2)) - 1])
+    years += [Quantity(2000.0 + int(m.group(1)), None, m.group()) for m in _SHORT_YEAR.finditer(text)]
+    return years, months
+
+
 def missing_numbers(sentence: str, passage: str) -> list[str]:
     """The numbers of `sentence` that `passage` does not hold as the same value and unit."""
-    held = quantities(passage)
+    held = quantities(passage) + dates(passage)[0]
     return [q.text for q in quantities(sentence) if not any(_same_quantity(q, h) for h in held)]
 
 
@@ -230,7 +248,7 @@ def missing_names(sentence: str, passage: str) -> list[str]:
     """The names of `sentence` that `passage` holds in no form: the whole name, its last word
     (a surname alone), its initials ("United Kingdom" / "UK"), or the name its initials stand
     for ("UK" / "United Kingdom")."""
-    held = {_name_form(w) for w in _NAME.findall(passage)}
+    held = {_name_form(w) for w in _NAME.findall(passage)} | dates(passage)[1]
     acronyms = {w.replace(".", "").lower() for w in re.findall(r"\b[A-Z](?:\.?[A-Z])+\b\.?", passage)}
     initials = {"".join(w[0] for w in run if w not in JOINERS) for run in name_runs(passage)}
     missing = []

@@ -134,7 +134,7 @@ def _same_quantity(claim: Quantity, held: Quantity) -> bool:
 
 _NUMERIC_DATE = re.compile(r"\b((?:1[5-9]|20)\d\d)[-./](\d\d?)[-./]\d\d?\b")  # 2018-06-30, 2003.06.11
 _SHORT_YEAR = re.compile(
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(\d\d)\b(?![\d:])", re.I
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(\d\d)\b(?!:\d)", re.I
 )
 
 

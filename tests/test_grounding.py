@@ -314,7 +314,7 @@ def test_a_run_whose_every_version_is_contradicted_does_not_pass(grounded, runs_
     assert "## Known issues" in all_outputs(runs_dir, result.thread_id)["artifact"]
 
 
-def test_references_show_each_sources_claims_with_verdict_and_quote(backend, grounded, runs_dir):
+def test_references_show_each_sources_claims_with_verdict_and_quote(grounded, runs_dir):
     result = write(runs_dir)
     out = all_outputs(runs_dir, result.thread_id)
     refs = out["md"][out["md"].index("## References") :]

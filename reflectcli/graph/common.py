@@ -136,7 +136,7 @@ def grounded(text: str, state: dict[str, Any], node: str, **extra: Any) -> tuple
     shown = ", ".join(dict.fromkeys(removed))  # not as `[S9]`: no output shows it as a citation
     return cleaned, [note_event(node, "invented_citation", f"removed {len(removed)} citation"
                                 f"{'s' if len(removed) != 1 else ''} to sources the run does "
-                                f"not hold: {shown}", removed=removed, **extra)]  # fmt: skip
+                                f"not hold (or naming none): {shown}", removed=removed, **extra)]  # fmt: skip
 
 
 def attributed(

@@ -1,23 +1,25 @@
-"""Trust in citations: the claim verifier's precision on a labelled set, and invented citations
-in the outputs of scripted grounded runs.
+"""Trust in citations: the veto on cited claims, on hand-written and on real text; the precision
+of `supported` end to end; invented citations in the outputs of scripted grounded runs.
 
-1. Precision. A labelled set built here: 12 passages of invented facts (names, years, numbers
-   that exist nowhere else), and for each, sentences labelled `supported` (copies, shortened
-   copies, reordered clauses, paraphrases with other words) or `not supported` (a changed
-   number, a changed name, a negation of the passage, an added fact, a topic-level claim with
-   no fact of the passage). Each sentence is judged as a run judges it: by the scripted critic,
-   then checked in code (`sources.verify.judge`). Three critics: `believer` (says supported to
-   everything, the worst case), `noisy` (right 80 % of the time, seeded) and `none` (a tiny
-   model that judges nothing: the check alone). Printed per critic: precision of `supported`
-   (of the claims let through as supported, the share labelled supported) and recall.
-   Target: precision >= 0.9. The set was written by the authors of the check, so read the
-   figures as a floor on what the check catches, not as a field measurement.
-2. Invented citations. 20 scripted runs through the real runner on a fresh library, where the
-   writer cites held ids and, at random (seeded), ids the run does not hold; every output
-   (artifact, md, report, json, html) is scanned for `[Sn]` and `#ref-Sn` not in the run's
-   evidence. Target: 0.
+1. Hand-written set (built here, by the authors of the veto: a floor, not a field measurement):
+   20 passages of invented facts, sentences labelled supported (copies, reorderings,
+   paraphrases, a pronoun first) or not supported (a changed number or name, a negation, an
+   opposite word, a changed detail, a topic-level claim), every case of issue 20's first list
+   among them. Each is judged as a run judges it (`sources.verify.judge`: the scripted critic's
+   verdict, paired by claim id, then the veto) with four critics: `believer` (supported to
+   everything: the veto alone), `right`, `noisy` (right 80 % of the time, seeded) and `none`
+   (judges nothing). Printed: precision and recall of `supported`. Target: precision >= 0.9
+   for every critic but `believer`.
+2. Real text (verifier_realtext.py): the veto alone on human-labelled true claims of WiCE and
+   OCNLI (`--corpus DIR`; skipped with a note when absent), and on them mutated by script.
+3. End to end: scripted runs through the real runner whose writer cites the hand-written set's
+   sentences; the precision of `supported` in the References of the artifact and the json
+   export, for the `believer` critic and the `right` one.
+4. Invented citations: 20 scripted runs where the writer cites held ids and, at random
+   (seeded), ids the run does not hold; every output (artifact, md, report, json, html) is
+   scanned for `[Sn]` and `#ref-Sn` not in the run's evidence. Target: 0.
 
-    python bench/bench_verifier.py [--seed N]
+    python bench/bench_verifier.py [--seed N] [--corpus DIR]
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from reflectcli.sources.verify import judge  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from verifier_realtext import CORPUS, real_text  # noqa: E402
 
 # (passage, supported sentences, unsupported sentences)
 SET = [
@@ -110,12 +115,45 @@ SET = [
      ["Paper mills reached Fabriano in Italy by 1376.",
       "Paper mills reached Fabriano using wind-powered hammers.",
       "Paper was expensive in medieval Europe."]),
+    # the cases of issue 20's first list
+    ("Gutenberg did not invent the printing press; he improved presses that already existed in Mainz.",
+     ["Gutenberg improved presses that already existed in Mainz."],
+     ["Gutenberg invented the printing press."]),
+    ("Gutenberg printed the Bible in Mainz. He did not marry.",
+     ["Gutenberg printed the Bible in Mainz."],
+     ["Gutenberg did not print the Bible."]),
+    ("Aldus opened his Venice press after the war of 1494, and all his books used the new italic type.",
+     ["After the war of 1494 Aldus opened his Venice press."],
+     ["Aldus opened his Venice press before the war of 1494.",
+      "Some of his books used the new italic type, but not all."]),
+    ("Some printers in Basel used oil-based ink, and the folio weighed under two kilograms.",
+     ["Some Basel printers used oil-based ink."],
+     ["All printers in Basel used oil-based ink.", "The folio weighed over two kilograms."]),
+    ("Output grew 3.5 % a year, the dial read 15.5, and a Bible cost 30 florins in 1455.",
+     ["Output grew 3.5 % a year.", "In 1455 a Bible cost 30 florins."],
+     ["Output grew 5.3 % a year.", "The dial read 5.15.", "A Bible cost $30 in 1455."]),
+    ("Sales of printed books in the towns along the Rhine increased sharply in the decade after the "
+     "first presses opened, as the guild records of Mainz and Cologne show.",
+     ["Sales of printed books in the Rhine towns increased sharply in the decade after the first "
+      "presses opened."],
+     ["Sales of printed books in the towns along the Rhine decreased sharply in the decade after the "
+      "first presses opened, as the guild records of Mainz and Cologne show."]),
+    ("Arnold held the post of editor at the Mainz gazette for twelve years; tasks there ran at the "
+     "same time on two presses.",
+     ["He held the post of editor at the Mainz gazette for twelve years.",
+      "Tasks at the gazette ran concurrently on two presses."],
+     ["He held the post of editor at the Mainz gazette for twenty years."]),
+    ("Gutenberg printed the Bible around 1455.",
+     ["Gutenberg printed the Bible around 1455."],
+     ["In 1999 the inventor, i.e. Gutenberg, printed the Bible."]),
 ]  # fmt: skip
 
 
 def critic_verdict(kind: str, label: bool, rng: random.Random) -> str | None:
     if kind == "believer":
         return "supported"
+    if kind == "right":
+        return "supported" if label else "unsupported"
     if kind == "noisy":
         right = rng.random() < 0.8
         return (
@@ -130,28 +168,32 @@ def precision() -> bool:
     ok = True
     print(f"labelled set: {len(SET)} passages, {sum(1 for i in items if i[2])} supported and "
           f"{sum(1 for i in items if not i[2])} not supported sentences")  # fmt: skip
-    for kind in ("believer", "noisy", "none"):
+    for kind in ("believer", "right", "noisy", "none"):
         rng = random.Random(5)
         tp = fp = fn = 0
         for passage, sentence, label in items:
             text = f"{sentence[:-1]} [S1]."
             said = critic_verdict(kind, label, rng)
-            critic = [] if said is None else [{"source": "S1", "sentence": sentence, "verdict": said}]
+            critic = [] if said is None else [{"claim": "C1", "source": "S1", "verdict": said}]
             verdict = judge(text, [], [{"id": "S1", "text": passage}], critic)[0]["verdict"]
             tp += verdict == "supported" and label
             fp += verdict == "supported" and not label
             fn += verdict != "supported" and label
         prec = tp / (tp + fp) if tp + fp else 1.0
         recall = tp / (tp + fn) if tp + fn else 1.0
-        met = prec >= 0.9
+        met = prec >= 0.9 or kind == "believer"
         ok &= met
+        target = "no target: the veto alone" if kind == "believer" else (
+            f"target precision >= 0.9: {'met' if met else 'BELOW TARGET'}")  # fmt: skip
         print(f"critic {kind:<8}: precision of supported {prec:.2f} ({tp}/{tp + fp}), recall "
-              f"{recall:.2f} ({tp}/{tp + fn}) (target precision >= 0.9: "
-              f"{'met' if met else 'BELOW TARGET'})")  # fmt: skip
+              f"{recall:.2f} ({tp}/{tp + fn}) ({target})")  # fmt: skip
     return ok
 
 
-def invented(runs: int = 20, seed: int = 3) -> bool:
+def scripted_runs(respond, runs: int, task: str):
+    """`runs` runs through the real runner on a library of the labelled set's passages, the
+    writer and the critic played by `respond`; yields each run's state and its outputs (artifact,
+    md, report, json, html)."""
     from rich.console import Console
 
     from reflectcli.config import load_settings
@@ -162,46 +204,6 @@ def invented(runs: int = 20, seed: int = 3) -> bool:
     from reflectcli.sources import library
     from reflectcli.store.db import Store
 
-    rng = random.Random(seed)
-
-    def respond(step: str, messages) -> str:
-        prompt = messages[-1]["content"]
-        kind = step.split(":")[0]
-        if kind == "plan":
-            return json.dumps(
-                {
-                    "sections": [
-                        {"title": "Presses in Mainz", "goal": "Gutenberg 1450"},
-                        {"title": "Printing in Venice", "goal": "printers 1500"},
-                    ]
-                }
-            )
-        held = re.findall(r"^\[(S\d+)\] ", prompt, re.M) or ["S1"]
-
-        def cite() -> str:
-            return rng.choice(held) if rng.random() < 0.6 else f"S{rng.randint(1, 40)}"
-
-        if kind == "review":
-            score = rng.choice([6, 7, 9])
-            return json.dumps(
-                {
-                    "score": score,
-                    "feedback": "The claims need their sources checked.",
-                    "improvements": [
-                        {
-                            "section": "Presses in Mainz",
-                            "severity": "major",
-                            "issue": f"Cite the source for the date [{cite()}].",
-                        }
-                    ],
-                }
-            )
-        body = " ".join(f"{SET[rng.randrange(len(SET))][0][:-1]} [{cite()}][{cite()}]." for _ in range(3))
-        if kind == "revise" and "<section>" not in prompt:
-            return "\n\n".join(f"## {t}\n\n{body}" for t in ("Presses in Mainz", "Printing in Venice"))
-        return body
-
-    bad_total = cited_total = removed_total = 0
     with tempfile.TemporaryDirectory() as tmp:
         notes = Path(tmp) / "notes"
         notes.mkdir()
@@ -217,24 +219,111 @@ def invented(runs: int = 20, seed: int = 3) -> bool:
                                                 "max_sections": 2, "max_rounds": 3, "threshold": 8,
                                                 "research": {"sources": "local"}})  # fmt: skip
                 ui = Renderer(console=Console(file=io.StringIO()), quiet=True)
-                result = Runner(ui).write(f"Printing history {n}", settings)
+                result = Runner(ui).write(f"{task} {n}", settings)
                 store = Store(runs_dir)
                 run, state = store.get_run(result.thread_id), store.load_state(result.thread_id)
                 store.close()
-                held = {e["id"] for e in state.get("evidence") or []}
                 texts = [export(run, state, f, "final") for f in ("md", "report", "json", "html")]
-                texts.append(result.artifact.read_text())
-                for text in texts:
-                    found = re.findall(r"\[(S\d+)\]", text) + re.findall(r"#ref-(S\d+)", text)
-                    cited_total += len(found)
-                    bad_total += sum(1 for i in found if i not in held)
-                removed_total += result.summary["citations_removed"]
+                yield result, state, [result.artifact.read_text(), *texts]
         finally:
             undo()
+
+
+def _plan(goals: tuple[str, str] = ("Gutenberg 1450", "printers 1500")) -> str:
+    return json.dumps({"sections": [{"title": "Presses in Mainz", "goal": goals[0]},
+                                    {"title": "Printing in Venice", "goal": goals[1]}]})  # fmt: skip
+
+
+def invented(runs: int = 20, seed: int = 3) -> bool:
+    rng = random.Random(seed)
+
+    def respond(step: str, messages) -> str:
+        prompt = messages[-1]["content"]
+        kind = step.split(":")[0]
+        if kind == "plan":
+            return _plan()
+        held = re.findall(r"^\[(S\d+)\] ", prompt, re.M) or ["S1"]
+
+        def cite() -> str:
+            return rng.choice(held) if rng.random() < 0.6 else f"S{rng.randint(1, 40)}"
+
+        if kind == "review":
+            score = rng.choice([6, 7, 9])
+            issue = {"section": "Presses in Mainz", "severity": "major",
+                     "issue": f"Cite the source for the date [{cite()}]."}  # fmt: skip
+            return json.dumps({"score": score, "feedback": "The claims need their sources checked.",
+                               "improvements": [issue]})  # fmt: skip
+        body = " ".join(f"{SET[rng.randrange(len(SET))][0][:-1]} [{cite()}][{cite()}]." for _ in range(3))
+        if kind == "revise" and "<section>" not in prompt:
+            return "\n\n".join(f"## {t}\n\n{body}" for t in ("Presses in Mainz", "Printing in Venice"))
+        return body
+
+    bad_total = cited_total = removed_total = 0
+    for result, state, texts in scripted_runs(respond, runs, "Printing history"):
+        held = {e["id"] for e in state.get("evidence") or []}
+        for text in texts:
+            found = re.findall(r"\[(S\d+)\]", text) + re.findall(r"#ref-(S\d+)", text)
+            cited_total += len(found)
+            bad_total += sum(1 for i in found if i not in held)
+        removed_total += result.summary["citations_removed"]
     print(f"invented citations in outputs: {bad_total} of {cited_total} citations in {runs} runs' "
           f"artifact, md, report, json and html ({removed_total} invented citations removed "
           f"from drafts and revisions) (target 0: {'met' if bad_total == 0 else 'NOT MET'})")  # fmt: skip
     return bad_total == 0
+
+
+def end_to_end(runs: int = 10, seed: int = 4) -> bool:
+    """Precision of `supported` in the artifact: scripted runs whose writer cites the labelled
+    set's sentences (true and false) to the passage they were written against, reviewed by a
+    critic that says supported to everything and by one that is right (each run's two sections
+    are about two passages of the set, in turn); the verdicts counted are those the References of
+    the artifact and the json export show for the output version."""
+    label = {sentence: good for _, goods, bads in SET for good, group in ((True, goods), (False, bads))
+             for sentence in group}  # fmt: skip
+    ok = True
+    for kind in ("believer", "right"):
+        rng = random.Random(seed)
+
+        plans = iter(range(10**6))
+
+        def respond(step: str, messages, kind=kind, rng=rng, plans=plans) -> str:
+            prompt = messages[-1]["content"]
+            if step == "plan":  # each run is about two other passages of the set, in turn
+                n = next(plans)
+                return _plan(tuple(" ".join(SET[(2 * n + i) % len(SET)][0].split()[:6]) for i in (0, 1)))
+            if step.startswith("review"):
+                claims = []
+                for claim, sources, sentence in re.findall(r"^(C\d+) \[([^\]]+)\]: (.*)$", prompt, re.M):
+                    true = label.get(sentence, False)
+                    verdict = "supported" if kind == "believer" or true else "unsupported"
+                    claims += [{"claim": claim, "source": s, "verdict": verdict, "quote": "",
+                                "reason": "scripted"} for s in sources.split(", ")]  # fmt: skip
+                return json.dumps({"score": 9, "feedback": "The article reads well and cites its sources.",
+                                   "improvements": [], "claims": claims})  # fmt: skip
+            shown = dict(re.findall(r"^\[(S\d+)\] (.*)$", prompt, re.M))
+            picks = []
+            for ident, text in shown.items():
+                for passage, goods, bads in SET:
+                    if passage.startswith(text.rstrip(" …")[:60]):
+                        picks += [(s, ident) for s in rng.sample(goods + bads, min(2, len(goods + bads)))]
+            body = " ".join(f"{s[:-1]} [{i}]." for s, i in picks[:6]) or "Printing spread."
+            if step.startswith("revise") and "<section>" not in prompt:
+                return "\n\n".join(f"## {t}\n\n{body}" for t in ("Presses in Mainz", "Printing in Venice"))
+            return body
+
+        tp = fp = 0
+        for _, _, texts in scripted_runs(respond, runs, f"Printing {kind}"):
+            for ref in json.loads(texts[3])["references"]:  # the json export's References
+                for c in ref["claims"]:
+                    assert c["sentence"] in texts[0], c  # the artifact shows the same claim
+                    if c["verdict"] == "supported":
+                        true = label.get(c["sentence"], False)
+                        tp, fp = tp + true, fp + (not true)
+        prec = tp / (tp + fp) if tp + fp else 1.0
+        ok &= kind == "believer" or prec >= 0.9
+        print(f"end to end, critic {kind:<8}: precision of supported in the artifact {prec:.2f} "
+              f"({tp}/{tp + fp}) over {runs} runs")  # fmt: skip
+    return ok
 
 
 def main() -> int:
@@ -242,8 +331,12 @@ def main() -> int:
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--seed", type=int, default=3, help="seed of the scripted runs' citations")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="where WiCE and OCNLI are "
+                        "(default: $REFLECT_CORPUS or /work/corpus)")  # fmt: skip
     args = parser.parse_args()
     ok = precision()
+    ok = real_text(args.corpus) and ok
+    ok = end_to_end() and ok
     ok = invented(seed=args.seed) and ok
     return 0 if ok else 1
 

@@ -15,9 +15,10 @@ from reflectcli.models.fake import ScriptedResponder
 from reflectcli.output.exporters import export
 from reflectcli.runner import Runner
 from reflectcli.sources import library
-from reflectcli.sources.verify import check, claims_in, judge
+from reflectcli.sources.verify import check, judge
 from reflectcli.store.db import Store
 from reflectcli.writing.citations import cited_ids, strip_invented
+from reflectcli.writing.claims import claims_in
 from tests.corpus import FACTS, make_corpus
 from tests.helpers import FailOnce, quiet_ui, settings
 
@@ -57,13 +58,13 @@ class Grounded:
         if kind == "review":
             round_no = int(step[-1])
             claims = []
-            for sentence in re.findall(r"([^.\n]*?) \[S\d+\]", prompt):
-                moon = sentence.strip().startswith("The psalter was printed on the Moon")
+            for claim, sources, sentence in re.findall(r"^(C\d+) \[([^\]]+)\]: (.*)$", prompt, re.M):
+                moon = sentence.startswith("The psalter was printed on the Moon")
                 verdict = "contradicted" if moon and self.honest else "supported"
-                source = re.search(re.escape(sentence) + r" \[(S\d+)\]", prompt).group(1)
-                claims.append({"sentence": sentence.strip(), "source": source,
-                               "verdict": verdict, "reason": "the source says Mainz" if moon
-                               else "the source says so"})  # fmt: skip
+                for source in sources.split(", "):
+                    claims.append({"claim": claim, "source": source, "verdict": verdict,
+                                   "quote": "The Mainz workshop cast a ninth typeface", "reason":
+                                   "the source says Mainz" if moon else "the source says so"})  # fmt: skip
             score = self.scores[min(round_no, len(self.scores)) - 1]
             return json.dumps({
                 "score": score, "dimensions": dict.fromkeys(
@@ -237,26 +238,29 @@ def test_bad_sources_choices_are_one_line(fake, runs_dir):
         ("A [S1, S9] b.", {"S1"}, "A [S1] b.", ["S9"]),
         ("A [s2][S3].", {"S3"}, "A [S3].", ["S2"]),
         ("A [S7]\nB", set(), "A\nB", ["S7"]),
-        ("A [1] and [Sx] stay.", set(), "A [1] and [Sx] stay.", []),
+        ("A [1] and [Sx] stay.", set(), "A and [Sx] stay.", ["S1"]),  # [1] is a citation; [Sx] names none
     ],
 )
 def test_strip_invented(text, known, expected, removed):
     assert strip_invented(text, known) == (expected, removed)
 
 
-def test_the_check_wants_the_numbers_names_and_words_of_the_claim():
+def test_the_check_vetoes_hard_facts_only():
     passage = FACTS["html"]
     assert check("The Mainz workshop cast a typeface for the psalter in 1457.", passage)[0] == "supported"
     assert check("The Mainz workshop cast a typeface in 1460.", passage)[0] == "unsupported"
     assert check("The Leipzig workshop cast a typeface.", passage)[0] == "unsupported"
-    assert check("Printing spread quickly across every country.", passage)[0] == "unsupported"
+    # a claim with no number, name or polarity of its own is the critic's to judge
+    verdict, reason = check("Printing spread quickly across every country.", passage)
+    assert verdict == "supported" and "of its words" in reason
     text = "## A\n\nOne claim [S1]. Then a second. [S2]\n\n## B\n\nNone here."
-    assert [(c["sentence"], c["ids"]) for c in claims_in(text, ["A", "B"])] == [
-        ("One claim.", ["S1"]), ("Then a second.", ["S2"])]  # fmt: skip
+    assert [(c["id"], c["sentence"], c["ids"]) for c in claims_in(text, ["A", "B"])] == [
+        ("C1", "One claim.", ["S1"]), ("C2", "Then a second.", ["S2"])]  # fmt: skip
     evidence = [{"id": "S1", "text": "One claim is here."}]
-    verdicts = judge(text, ["A", "B"], evidence, [{"source": "S1", "sentence": "One claim",
+    verdicts = judge(text, ["A", "B"], evidence, [{"claim": "C1", "source": "S1",
                                                    "verdict": "contradicted", "reason": "no"}])  # fmt: skip
-    assert [(v["source"], v["verdict"], v["by"]) for v in verdicts] == [("S1", "contradicted", "critic")]
+    assert [(v["claim"], v["source"], v["verdict"], v["by"]) for v in verdicts] == [
+        ("C1", "S1", "contradicted", "critic")]  # fmt: skip
 
 
 def test_a_tiny_writer_gets_its_supported_sentences_cited_in_code(grounded, runs_dir):
@@ -272,6 +276,54 @@ def test_a_tiny_writer_gets_its_supported_sentences_cited_in_code(grounded, runs
     first = state["versions"][0]["text"]
     notes = [e for e in state["trace"] if e.get("kind") == "attributed"]
     assert notes and set(cited_ids(first)) == {i for e in notes if e["node"] == "draft" for i in e["added"]}
+    assert all(e["by"] == "code" and "added by code" in e["note"] for e in notes)
     fact = FACTS["html"][:-1]
     assert re.search(re.escape(fact) + r" \[S\d+\]\.", first)  # the true sentence, cited
     assert not re.search(re.escape(MOON) + r" \[S\d+\]", first)  # the Moon one is not
+    # a tiny critic judges nothing: a sentence its passage says verbatim is supported by the check
+    claims = state["reviews"][0]["claims"]
+    assert claims and all(c["verdict"] == "supported" and c["by"] == "check" and c["quote"] for c in claims)
+
+
+def test_a_contradicted_claim_never_ships_even_from_the_best_scored_version(grounded, runs_dir):
+    grounded.responder = Grounded(scores=(9.5, 9.0))  # version 1 scores higher but holds the Moon
+    result = write(runs_dir)
+    state = result.state
+    assert state["stop_reason"] == "passed" and state["final_version"] == 2
+    out = all_outputs(runs_dir, result.thread_id)
+    assert MOON not in out["artifact"][out["artifact"].index("## Final article") :]
+    assert MOON not in out["md"] and MOON not in json.loads(out["json"])["state"]["versions"][1]["text"]
+
+
+def test_a_run_whose_every_version_is_contradicted_does_not_pass(grounded, runs_dir):
+    script = Grounded(scores=(9.5, 9.0))
+
+    def stubborn(step, messages):  # the revision keeps the Moon claim
+        answer = script(step, messages)
+        if step.startswith("revise"):
+            return answer.replace(" A later survey agreed [S42].", f" {MOON} [S1].")
+        return answer
+
+    grounded.responder = stubborn
+    result = write(runs_dir)
+    state = result.state
+    assert state["stop_reason"] != "passed"
+    final = next(v["text"] for v in state["versions"] if v["n"] == state["final_version"])
+    assert MOON in final
+    assert any(MOON in k["issue"] for k in state["known_issues"])
+    assert "## Known issues" in all_outputs(runs_dir, result.thread_id)["artifact"]
+
+
+def test_references_show_each_sources_claims_with_verdict_and_quote(grounded, runs_dir):
+    result = write(runs_dir)
+    out = all_outputs(runs_dir, result.thread_id)
+    refs = out["md"][out["md"].index("## References") :]
+    cited = [line for line in refs.splitlines() if line.startswith("  - C")]
+    assert cited and all(" supported: “" in line and "the source: “" in line for line in cited)
+    assert "The Mainz workshop cast a ninth typeface" in refs  # the quoted passage sentence
+    final = out["artifact"][out["artifact"].index("## Final article") :]
+    assert all(line in final for line in cited)
+    data = json.loads(out["json"])
+    assert all(c["quote"] and c["verdict"] == "supported" for r in data["references"] for c in r["claims"])
+    assert sum(len(r["claims"]) for r in data["references"]) == len(cited)
+    assert "<ul><li>C" in out["html"] and "the source: “" in out["html"]

@@ -146,19 +146,20 @@ def grounded(text: str, state: dict[str, Any], node: str, **extra: Any) -> tuple
     shown = ", ".join(dict.fromkeys(removed))  # not as `[S9]`: no output shows it as a citation
     return cleaned, [note_event(node, "invented_citation", f"removed {len(removed)} citation"
                                 f"{'s' if len(removed) != 1 else ''} to sources the run does "
-                                f"not hold: {shown}", removed=removed, **extra)]  # fmt: skip
+                                f"not hold (or naming none): {shown}", removed=removed, **extra)]  # fmt: skip
 
 
 def attributed(
     text: str, evidence: list[dict[str, Any]], client: Any, node: str, **extra: Any
 ) -> tuple[str, list[dict]]:
     """For a writer too small to cite (a tiny client): `[Sn]` added in code after each sentence
-    a passage supports (by the check), with a trace note. Other writers cite for themselves."""
+    that a sentence of passage Sn says nearly verbatim, with a trace note flagging each as added
+    by code. Other writers cite for themselves."""
     if not evidence or not getattr(client, "tiny", False):
         return text, []
     text, added = attribute(text, evidence)
     if not added:
         return text, []
-    return text, [note_event(node, "attributed", f"cited in code: {', '.join(added)} (the "
-                             "check found each passage supports its sentence)", added=added,
-                             **extra)]  # fmt: skip
+    return text, [note_event(node, "attributed", f"cited in code: {', '.join(added)} (added by code: a "
+                             "passage sentence says nearly the same, with the same numbers, names "
+                             "and polarity)", added=added, by="code", **extra)]  # fmt: skip

@@ -27,6 +27,7 @@ from reflectcli.models.fallbacks import fallback_outline, heuristic_review
 from reflectcli.models.structured import complete_structured
 from reflectcli.output.summary import (
     best_version,
+    contradicted,
     critic_searches,
     next_search,
     review_of,
@@ -37,6 +38,7 @@ from reflectcli.sources.verify import judge
 from reflectcli.writing import prompts
 from reflectcli.writing.checklist import checklist_review
 from reflectcli.writing.citations import cited_ids, strip_invented
+from reflectcli.writing.claims import claims_in
 from reflectcli.writing.rubric import DIMENSIONS
 from reflectcli.writing.schemas import Outline, Review, outline_schema, review_schema
 from reflectcli.writing.textops import assemble, clean_section
@@ -73,8 +75,8 @@ MAX_CLAIM_ITEMS = 6  # improvements made from claims per review, worst first
 
 def claim_improvements(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A tracked improvement (major, accuracy) for each claim its source does not support or
-    contradicts: contradicted ones first, one per sentence."""
-    bad = sorted((c for c in claims if c["verdict"] != "supported"),
+    contradicts: contradicted ones first, one per sentence (an unjudged claim is no fix)."""
+    bad = sorted((c for c in claims if c["verdict"] in ("unsupported", "contradicted")),
                  key=lambda c: c["verdict"] != "contradicted")  # fmt: skip
     items, seen = [], set()
     for claim in bad:
@@ -85,8 +87,9 @@ def claim_improvements(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
         items.append({
             "section": claim["section"],
             "issue": f"Correct or remove the claim \"{sentence}\": [{claim['source']}] is "
-                     f"{claim['verdict']} ({claim['reason']}); say only what the source says, "
-                     "or cite one that says it",
+                     f"{claim['verdict']} ({claim['reason']}"
+                     + (f"; it says: “{claim['quote']}”" if claim.get("quote") else "")
+                     + "); say only what the source says, or cite one that says it",
             "severity": "major", "dimension": "accuracy", "origin": "claim",
         })  # fmt: skip
     return items[:MAX_CLAIM_ITEMS]
@@ -229,6 +232,7 @@ class Nodes:
         evidence = state.get("evidence") or []
         cited = set(cited_ids(version["text"]))
         shown = [e for e in evidence if e["id"] in cited]
+        to_judge = claims_in(version["text"], titles) if shown and not compact(self.critic) else []
         try:
             result = complete_structured(
                 Budgeted(self.critic, state),
@@ -243,6 +247,7 @@ class Nodes:
                     evidence=shown,
                     research=researching(state),
                     lessons=state.get("lessons"),
+                    claims=to_judge,
                 ),
                 Review,
                 step=f"review:r{round_no}",
@@ -252,6 +257,7 @@ class Nodes:
                     [c["id"] for c in open_items],
                     [e["id"] for e in shown] if not compact(self.critic) else None,
                     queries=researching(state) and not compact(self.critic),
+                    claim_ids=[c["id"] for c in to_judge],
                 ),  # fmt: skip
                 max_tokens=REVIEW_TOKENS,
                 check=lambda r: implausible(r.score, r.dimensions.model_dump(), r.feedback,
@@ -282,7 +288,7 @@ class Nodes:
             imp["issue"], imp["section"] = clean(imp["issue"]), clean(imp["section"])
         value["search_queries"] = [q for q in (clean(q).strip() for q in value["search_queries"]) if q]
         for claim in value["claims"]:
-            claim["reason"], claim["sentence"] = clean(claim["reason"]), clean(claim["sentence"])
+            claim["reason"], claim["quote"] = clean(claim["reason"]), clean(claim["quote"])
         errors = [clean(e) for e in result.errors]
         if invented:
             trace.append(note_event("review", "invented_citation", f"removed {len(invented)} "
@@ -394,10 +400,16 @@ class Nodes:
         best = best_version(state)
         update["final_version"] = best["n"]
         update["known_issues"] = []  # a run steered again and passed has none left
-        if state.get("stop_reason") != "passed":
-            review = review_of(state, best["n"])
-            update["known_issues"] = [
-                {k: imp[k] for k in ("id", "section", "issue", "severity")}
-                for imp in (review or {}).get("improvements", [])
-            ]
+        review = review_of(state, best["n"])
+        if wrong := contradicted(review):  # every version holds one: the run cannot pass
+            if state.get("stop_reason") == "passed":
+                update["stop_reason"] = "contradicted"
+        if state.get("stop_reason") != "passed" or wrong:
+            issues = [{k: imp[k] for k in ("id", "section", "issue", "severity")}
+                      for imp in (review or {}).get("improvements", [])]  # fmt: skip
+            named = " ".join(i["issue"] for i in issues)
+            issues += [{"id": f"{c['claim']}.{c['source']}", "section": c["section"], "severity": "major",
+                        "issue": f"The claim \"{c['sentence']}\" is contradicted by [{c['source']}]"}
+                       for c in wrong if c["sentence"][:60] not in named]  # fmt: skip
+            update["known_issues"] = issues
         return update

@@ -163,8 +163,10 @@ def export_html(run: dict[str, Any], state: dict[str, Any], version: dict[str, A
             where = e(r["place"])
             if r["kind"] == "url" and r["location"].startswith(("http://", "https://")):
                 where = f'<a href="{e(r["location"])}">{where}</a>'
+            cited = "".join(f"<li>{e(rows.cited_claim(c))}</li>" for c in r["claims"])
             parts.append(f'<li id="ref-{r["id"]}" value="{r["id"][1:]}">[{r["id"]}] '
-                         f"{e(r['title'])} — {where}</li>")  # fmt: skip
+                         f"{e(r['title'])} — {where}" + (f"<ul>{cited}</ul>" if cited else "")
+                         + "</li>")  # fmt: skip
         parts.append("</ol>")
     for review in state.get("reviews") or []:
         parts.append(f"<h2>{e(rows.review_title(review))}</h2><table>")

@@ -256,10 +256,11 @@ class Renderer:
             self._print(f"  [dim]feedback:[/] {escape(review['feedback'])}")
         if review.get("claims"):
             counts = {v: sum(1 for c in review["claims"] if c["verdict"] == v)
-                      for v in ("supported", "unsupported", "contradicted")}  # fmt: skip
+                      for v in ("supported", "unsupported", "contradicted", "unjudged")}  # fmt: skip
             self._print(f"  [dim]cited claims:[/] [green]{counts['supported']} supported[/], "
                         f"[yellow]{counts['unsupported']} unsupported[/], "
-                        f"[red]{counts['contradicted']} contradicted[/]")  # fmt: skip
+                        f"[red]{counts['contradicted']} contradicted[/]"
+                        + (f", {counts['unjudged']} unjudged" if counts["unjudged"] else ""))  # fmt: skip
         for imp in review["improvements"]:
             colour = "red" if imp["severity"] == "major" else "yellow"
             self._print(f"  [{colour}]{imp['severity']}[/] {escape(rows.where(imp))}: "

@@ -101,23 +101,48 @@ def trace_rows(state: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def reference_rows(state: dict[str, Any], text: str) -> list[dict[str, str]]:
-    """The References of `text`: each cited id with its source's title and place."""
+def _claims_of(state: dict[str, Any], text: str) -> list[dict[str, Any]]:
+    """The verdicts of the latest review of the version whose text is `text`."""
+    wanted = text.strip()
+    ns = {v["n"] for v in state.get("versions") or [] if v["text"].strip() == wanted}
+    review = next((r for r in reversed(state.get("reviews") or []) if r["version"] in ns), None)
+    return (review or {}).get("claims") or []
+
+
+def reference_rows(state: dict[str, Any], text: str) -> list[dict[str, Any]]:
+    """The References of `text`: each cited id with its source's title and place, and the claims
+    citing it with their verdict and the passage sentence quoted for it."""
+    verdicts = _claims_of(state, text)
     return [{"id": e["id"], "title": e["title"], "place": place(e), "location": e["location"],
-             "kind": e["kind"]} for e in references(state.get("evidence") or [], text)]  # fmt: skip
+             "kind": e["kind"], "claims": [
+                 {k: c.get(k, "") for k in ("claim", "verdict", "sentence", "quote", "by")}
+                 for c in verdicts if c["source"] == e["id"]]}
+            for e in references(state.get("evidence") or [], text)]  # fmt: skip
+
+
+def cited_claim(item: dict[str, Any]) -> str:
+    """`C2 supported: “Gutenberg printed …” — the source: “He printed …”` (no quote: says so)."""
+    quote = f"the source: “{item['quote']}”" if item.get("quote") else "no sentence of the source quoted"
+    label = f"{item['claim']} " if item.get("claim") else ""
+    return f"{label}{item['verdict']}: “{item['sentence']}” — {quote}"
 
 
 def references_markdown(state: dict[str, Any], text: str, level: int = 2) -> str:
-    """`## References` and one line per cited source; empty when `text` cites nothing."""
+    """`## References`, one line per cited source and under it the claims citing it (verdict,
+    quoted passage sentence); empty when `text` cites nothing."""
     found = reference_rows(state, text)
     if not found:
         return ""
     lines = [f"{'#' * level} References", ""]
-    lines += [f"- [{r['id']}] {r['title']} — {r['place']}" for r in found]
+    for r in found:
+        lines.append(f"- [{r['id']}] {r['title']} — {r['place']}")
+        lines += [f"  - {cited_claim(c)}" for c in r["claims"]]
     return "\n".join(lines)
 
 
 def claim(item: dict[str, Any]) -> str:
-    """`supported [S2] Gutenberg printed ... — the passage holds 80% ... (check)`."""
+    """`C1 supported [S2] Gutenberg printed ... — why (critic) — “the quoted passage sentence”`."""
     reason = f" — {item['reason']}" if item.get("reason") else ""
-    return f"{item['verdict']} [{item['source']}] {item['sentence']}{reason} ({item['by']})"
+    quote = f" — “{item['quote']}”" if item.get("quote") else ""
+    label = f"{item['claim']} " if item.get("claim") else ""
+    return f"{label}{item['verdict']} [{item['source']}] {item['sentence']}{reason} ({item['by']}){quote}"

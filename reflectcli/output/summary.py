@@ -177,18 +177,28 @@ def usage_by_model(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return usage
 
 
+def contradicted(review: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The claims a review found contradicted by their source."""
+    return [c for c in (review or {}).get("claims") or [] if c.get("verdict") == "contradicted"]
+
+
 def best_version(state: dict[str, Any]) -> dict[str, Any]:
-    """The highest-scoring reviewed version (the later one on a tie); the latest if none. Scores
-    of heuristic fallback reviews are not compared with the critic's: they count only when no
-    review of the run is the critic's own."""
+    """The highest-scoring reviewed version (the earlier one on a tie: a revision must earn its
+    place; a version reviewed twice counts its latest score) among those whose review
+    found no claim contradicted (a contradicted claim never ships while a version without one
+    exists); the latest if none is reviewed. Scores of heuristic fallback reviews are not
+    compared with the critic's: they count only when no review of the run is the critic's own."""
     versions = state.get("versions") or []
     by_n = {v["n"]: v for v in versions}
+    latest = {r["version"]: r for r in state.get("reviews") or [] if r["version"] in by_n}
     reviews = [r for r in state.get("reviews") or [] if r["version"] in by_n]
     judged = [r for r in reviews if r.get("source") != "fallback"] or reviews
+    judged = [r for r in judged if not contradicted(latest[r["version"]])] or judged
     best_n, best = versions[-1]["n"], -1.0
-    for review in judged:
-        if review["score"] >= best:
-            best_n, best = review["version"], review["score"]
+    scores = {r["version"]: r["score"] for r in judged}  # a version's latest review counts
+    for n in sorted(scores):
+        if scores[n] > best:
+            best_n, best = n, scores[n]
     return by_n[best_n]
 
 

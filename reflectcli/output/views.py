@@ -221,10 +221,16 @@ class Views:
                 f"\n[bold]Cited claims[/] (version {wanted}): {s['claims_supported']} of "
                 f"{s['claims']} supported · {s['citations_removed']} invented citations removed"
             )
-            colours = {"supported": "green", "unsupported": "yellow", "contradicted": "red"}
+            colours = {
+                "supported": "green",
+                "unsupported": "yellow",
+                "contradicted": "red",
+                "unjudged": "dim",
+            }
             for c in review["claims"]:
                 p(
-                    f"  [{colours[c['verdict']]}]{c['verdict']:<12}[/] {escape('[' + c['source'] + ']')} "
+                    f"  [{colours.get(c['verdict'], 'dim')}]{c['verdict']:<12}[/] "
+                    f"{escape(c.get('claim', ''))} {escape('[' + c['source'] + ']')} "
                     f"{escape(c['sentence'])} [dim]— {escape(c['reason'])} ({c['by']})[/]"
                 )
         text = next((v["text"] for v in versions if v["n"] == wanted), "")
@@ -236,6 +242,8 @@ class Views:
                     f"  {escape('[' + r['id'] + ']')} {escape(r['title'])} — {escape(r['place'])}",
                     soft_wrap=True,
                 )
+                for c in r["claims"]:
+                    p(f"    [dim]{escape(rows.cited_claim(c))}[/]", soft_wrap=True)
 
     # --- the memory ---------------------------------------------------------------------
 

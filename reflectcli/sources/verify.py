@@ -1,13 +1,15 @@
 """Checking cited claims against the passages they cite (CRITIC: a critique grounded in the tool's
 evidence, not in the critic's belief).
 
-Every sentence that cites `[Sn]` is a claim. Its verdict comes from the critic when the critic
-judged it, but a check in code has the last word on `supported`: the cited passage must hold
-the sentence's numbers and names and 90 % of its content words (compared by their
-first five letters, so "printed" meets "printing"), and a sentence that denies something
-cannot rest on a passage that denies nothing. A claim the critic did not judge (a tiny
-model judges none) gets the check's verdict. The check never says `contradicted`: only a critic
-that read the passage can."""
+Who decides what. The critic judges entailment: for each claim (`C1 … Cn`, see
+`writing.claims`) and each source it cites, supported, unsupported or contradicted, quoting the
+passage's sentence that decides it. Code keeps a veto on hard facts only (`check`): a claim the
+critic calls supported is unsupported when the passage does not hold its numbers (as values:
+"3.5 %" is not "5.3 %", "$30" is not "30 florins"), holds its names in no form, or says the
+opposite (a negation, or an opposite word, in the passage sentences that carry the claim's
+terms). A share of content words is reported, never used to veto: real writers paraphrase.
+Verdicts are paired to claims by id; a claim the critic skipped is `unjudged` unless a passage
+sentence says nearly the same thing verbatim (then code calls it supported, quoting it)."""
 
 from __future__ import annotations
 
@@ -15,175 +17,159 @@ import re
 from difflib import SequenceMatcher
 from typing import Any
 
-from reflectcli.writing.citations import CITATION, ids_in
-from reflectcli.writing.textops import CJK, fold, normalize, section_bodies
+from reflectcli.sources.facts import missing_names, missing_numbers, opposite, polarity_clash, terms
+from reflectcli.writing.citations import CITATION
+from reflectcli.writing.claims import claims_in, pieces, sentences, states_something
+from reflectcli.writing.textops import normalize
 
-VERDICTS = ("supported", "unsupported", "contradicted")
-SUPPORT = 0.9  # share of the sentence's content words the passage must hold (0.8 let one
-# changed detail through: precision 0.89 on bench_verifier, 1.00 at 0.9 with recall 1.00 → 0.88)
-STEM = 5
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_WORD = re.compile(r"\w+", re.UNICODE)
-STOP = frozenset(
-    "the and for that with this from were was are has have had its his her their they them "
-    "been being which who whom whose what when where while into onto than then there these "
-    "those such also but not nor can could would should will may might must very more most "
-    "some any each other about after before over under between through during against among "
-    "one two many much only just even still yet both either neither our your you she him "
-    "how why all out off per via upon within without because however although though".split()
-)
+VERDICTS = ("supported", "unsupported", "contradicted", "unjudged")
+VERBATIM_TERMS = 0.9  # share of the claim's content words a near-verbatim passage sentence holds
+VERBATIM_ORDER = 0.7  # and the word-order likeness (difflib ratio over words) it must reach
 
 
-def _terms(text: str) -> list[str]:
-    """Content words (folded, cut to their stem) and single CJK characters."""
-    out = []
-    for word in _WORD.findall(text):
-        if CJK.search(word):
-            out += [ch for ch in word if CJK.match(ch)]
-            continue
-        folded = fold(word)
-        if folded.isdigit() or (len(folded) >= 3 and folded not in STOP):
-            out.append(folded[:STEM] if not folded.isdigit() else folded)
-    return out
+def _share(sentence_terms: list[str], passage: str) -> float:
+    have = set(terms(passage))
+    return sum(1 for t in sentence_terms if t in have) / len(sentence_terms) if sentence_terms else 0.0
 
 
-NUMBER_WORDS = frozenset(
-    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety "
-    "hundred hundreds thousand thousands million millions billion billions first second third "
-    "fourth fifth sixth seventh eighth ninth tenth".split()
-)
+def carrying(sentence: str, passage: str) -> list[str]:
+    """The passage sentences that hold the most of `sentence`'s content words (ties all kept);
+    none when no passage sentence holds any. A question in the passage asserts nothing."""
+    wanted = set(terms(sentence))
+    scored = [(len(wanted & set(terms(s))), s) for s in sentences(passage) if states_something(s)]
+    best = max((n for n, _ in scored), default=0)
+    return [s for n, s in scored if n == best] if best else []
 
 
-def _keys(sentence: str) -> list[str]:
-    """Numbers (in digits or words) and names (capitalised words) the passage must contain."""
-    keys = []
-    for i, word in enumerate(_WORD.findall(sentence)):
-        folded = fold(word)
-        if CJK.search(word):  # a run of CJK text: only its numbers are keys
-            keys += re.findall(r"\d+", word)
-        elif any(ch.isdigit() for ch in word) or folded in NUMBER_WORDS:
-            keys.append(folded)
-        elif word[:1].isupper() and not word.isupper() and folded not in STOP:
-            if i == 0 and folded.endswith(("ing", "ed", "ly")):
-                continue  # "Spinning at forty turns...": capitalised because it comes first
-            keys.append(folded)
-    return keys
-
-
-NEGATION = re.compile(r"\b(not|never|no|none|nor|neither|nobody|nothing|without)\b|n't\b", re.I)
-
-
-def _negated(text: str) -> bool:
-    return bool(NEGATION.search(text))
+def _polarity(sentence: str, carriers: list[str]) -> str | None:
+    """Why the claim's polarity differs from the passage sentences that carry it, or None: a
+    negation on one side denying what the other asserts (in every carrying sentence), or an
+    opposite word ("decreased" where the claim says "increased")."""
+    if not carriers:
+        return None
+    clashes = [polarity_clash(sentence, c) for c in carriers]
+    if all(clashes):
+        if clashes[0] == "sentence":
+            return f"the sentence denies what the passage asserts: “{carriers[0]}”"
+        return f"the passage denies it: “{carriers[0]}”"
+    flips = [opposite(sentence, c) for c in carriers]
+    if all(flips):
+        mine, theirs = flips[0]
+        return f"the sentence says “{mine}” where the passage says “{theirs}”: “{carriers[0]}”"
+    return None
 
 
 def check(sentence: str, passage: str) -> tuple[str, str]:
-    """The code's verdict on `sentence` citing `passage`: supported or unsupported, and why."""
-    if _negated(sentence) and not _negated(passage):
-        return "unsupported", "the sentence denies something; the passage denies nothing"
-    terms = list(dict.fromkeys(_terms(sentence)))
-    have = set(_terms(passage))
-    folded_passage = {fold(w) for w in _WORD.findall(passage)} | set(re.findall(r"\d+", passage))
-    missing_keys = [k for k in dict.fromkeys(_keys(sentence)) if k not in folded_passage]
-    if missing_keys:
-        shown = ", ".join(missing_keys[:3])
-        return "unsupported", f"the passage does not mention {shown}"
-    if not terms:
-        return "unsupported", "the sentence states nothing the passage could hold"
-    share = sum(1 for t in terms if t in have) / len(terms)
-    if share < SUPPORT:
-        return "unsupported", f"the passage holds {share:.0%} of the sentence's content words"
-    return "supported", f"the passage holds {share:.0%} of the sentence's content words"
+    """The veto on hard facts: `unsupported` and why when the passage lacks the sentence's
+    numbers or names or says the opposite; else `supported` (no hard fact disagrees)."""
+    if numbers := missing_numbers(sentence, passage):
+        return "unsupported", f"the passage does not hold {', '.join(numbers[:3])}"
+    if names := missing_names(sentence, passage):
+        return "unsupported", f"the passage does not mention {', '.join(names[:3])}"
+    if flipped := _polarity(sentence, carrying(sentence, passage)):
+        return "unsupported", flipped
+    share = _share(list(dict.fromkeys(terms(sentence))), passage)
+    return "supported", f"no number, name or polarity disagrees; the passage holds {share:.0%} of its words"
 
 
-def _units(body: str) -> list[str]:
-    """A section's text as units that sentences do not cross: paragraphs (their wrapped lines
-    joined), each list item on its own, headings left out. A citation written right after a
-    sentence's full stop ("Mainz.[S1] The ...") is moved before it."""
-    units: list[str] = []
-    for paragraph in re.split(r"\n\s*\n", body):
-        lines: list[str] = []
-        for line in paragraph.splitlines():
-            if line.lstrip().startswith("#"):
-                continue
-            if _LIST_ITEM.match(line) or not lines:
-                lines.append(_LIST_ITEM.sub("", line))
-            else:
-                lines[-1] += " " + line.strip()
-        units += [u.strip() for u in lines if u.strip()]
-    moved = re.compile(r"([.!?。！？])((?:\s*" + CITATION.pattern + r")+)")
-    return [moved.sub(lambda m: m.group(2).strip() + m.group(1), u) for u in units]
+def verbatim(sentence: str, passage: str) -> str | None:
+    """The passage sentence that says nearly the same as `sentence` (its words, nearly in its
+    order, with the same numbers, names and polarity), or None."""
+    wanted = list(dict.fromkeys(terms(sentence)))
+    words = normalize(sentence).split()
+    for candidate in sentences(passage):
+        if _share(wanted, candidate) < VERBATIM_TERMS:
+            continue
+        if SequenceMatcher(None, words, normalize(candidate).split()).ratio() < VERBATIM_ORDER:
+            continue
+        if check(sentence, candidate)[0] == "supported":
+            return candidate
+    return None
 
 
-def claims_in(text: str, titles: list[str]) -> list[dict[str, Any]]:
-    """Every sentence of `text` that cites, with the section it is in and the ids it cites."""
-    found = []
-    bodies = section_bodies(text, titles) if titles else [None]
-    parts = [(t, b) for t, b in zip(titles, bodies, strict=False) if b] or [("", text)]
-    for title, body in parts:
-        for unit in _units(body):
-            sentences: list[list[Any]] = []  # [plain text, ids]
-            for raw in _SENTENCE_END.split(unit):
-                lead = re.match(r"(?:\s*" + CITATION.pattern + r")+", raw)
-                if lead and sentences:  # "... in 1455. [S1]": it closes the previous sentence
-                    sentences[-1][1] += ids_in(lead.group())
-                    raw = raw[lead.end() :]
-                ids = [x for m in CITATION.finditer(raw) for x in ids_in(m.group())]
-                plain = re.sub(r"\s+", " ", CITATION.sub("", raw)).strip()
-                sentences.append([re.sub(r"\s+([.,;:!?])", r"\1", plain), ids])
-            found += [{"sentence": plain, "ids": list(dict.fromkeys(ids)), "section": title}
-                      for plain, ids in sentences if plain and ids]  # fmt: skip
-    return found
+def _quoted(quote: str, passage: str) -> bool:
+    return bool(normalize(quote)) and normalize(quote) in normalize(passage)
 
 
-def _same(a: str, b: str) -> bool:
-    x, y = normalize(a), normalize(b)
-    return bool(x and y) and (x in y or y in x or SequenceMatcher(None, x, y).ratio() >= 0.6)
+def _by_id(critic: list[dict[str, Any]], claims: list[dict[str, Any]]) -> dict[tuple[str, str], dict]:
+    """The critic's verdicts keyed by (claim id, source id); a verdict without a source applies
+    to a claim that cites one source. Verdicts on ids the article lacks are dropped."""
+    cites = {c["id"]: c["ids"] for c in claims}
+    said: dict[tuple[str, str], dict] = {}
+    for item in critic:
+        ident = item.get("claim") or ""
+        if ident not in cites:
+            continue
+        source = item.get("source") or (cites[ident][0] if len(cites[ident]) == 1 else "")
+        if source in cites[ident]:
+            said.setdefault((ident, source), item)
+    return said
 
 
 def judge(
     text: str, titles: list[str], evidence: list[dict[str, Any]], critic: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """One verdict per (cited sentence, cited id) of `text`: the critic's when it judged that
-    pair, checked in code; the code's own otherwise. Ids the run does not hold are skipped
-    (they were removed from the text before it was kept)."""
-    passages = {e["id"]: e for e in evidence}
+    """One verdict per (claim, cited id) of `text`, with the passage sentence that decides it:
+    the critic's (by claim id), vetoed in code on hard facts; unjudged when the critic skipped
+    it. Ids the run does not hold are skipped (they were removed before the text was kept)."""
+    passages = {e["id"]: e["text"] for e in evidence}
+    said = _by_id(critic, claims := claims_in(text, titles))
     verdicts = []
-    for claim in claims_in(text, titles):
+    for claim in claims:
         for ident in claim["ids"]:
-            item = passages.get(ident)
-            if item is None:
+            if (passage := passages.get(ident)) is None:
                 continue
-            code, why = check(claim["sentence"], item["text"])
-            said = next((c for c in critic if c.get("source") == ident
-                         and _same(c.get("sentence", ""), claim["sentence"])), None)  # fmt: skip
-            if said is None:
-                verdict, reason, by = code, why, "check"
-            elif said["verdict"] == "supported" and code != "supported":
-                verdict, reason, by = "unsupported", f"the critic said supported, but {why}", "check"
+            code, why = check(claim["sentence"], passage)
+            carriers = carrying(claim["sentence"], passage)
+            quote = carriers[0] if carriers else ""
+            given = said.get((claim["id"], ident))
+            if code != "supported":
+                verdict, reason, by = "unsupported", why, "check"
+                if given and given["verdict"] == "contradicted":
+                    verdict, reason, by = "contradicted", given.get("reason") or why, "critic"
+                elif given and given["verdict"] == "supported":
+                    reason = f"the critic said supported, but {why}"
+            elif given is not None:
+                verdict, reason, by = given["verdict"], given.get("reason") or "", "critic"
+                if _quoted(given.get("quote") or "", passage):
+                    quote = given["quote"]
+            elif same := verbatim(claim["sentence"], passage):
+                verdict, reason, by, quote = (
+                    "supported",
+                    "a passage sentence says nearly the same",
+                    "check",
+                    same,
+                )
             else:
-                verdict, reason, by = said["verdict"], said.get("reason") or "", "critic"
-            verdicts.append({"sentence": claim["sentence"], "source": ident, "verdict": verdict,
-                             "reason": reason, "by": by, "section": claim["section"]})  # fmt: skip
+                verdict, reason, by = "unjudged", "the critic did not judge this claim", "none"
+            verdicts.append({"claim": claim["id"], "sentence": claim["sentence"], "source": ident,
+                             "verdict": verdict, "reason": reason, "by": by, "quote": quote,
+                             "section": claim["section"]})  # fmt: skip
     return verdicts
 
 
+_HEADING_OR_CODE = re.compile(r"^\s*(#|```|~~~|    |\t|\|)")
+
+
 def attribute(text: str, evidence: list[dict[str, Any]]) -> tuple[str, list[str]]:
-    """Cite, in code, what a writer used without citing: a sentence with no citation gets
-    `[Sn]` for the first passage that the check finds supports it. For writers too small to
-    cite (the embedded model); every id added is one the check would call supported."""
+    """Cite, in code, what a writer copied without citing: a sentence with no citation gets
+    `[Sn]` only when a sentence of passage Sn says nearly the same thing verbatim (`verbatim`),
+    never for word overlap alone. For writers too small to cite (the embedded model)."""
     added: list[str] = []
-    pieces = re.split(r"((?<=[.!?])\s+|(?<=[。！？])\s*)", text)
-    for i in range(0, len(pieces), 2):
-        sentence = pieces[i]
-        if not sentence.strip() or CITATION.search(sentence) or sentence.lstrip().startswith("#"):
+    lines = text.split("\n")
+    for n, line in enumerate(lines):
+        if not line.strip() or _HEADING_OR_CODE.match(line):
             continue
-        for item in evidence:
-            if check(sentence, item["text"])[0] == "supported":
-                end = re.search(r"[.!?。！？]*\s*$", sentence).start()
-                pieces[i] = f"{sentence[:end]} [{item['id']}]{sentence[end:]}"
-                added.append(item["id"])
-                break
-    return "".join(pieces), added
+        parts = pieces(line)
+        for i, sentence in enumerate(parts):
+            if not sentence.strip() or CITATION.search(sentence):
+                continue
+            bare = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", sentence)
+            for item in evidence:
+                if verbatim(bare, item["text"]):
+                    end = re.search(r"[.!?。！？]*\s*$", sentence).start()
+                    parts[i] = f"{sentence[:end]} [{item['id']}]{sentence[end:]}"
+                    added.append(item["id"])
+                    break
+        lines[n] = "".join(parts)
+    return "\n".join(lines), added

@@ -1,46 +1,88 @@
-"""Citations in article text: `[S3]`, `[S3, S5]`, `[S3][S5]`. The run's evidence holds the only
-ids that may appear; anything else is invented and removed in code before text is kept."""
+"""Citations in article text, and the one grammar they are held to: `[S3]` or `[S3, S5]`.
+
+Models write citations in many forms: `[S3]`, `[S3][S5]`, `[s 3]`, `(S3)`, `[Source 3]`, `[3]`,
+`[S1, 3]`, ranges (`[S1-S4]`, `[S1–S4]`, `[1 to 4]`), full-width brackets (`［S3］`, `【S3】`). Each
+is read here into the ids it names (a range gives every id in it); what names no id (`[S9a]`, a
+range of more than 20) is malformed. The run's evidence holds the only ids that may appear:
+`strip_invented` writes every held id as `[Sn]` and removes, and names, everything else."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-# one bracket (ASCII or full-width) of one or more ids: `S` in either case, optional spaces,
-# commas, semicolons or range dashes between them ([S1, S3], [S 2], [S1-S4], ［S9］, 【S9】)
-_SEP = r"\s*(?:[,;、，]|[-–—~]|to)\s*"
-CITATION = re.compile(r"[\[［【]\s*[Ss]\s?\d+(?:" + _SEP + r"[Ss]\s?\d+)*\s*[\]］】]")
-_ID = re.compile(r"[Ss]\s?(\d+)")
+from reflectcli.writing.textops import prose_parts
+
+_PREFIX = r"(?:sources?|src|s)\s?[:#]?\s?"
+_ITEM = r"\d+(?:[a-z](?![a-z]))?"
+_SEP = r"\s*(?:[,;、，]|[-–—~]|to|and|&)\s*"
+_MORE = r"(?:" + _SEP + r"(?:" + _PREFIX + r")?" + _ITEM + r")*"
+_OPEN, _CLOSE = r"[\[［【]", r"[\]］】]"
+CITATION = re.compile(
+    r"(?<![\w`])" + _OPEN + r"\s*(?:" + _PREFIX + r")?" + _ITEM + _MORE + r"\s*" + _CLOSE  # [3], [S3]
+    + r"|" + _OPEN + r"\s*" + _PREFIX + _ITEM + _MORE + r"\s*" + _CLOSE  # word[S3]
+    + r"|[(（]\s*" + _PREFIX + _ITEM + _MORE + r"\s*[)）]",  # (S3), (Source 3)
+    re.I,
+)  # fmt: skip
+NAMED = re.compile(_OPEN + r"\s*" + _PREFIX + _ITEM + _MORE + r"\s*" + _CLOSE, re.I)  # [S3], not [3]
+_PART = re.compile(r"(" + _SEP + r")?(?:" + _PREFIX + r")?(\d+)([a-z]?)", re.I)
+MAX_RANGE = 20  # a range naming more ids than this is malformed, not expanded
 _GONE = "\x00"  # where a bracket was removed whole (its space goes with it)
 
 
+def parse(bracket: str) -> tuple[list[str], list[str]]:
+    """The ids a citation names (`S3`, a range expanded) and its malformed parts (`S9a`)."""
+    ids: list[str] = []
+    bad: list[str] = []
+    previous: int | None = None
+    for match in _PART.finditer(bracket):
+        sep, number, suffix = match.group(1) or "", int(match.group(2)), match.group(3)
+        if suffix:
+            bad.append(f"S{number}{suffix}")
+            previous = None
+            continue
+        if previous is not None and sep.strip() in ("-", "–", "—", "~", "to"):
+            if previous < number <= previous + MAX_RANGE:
+                ids += [f"S{n}" for n in range(previous + 1, number + 1)]
+            else:
+                ids.pop()
+                bad.append(f"S{previous}-S{number}")
+            previous = None
+            continue
+        ids.append(f"S{number}")
+        previous = number
+    return list(dict.fromkeys(ids)), bad
+
+
 def ids_in(bracket: str) -> list[str]:
-    return [f"S{int(n)}" for n in _ID.findall(bracket)]
+    return parse(bracket)[0]
 
 
 def cited_ids(text: str) -> list[str]:
     """Every id cited in `text`, in order of first citation."""
     found: dict[str, None] = {}
-    for match in CITATION.finditer(text):
-        for ident in ids_in(match.group()):
-            found.setdefault(ident)
+    for piece, prose in prose_parts(text):
+        for match in CITATION.finditer(piece) if prose else ():
+            for ident in ids_in(match.group()):
+                found.setdefault(ident)
     return list(found)
 
 
 def strip_invented(text: str, known: set[str] | frozenset[str]) -> tuple[str, list[str]]:
-    """`text` with every cited id that is not in `known` removed (a bracket left empty goes with
-    the space before it), and the ids removed, in order. Known ids are written `[Sn]`."""
+    """`text` with every citation in the one grammar: held ids written `[Sn]` (or `[Sn, Sm]`),
+    every id not in `known` and every malformed part removed (a bracket left empty goes with the
+    space before it); and what was removed, in order. Code (`x[1]`, a fenced block) is left."""
     removed: list[str] = []
 
     def keep(match: re.Match[str]) -> str:
-        ids = ids_in(match.group())
+        ids, bad = parse(match.group())
         good = [i for i in ids if i in known]
-        removed.extend(i for i in ids if i not in known)
+        removed.extend([*(i for i in ids if i not in known), *bad])
         if good:
             return f"[{', '.join(dict.fromkeys(good))}]"
         return _GONE
 
-    cleaned = CITATION.sub(keep, text)
+    cleaned = "".join(CITATION.sub(keep, piece) if prose else piece for piece, prose in prose_parts(text))
     if _GONE in cleaned:  # only the space right before a removed bracket goes, when punctuation
         cleaned = re.sub(r"[ \t]*" + _GONE + r"(?=[.,;:!?)。，；：！？\n]|$)", "", cleaned)
         cleaned = re.sub(r"[ \t]" + _GONE + r"(?=[ \t])", "", cleaned)

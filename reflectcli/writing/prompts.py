@@ -177,6 +177,7 @@ def review_messages(
     evidence: list[dict[str, Any]] | None = None,
     research: bool = False,
     lessons: list[dict[str, Any]] | None = None,
+    claims: list[dict[str, Any]] | None = None,
 ) -> Messages:
     tracked = lessons_rule(lessons, critic=True)
     if open_items:
@@ -190,16 +191,20 @@ def review_messages(
         )
     shape = dict(REVIEW_EXAMPLE, addressed=["<id>"] if open_items else [])
     checks = ""
-    if evidence and not compact:  # a tiny critic cannot judge claims: the check in code does
-        shape["claims"] = [{"sentence": "<a cited sentence>", "source": evidence[0]["id"],
-                            "verdict": "supported", "reason": "<why, in a few words>"}]  # fmt: skip
+    if evidence and claims and not compact:  # a tiny critic cannot judge claims: the veto does
+        shape["claims"] = [{"claim": claims[0]["id"], "source": claims[0]["ids"][0], "verdict": "supported",
+                            "quote": "<the source's sentence that decides it>",
+                            "reason": "<why, in a few words>"}]  # fmt: skip
+        listed = "\n".join(f"{c['id']} [{', '.join(c['ids'])}]: {c['sentence']}" for c in claims)
         checks = (
             f"\nThe article cites these sources:\n{evidence_lines(evidence, 700)}\n"
-            "claims: for each sentence that cites a source, compare it with that source and "
-            "give a verdict: supported (the source says it), unsupported (the source does not "
-            "say it) or contradicted (the source says otherwise), with the source id and a "
-            "short reason. Judge by the sources' text only, not by what you believe. Score "
-            "accuracy low when claims are unsupported or contradicted.\n"
+            f"Its cited claims, each with its id and the sources it cites:\n{listed}\n"
+            "claims: for each claim id and each source it cites, compare the claim with that "
+            "source and give a verdict: supported (the source says it), unsupported (the source "
+            "does not say it) or contradicted (the source says otherwise); quote the source's "
+            "sentence that decides it, word for word, and give a short reason. Judge by the "
+            "sources' text only, not by what you believe. Score accuracy low when claims are "
+            "unsupported or contradicted.\n"
         )
     if research and not compact:
         shape["search_queries"] = ["<a short search query>"]

@@ -197,12 +197,19 @@ class Dimensions(BaseModel):
 
 
 class Claim(BaseModel):
-    """The critic's verdict on one cited sentence."""
+    """The critic's verdict on one claim (by its id, `C3`) and one source it cites."""
 
-    sentence: str = ""
+    claim: str = ""
     source: str = ""
     verdict: Literal["supported", "unsupported", "contradicted"] = "unsupported"
+    quote: str = ""  # the passage's sentence that decides the verdict
     reason: str = ""
+
+    @field_validator("claim", mode="before")
+    @classmethod
+    def _claim(cls, value: Any) -> str:
+        found = re.search(r"\d+", str(value if value is not None else ""))
+        return f"C{int(found.group())}" if found else ""
 
     @field_validator("source", mode="before")
     @classmethod
@@ -220,7 +227,7 @@ class Claim(BaseModel):
             return "supported"
         return "unsupported"
 
-    @field_validator("sentence", "reason", mode="before")
+    @field_validator("quote", "reason", mode="before")
     @classmethod
     def _text(cls, value: Any) -> str:
         return "" if value is None else str(value).strip()
@@ -232,7 +239,7 @@ class Review(BaseModel):
     feedback: str = Field("", validate_default=True)
     improvements: list[Improvement] = Field(default_factory=list)
     addressed: list[str] = Field(default_factory=list)  # ids of earlier improvements now done
-    claims: list[Claim] = Field(default_factory=list)  # verdicts on cited sentences
+    claims: list[Claim] = Field(default_factory=list)  # verdicts on claims, by claim id
     search_queries: list[str] = Field(default_factory=list)  # what to look up before revising
 
     @model_validator(mode="before")
@@ -329,11 +336,11 @@ def outline_schema(max_sections: int) -> dict[str, Any]:
 
 def review_schema(
     titles: list[str] | None = None, open_ids: list[str] | None = None,
-    source_ids: list[str] | None = None, queries: bool = False,
+    source_ids: list[str] | None = None, queries: bool = False, claim_ids: list[str] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """JSON schema for the critic's answer: `section` held to the outline's titles, `addressed`
-    to the ids of the improvements still open (none: an empty list); with sources, `claims`
-    holds a verdict per cited sentence, its `source` held to the ids cited."""
+    to the ids of the improvements still open (none: an empty list); with sources and claims,
+    `claims` holds a verdict per (claim id, source id), each held to the ids the article has."""
     section: dict[str, Any] = {"type": "string", "maxLength": 80}
     if titles:
         section = {"type": "string", "enum": [*titles, "whole article"]}
@@ -371,19 +378,20 @@ def review_schema(
         },
         "required": ["score", "dimensions", "feedback", "improvements", "addressed"],
     }
-    if source_ids:
+    if source_ids and claim_ids:
         schema["properties"]["claims"] = {
             "type": "array",
-            "maxItems": 20,
+            "maxItems": min(40, 2 * len(claim_ids)),
             "items": {
                 "type": "object",
                 "properties": {
-                    "sentence": {"type": "string", "maxLength": 300},
+                    "claim": {"type": "string", "enum": list(claim_ids)},
                     "source": {"type": "string", "enum": list(source_ids)},
                     "verdict": {"type": "string", "enum": ["supported", "unsupported", "contradicted"]},
+                    "quote": {"type": "string", "maxLength": 300},
                     "reason": {"type": "string", "maxLength": 200},
                 },
-                "required": ["sentence", "source", "verdict", "reason"],
+                "required": ["claim", "source", "verdict", "quote", "reason"],
             },
         }
         schema["required"].append("claims")

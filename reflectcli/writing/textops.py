@@ -12,7 +12,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Any
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 MIN_RATIO = 0.5  # a rewrite shorter than half the previous version is rejected
 MAX_RATIO = 6.0  # ... and one more than six times longer (the seed's 777 → 35,000 blow-up)
@@ -273,3 +277,36 @@ def searchable(text: str) -> str:
     spaced out, so that a Chinese or Japanese query matches character by character (unicode61
     would otherwise take a whole run of them as one word)."""
     return _CJK_CHAR.sub(r" \1 ", text)
+
+
+@lru_cache(maxsize=1)
+def markdown() -> MarkdownIt:
+    """The one Markdown parser (CommonMark, markdown-it-py): its tokens carry line maps. Imported
+    when first needed: commands that read no article start without it."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
+
+
+_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
+
+
+def prose_parts(text: str) -> list[tuple[str, bool]]:
+    """`text` cut into pieces, each marked True when it is prose and False when it is code (a
+    fenced or indented block, found by the parser; an inline `code` span): joined, the pieces
+    are `text`."""
+    code: set[int] = set()
+    for token in markdown().parse(text):
+        if token.type in ("fence", "code_block") and token.map:
+            code.update(range(*token.map))
+    parts: list[tuple[str, bool]] = []
+    for n, line in enumerate(text.splitlines(keepends=True)):
+        if n in code:
+            parts.append((line, False))
+            continue
+        last = 0
+        for span in _INLINE_CODE.finditer(line):
+            parts += [(line[last : span.start()], True), (span.group(), False)]
+            last = span.end()
+        parts.append((line[last:], True))
+    return [(piece, prose) for piece, prose in parts if piece]

@@ -1,0 +1,358 @@
+"""Hard facts of a sentence, as the veto in `verify.check` compares them with a passage: numbers
+read as values (decimals, percentages, currency, units, number words), names (capitalised words
+and acronyms, in the forms real text writes them), polarity (negation, in English and Chinese)
+and a few opposite words ("increased" / "decreased")."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from reflectcli.writing.textops import CJK, fold
+
+STEM = 5
+_WORD = re.compile(r"\w+", re.UNICODE)
+STOP = frozenset(
+    "the and for that with this from were was are has have had its his her their they them "
+    "been being which who whom whose what when where while into onto than then there these "
+    "those such also but nor can could would should will may might must very most "
+    "any each other about per via upon within because however although though "
+    "one two many much only just even still yet both either our your you she him how why out off".split()
+)
+
+
+def terms(text: str) -> list[str]:
+    """Content words (folded, cut to their stem) and single CJK characters."""
+    out = []
+    for word in _WORD.findall(text):
+        if CJK.search(word):
+            out += [ch for ch in word if CJK.match(ch)]
+            continue
+        folded = fold(word)
+        if folded.isdigit() or (len(folded) >= 3 and folded not in STOP):
+            out.append(folded if folded.isdigit() else folded[:STEM])
+    return out
+
+
+# --- numbers ------------------------------------------------------------------------------
+
+_UNITS = {
+    "%": "%", "％": "%", "percent": "%", "per cent": "%", "pct": "%",
+    "$": "usd", "us$": "usd", "usd": "usd", "dollar": "usd", "dollars": "usd", "美元": "usd",
+    "€": "eur", "eur": "eur", "euro": "eur", "euros": "eur", "欧元": "eur",
+    "£": "gbp", "gbp": "gbp", "英镑": "gbp", "lb": "lb", "lbs": "lb",
+    "¥": "yen", "yen": "yen", "日元": "yen", "yuan": "cny", "rmb": "cny", "元": "cny",
+    "florin": "florin", "florins": "florin", "guilder": "guilder", "guilders": "guilder",
+    "km": "km", "kilometre": "km", "kilometres": "km", "kilometer": "km", "kilometers": "km",
+    "公里": "km", "mile": "mile", "miles": "mile", "m": "m", "metre": "m", "metres": "m",
+    "meter": "m", "meters": "m", "米": "m", "ft": "ft", "foot": "ft", "feet": "ft",
+    "kg": "kg", "kilogram": "kg", "kilograms": "kg", "公斤": "kg", "ton": "t", "tons": "t",
+    "tonne": "t", "tonnes": "t", "吨": "t", "year": "year", "years": "year", "年": "year",
+    "month": "month", "months": "month", "月": "month", "day": "day", "days": "day", "天": "day",
+    "日": "day", "hour": "hour", "hours": "hour", "小时": "hour", "minute": "minute",
+    "minutes": "minute", "分钟": "minute", "week": "week", "weeks": "week", "周": "week",
+}  # fmt: skip
+_SCALES = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12,
+           "bn": 1e9, "百": 1e2, "千": 1e3, "万": 1e4, "萬": 1e4, "亿": 1e8, "億": 1e8}  # fmt: skip
+_ONES = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen " \
+        "fifteen sixteen seventeen eighteen nineteen".split()  # fmt: skip
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_WORD_VALUES = {w: float(i) for i, w in enumerate(_ONES)} | {w: 20.0 + 10 * i for i, w in enumerate(_TENS)}
+_HEDGES = re.compile(r"\b(about|around|approximately|roughly|nearly|almost|some|over|more than|less "
+                     r"than|fewer than|under|up to|at least|close to|circa|c\.|estimated)\s*$|[约近逾超]\s*$",
+                     re.I)  # fmt: skip
+_UNIT_AFTER = "|".join(sorted((re.escape(u) for u in _UNITS if u not in "$€£¥"), key=len, reverse=True))
+_SCALE_AFTER = "|".join(sorted(map(re.escape, _SCALES), key=len, reverse=True))
+_NUMBER = re.compile(
+    r"(?P<cur>US\$|[$€£¥])?\s?(?P<num>(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?P<decade>s\b|'s\b)?(?:st|nd|rd|th)?"
+    r"(?:[\s-]?(?P<scale>" + _SCALE_AFTER + r")(?![a-z]))?"
+    r"(?:[\s-]?(?P<unit>" + _UNIT_AFTER + r")(?![a-z]))?",
+    re.I,
+)  # fmt: skip
+_SPELLED = re.compile(
+    r"\b(?P<num>(?:" + "|".join(_TENS) + r")(?:[\s-](?:" + "|".join(_ONES[1:10]) + r"))?|"
+    + "|".join(_ONES[2:]) + r")\b"
+    r"(?:[\s-](?P<scale>hundred|thousand|million|billion|trillion)\b)?"
+    r"(?:[\s-](?P<unit>" + _UNIT_AFTER + r")\b)?",
+    re.I,
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Quantity:
+    value: float
+    unit: str | None
+    text: str
+    decade: bool = False  # "the 1520s": any year of the decade
+    hedged: bool = False  # "about 40": a value within 10 %
+
+
+def _spelled(words: str) -> float:
+    words = words.lower()
+    return sum(_WORD_VALUES.get(w, 0.0) for w in re.split(r"[\s-]+", words))
+
+
+def quantities(text: str) -> list[Quantity]:
+    """The numbers of `text` as values with their units: "3.5 %", "$30", "20 million" (= 2e7),
+    "forty-one" (= 41), "1520s" (a decade). "one" is left out: it is a pronoun as often."""
+    found: list[Quantity] = []
+    spans: list[tuple[int, int]] = []
+    for m in _NUMBER.finditer(text):
+        value = float(m.group("num").replace(",", ""))
+        if (year := re.search(r"\b(1[0-9]|20)(\d\d)\s?[-–]\s?$", text[: m.start()])) and len(
+            m.group("num")
+        ) == 2:
+            value = float(year.group(1) + m.group("num"))  # "2018–19": the second year is 2019
+        scale = _SCALES.get((m.group("scale") or "").lower(), 1.0)
+        unit = _UNITS.get((m.group("cur") or m.group("unit") or "").lower())
+        hedged = bool(_HEDGES.search(text[: m.start()][-24:]))
+        found.append(Quantity(value * scale, unit, m.group().strip(), bool(m.group("decade")), hedged))
+        spans.append(m.span())
+    for m in _SPELLED.finditer(text):
+        if any(a <= m.start() < b for a, b in spans):
+            continue
+        scale = _SCALES.get((m.group("scale") or "").lower(), 1.0)
+        unit = _UNITS.get((m.group("unit") or "").lower())
+        hedged = bool(_HEDGES.search(text[: m.start()][-24:]))
+        found.append(Quantity(_spelled(m.group("num")) * scale, unit, m.group().strip(), hedged=hedged))
+    return found
+
+
+def _same_quantity(claim: Quantity, held: Quantity) -> bool:
+    if claim.unit and held.unit and claim.unit != held.unit:
+        return False
+    if claim.decade:
+        return held.value == claim.value or (
+            held.decade is False and claim.value <= held.value < claim.value + 10
+        )
+    if claim.hedged:  # "about 40": within 10 %; "around 1450": within 10 years
+        slack = 10 if claim.unit is None and 1000 <= claim.value <= 2100 else 0.1 * max(abs(claim.value), 1.0)
+        return abs(held.value - claim.value) <= slack
+    return abs(held.value - claim.value) <= 1e-9 * max(abs(claim.value), 1.0)
+
+
+_NUMERIC_DATE = re.compile(r"\b((?:1[5-9]|20)\d\d)[-./](\d\d?)[-./]\d\d?\b")  # 2018-06-30, 2003.06.11
+_SHORT_YEAR = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(\d\d)\b(?!:\d)", re.I
+)
+
+
+def dates(text: str) -> tuple[list[Quantity], set[str]]:
+    """The years and month names that numeric dates in `text` stand for ("2018-06-30": 2018 and
+    June; "15 Jul 19": 2019), as real pages write them."""
+    years, months = [], set()
+    for m in _NUMERIC_DATE.finditer(text):
+        years.append(Quantity(float(m.group(1)), None, m.group(1)))
+        if 1 <= int(m.group(2)) <= 12:
+            months.add(_MONTHS[int(m.group(2)) - 1])
+    years += [Quantity(2000.0 + int(m.group(1)), None, m.group()) for m in _SHORT_YEAR.finditer(text)]
+    return years, months
+
+
+def missing_numbers(sentence: str, passage: str) -> list[str]:
+    """The numbers of `sentence` that `passage` does not hold as the same value and unit."""
+    held = quantities(passage) + dates(passage)[0]
+    return [q.text for q in quantities(sentence) if not any(_same_quantity(q, h) for h in held)]
+
+
+# --- names --------------------------------------------------------------------------------
+
+_MONTHS = "january february march april may june july august september october november december".split()
+FUNCTION = frozenset(
+    "a an the he she it they we i you his her its their our this that these those there here "
+    "in on at by for from to of with as after before during since until while when where if "
+    "although though because but and or so yet also however today later then now once "
+    "some many most all both each every few several such other another one no not never "
+    "what which who how why whose many much more less only even still about around over under "
+    "between through into upon within without against among despite according unlike like "
+    "first second third last next finally meanwhile moreover furthermore additionally instead "
+    "thus hence therefore indeed perhaps currently recently previously formerly originally".split()
+)
+_NAME = re.compile(r"[^\W\d_][\w'’.\-]*", re.UNICODE)
+
+
+def _name_form(word: str) -> str:
+    """A name as compared: folded, no possessive, no dots ("U.K." → "uk", "Luther's" → "luther")."""
+    word = re.sub(r"['’]s?$", "", word)
+    folded = fold(word).replace(".", "").strip("-")
+    for month in _MONTHS:  # "Dec." and "December", "Sept" and "September" are one name
+        if len(folded) >= 3 and month.startswith(folded):
+            return month
+    return folded
+
+
+JOINERS = frozenset(("of", "de", "von", "van", "der", "la", "du"))
+
+
+def _opens_name(word: str, following: str) -> bool:
+    """Whether a capitalised first word of a sentence is a name: not a function word ("He"), an
+    adverb or participle ("Printing"), or a plural ("Scholars"), unless it is a possessive
+    ("Luther's") or starts a run of capitalised words ("Kent State")."""
+    folded = fold(word)
+    if folded in FUNCTION or folded.endswith(("ly", "ing", "ed")):
+        return False
+    if re.search(r"['’]s?$", word) or following[:1].isupper():
+        return True
+    return not re.search(r"[^aeiousy]s$|[^s]es$", folded)  # "Scholars", "Lighthouses": a plural
+
+
+def name_runs(sentence: str) -> list[list[str]]:
+    """Runs of capitalised words and acronyms ("Johannes Gutenberg", "UK"), as compared; the
+    sentence's first word only when it opens a name (`_opens_name`)."""
+    runs: list[list[str]] = []
+    current: list[str] = []
+    words = list(_NAME.finditer(sentence))
+    for i, match in enumerate(words):
+        word = match.group().rstrip(".-") or match.group()
+        capital = word[:1].isupper()
+        first = i == 0 or bool(re.search(r"[.!?:;\"“(]\s*$", sentence[: match.start()]))
+        if capital and first and not _opens_name(word, words[i + 1].group() if i + 1 < len(words) else ""):
+            capital = False
+        joined = i > 0 and not sentence[words[i - 1].end() : match.start()].strip()
+        if current and not joined:  # "Topeka, Kansas" is two names
+            runs.append(current)
+            current = []
+        if capital and CJK.search(word) is None:
+            current.append(_name_form(word))
+            if re.search(r"['’]s?$", word):  # "Disney's Hollywood Studios": two names
+                runs.append(current)
+                current = []
+            continue
+        if current and fold(word) in JOINERS and i + 1 < len(words):
+            nxt = words[i + 1].group()
+            if nxt[:1].isupper():
+                current.append(fold(word))  # "University of Mainz" is one name
+                continue
+        if current:
+            runs.append(current)
+            current = []
+    if current:
+        runs.append(current)
+    return [r for r in runs if r]
+
+
+def _known(word: str, held: set[str]) -> bool:
+    if word in held:
+        return True
+    for other in held:  # "German" / "Germany", "Italy" / "Italian": one stem, another ending
+        shorter = min(len(word), len(other))
+        if shorter >= 4:
+            common = next((i for i, (a, b) in enumerate(zip(word, other, strict=False)) if a != b), shorter)
+            if common >= max(4, shorter - 1):
+                return True
+    return False
+
+
+def missing_names(sentence: str, passage: str) -> list[str]:
+    """The names of `sentence` that `passage` holds in no form: the whole name, its last word
+    (a surname alone), its initials ("United Kingdom" / "UK"), or the name its initials stand
+    for ("UK" / "United Kingdom")."""
+    held = {_name_form(w) for w in _NAME.findall(passage)} | dates(passage)[1]
+    acronyms = {w.replace(".", "").lower() for w in re.findall(r"\b[A-Z](?:\.?[A-Z])+\b\.?", passage)}
+    initials = {"".join(w[0] for w in run if w not in JOINERS) for run in name_runs(passage)}
+    missing = []
+    for run in name_runs(sentence):
+        words = [w for w in run if w not in JOINERS]
+        if all(_known(w, held) for w in words):
+            continue
+        if len(words) == len(run) <= 3 and _known(run[-1], held):  # a surname alone ("Gutenberg")
+            continue
+        if len(words) >= 3 and all(_known(w, held) for w in words[-2:]):  # titles: "Secretary Mike Pompeo"
+            continue
+        if len(words) > 1 and "".join(w[0] for w in words) in acronyms:
+            continue
+        if len(words) == 1 and words[0] in initials:
+            continue
+        missing.append(" ".join(run))
+    return missing
+
+
+# --- polarity and opposites ----------------------------------------------------------------
+
+_NEGATION = re.compile(
+    r"\b(not|never|no|none|nor|neither|nobody|nothing|nowhere|without|cannot|lacks?|lacked|"
+    r"fail(?:s|ed)? to|no longer)\b(?!\s+(?:only|just|merely|least|doubt)\b)|n't\b",
+    re.I,
+)  # "not only", "not just", "at least", "no doubt" deny nothing
+# Chinese: 不 没 未 无 非 否 别 勿, but not in words where they do not deny (不断 "constantly",
+# 不同 "different", 未来 "future", 非常 "very", 无论 "whatever", 不仅 "not only", 有没有 and 是否
+# "whether", 别人 "others", 特别 "especially", 非洲 "Africa")
+_ZH_NOT_NEGATION = re.compile(r"不断|不同|不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|"
+                              r"无数|毫不犹豫|不管|不论|无疑|莫过于|别人|别的|特别|区别|分别|告别|级别|"
+                              r"类别|性别|个别|识别|辨别|派别|差别|是否|能否|可否|与否|非洲|除非|"
+                              r"([是有能会要好对行])\s?[不没]\s?\1")  # fmt: skip
+_ZH_NEGATION = re.compile(r"[不没未无非否别勿]")
+DENIED = 2  # content words an English negation denies after it ("not invent the press": invent, press)
+SCOPE = 4  # CJK characters after a Chinese negation that it denies
+PASSAGE_SCOPE = 2  # ... in a passage: the claim must share the very next word (chosen on OCNLI dev)
+_CLAUSE_END = re.compile(r"[,;:.!?，；：。！？]|\b(but|and|while|whereas|although)\b", re.I)
+
+
+def _bigrams(text: str) -> set[str]:
+    chars = [ch for ch in text if CJK.match(ch)]
+    return {a + b for a, b in zip(chars, chars[1:], strict=False)}
+
+
+def denied(text: str, scope: int = SCOPE) -> set[str]:
+    """What the negations of `text` deny: the first content words after each, within its
+    clause (CJK: the pairs of characters in the few characters after it)."""
+    out: set[str] = set()
+    for match in _NEGATION.finditer(text):
+        after = text[match.end() :]
+        stop = _CLAUSE_END.search(after)
+        out |= set(terms(after[: stop.start()] if stop else after)[:DENIED])
+    cleaned = _ZH_NOT_NEGATION.sub(lambda m: "\0" * len(m.group()), text)
+    for match in _ZH_NEGATION.finditer(cleaned):
+        after = text[match.end() :]
+        stop = _CLAUSE_END.search(after)
+        out |= _bigrams((after[: stop.start()] if stop else after)[:scope])
+    return out
+
+
+def negated(text: str) -> bool:
+    """Whether `text` denies something (English or Chinese negation)."""
+    return bool(_NEGATION.search(text) or _ZH_NEGATION.search(_ZH_NOT_NEGATION.sub("", text)))
+
+
+def polarity_clash(sentence: str, passage_sentence: str) -> str | None:
+    """Which side denies what the other asserts: "sentence" when `sentence` denies something
+    and `passage_sentence` denies nothing, or denies words that `passage_sentence` asserts;
+    "passage" when `passage_sentence` denies words that `sentence` asserts."""
+    mine, theirs = denied(sentence), denied(passage_sentence)
+    if negated(sentence) and not negated(passage_sentence):
+        return "sentence"
+    if (mine & (set(terms(passage_sentence)) | _bigrams(passage_sentence))) - theirs:
+        return "sentence"
+    if (denied(passage_sentence, PASSAGE_SCOPE) & (set(terms(sentence)) | _bigrams(sentence))) - mine:
+        return "passage"
+    return None
+
+
+# (word in the sentence, word in the passage) that say the opposite
+_OPPOSITE_PAIRS = [
+    ("increas", "decreas"), ("rise", "fall"), ("rose", "fell"), ("risen", "fallen"), ("gain", "loss"),
+    ("before", "after"), ("earlier", "later"), ("above", "below"), ("over", "under"),
+    ("more", "fewer"), ("more", "less"), ("higher", "lower"), ("larger", "smaller"),
+    ("largest", "smallest"), ("highest", "lowest"), ("maximum", "minimum"), ("first", "last"),
+    ("won", "lost"), ("win", "lose"), ("majority", "minority"), ("north", "south"), ("east", "west"),
+    ("accept", "reject"), ("legal", "illegal"), ("success", "failure"), ("oldest", "youngest"),
+    ("增加", "减少"), ("上升", "下降"), ("之前", "之后"), ("以前", "以后"), ("最大", "最小"),
+    ("最高", "最低"), ("多于", "少于"), ("成功", "失败"), ("赢", "输"),
+]  # fmt: skip
+OPPOSITES = [*_OPPOSITE_PAIRS, *((b, a) for a, b in _OPPOSITE_PAIRS)] + [("all", "some"), ("every", "some")]
+
+
+def _has(text: str, word: str) -> bool:
+    if CJK.search(word):
+        return word in text
+    ending = r"\w*" if len(word) >= 6 else r"(?:s|es|d|ed)?\b"  # "increas" is a stem, "win" a word
+    return bool(re.search(r"\b" + re.escape(word) + ending, text, re.I))
+
+
+def opposite(sentence: str, passage_sentence: str) -> tuple[str, str] | None:
+    """A word of `sentence` whose opposite `passage_sentence` says instead of it."""
+    for mine, theirs in OPPOSITES:
+        if _has(sentence, mine) and _has(passage_sentence, theirs) and not _has(passage_sentence, mine):
+            return mine, theirs
+    return None

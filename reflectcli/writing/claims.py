@@ -1,0 +1,93 @@
+"""Sentences and claims. A sentence segmenter (pysbd: abbreviations, decimals, "e.g.", "i.e.",
+CJK punctuation) splits prose; Markdown is read through markdown-it-py's tokens, so headings and
+code are never prose and each list item is its own paragraph.
+
+A claim is a sentence of the article that cites a source and states something: a question
+("What is asyncio [S4]?") or a label ("Speed [S2]:") is not one. Claims are numbered `C1 … Cn`
+through the whole article, in order; the critic's verdicts are paired to them by that id."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from reflectcli.writing.citations import CITATION, ids_in
+from reflectcli.writing.textops import CJK, section_bodies
+from reflectcli.writing.textops import markdown as _parser
+
+_LEADING = re.compile(r"^(?:\s*" + CITATION.pattern + r")+", re.I)
+_QUESTION_OR_LABEL = ("?", "？", ":", "：")
+
+
+@lru_cache(maxsize=2)
+def _segmenter(language: str) -> Any:
+    """pysbd's segmenter for `language` (imported when first needed: ~20 ms)."""
+    import pysbd
+
+    return pysbd.Segmenter(language=language, clean=False, char_span=False)
+
+
+def sentences(text: str) -> list[str]:
+    """`text` (plain prose, one paragraph) split into sentences, each stripped."""
+    text = " ".join(text.split())
+    return [s.strip() for s in pieces(text) if s.strip()] if text else []
+
+
+def pieces(line: str) -> list[str]:
+    """`line` cut into its sentences as written: the pieces join back to `line` exactly."""
+    language = "zh" if len(CJK.findall(line)) * 3 > len(line) else "en"
+    return _segmenter(language).segment(line) if line.strip() else [line]
+
+
+def paragraphs(markdown: str) -> list[str]:
+    """The prose of a Markdown text: each paragraph and each list item's text, its inline
+    marks (`**bold**`, `*em*`) kept as written; headings, code and HTML left out."""
+    out: list[str] = []
+    tokens = _parser().parse(markdown)
+    for i, token in enumerate(tokens):
+        if token.type == "inline" and i and tokens[i - 1].type == "paragraph_open":
+            out.append(token.content)
+    return out
+
+
+def _plain(raw: str) -> str:
+    """A sentence without its citations and Markdown emphasis, spaces folded."""
+    plain = re.sub(r"\s+", " ", CITATION.sub("", raw)).strip()
+    plain = re.sub(r"(\*\*|__|\*|_)(\S(?:.*?\S)?)\1", r"\2", plain)
+    return re.sub(r"\s+([.,;:!?。，；：！？])", r"\1", plain)
+
+
+def states_something(sentence: str) -> bool:
+    """A question or a label (ending in `?` or `:`) states nothing a source could hold."""
+    return bool(sentence) and not sentence.rstrip(" *_").endswith(_QUESTION_OR_LABEL)
+
+
+def cited_sentences(body: str) -> list[tuple[str, list[str]]]:
+    """Each sentence of a Markdown body with the ids it cites. A citation written after the full
+    stop ("Mainz. [S1] The ...") belongs to the sentence before it."""
+    found: list[list[Any]] = []
+    for paragraph in paragraphs(body):
+        start = len(found)
+        for raw in sentences(paragraph):
+            lead = _LEADING.match(raw)
+            if lead and len(found) > start:
+                found[-1][1] += [i for m in CITATION.finditer(lead.group()) for i in ids_in(m.group())]
+                raw = raw[lead.end() :]
+            ids = [i for m in CITATION.finditer(raw) for i in ids_in(m.group())]
+            found.append([_plain(raw), ids])
+    return [(text, list(dict.fromkeys(ids))) for text, ids in found if text]
+
+
+def claims_in(text: str, titles: list[str]) -> list[dict[str, Any]]:
+    """Every claim of `text` (a cited sentence that states something): its id `Cn`, sentence,
+    the ids it cites and the section it is in."""
+    bodies = section_bodies(text, titles) if titles else [None]
+    parts = [(t, b) for t, b in zip(titles, bodies, strict=False) if b] or [("", text)]
+    found: list[dict[str, Any]] = []
+    for title, body in parts:
+        for sentence, ids in cited_sentences(body):
+            if ids and states_something(sentence):
+                found.append({"id": f"C{len(found) + 1}", "sentence": sentence, "ids": ids,
+                              "section": title})  # fmt: skip
+    return found

@@ -1,0 +1,192 @@
+"""Claims and their verdicts (issue 20): sentences split by a real segmenter, claims with ids,
+verdicts paired by id, the veto on hard facts only, near-verbatim attribution, one citation
+grammar. Each case of the issue's first list is here as a test."""
+
+from __future__ import annotations
+
+import pytest
+
+from reflectcli.sources.verify import attribute, check, judge
+from reflectcli.writing.citations import strip_invented
+from reflectcli.writing.claims import claims_in, sentences
+
+GUTENBERG = "Johannes Gutenberg did not invent the printing press in 1455, the historians of Mainz say."
+
+
+def supported(sentence: str, passage: str) -> bool:
+    return check(sentence, passage)[0] == "supported"
+
+
+# --- it vetoes true claims -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("He held the post for many years.", "Arnold held the post for many years."),  # a pronoun first
+        ("In asyncio, tasks run concurrently.", "In asyncio, tasks run at the same time."),  # paraphrase
+        ("The UK joined in Dec. 1973.", "The United Kingdom joined in December 1973."),
+        ("The United Kingdom joined the union.", "The UK joined the union."),
+        ("Dürer's prints sold well in Nuremberg.", "Albrecht Durer sold prints in Nuremberg."),
+        ("Gutenberg printed the Bible.", "Johannes Gutenberg printed the Bible."),
+        ("Presses printed twenty million volumes.", "Presses printed 20,000,000 volumes."),
+        ("The press spread in the 1470s.", "Presses reached Venice in 1475."),
+        ("It ran during the 2018–19 season.", "It ran during the 2018-2019 season."),
+        ("The airport opened in June 2018.", "PUBLISHED 2018-06-30: the airport opened."),  # numeric date
+        ("The team was named in July 2019.", "Official ICC App 15 Jul 19: the team was named."),
+    ],
+)
+def test_the_veto_lets_true_paraphrases_through(sentence, passage):
+    assert supported(sentence, passage), check(sentence, passage)
+
+
+def test_a_capable_critics_supported_is_not_overruled_on_a_paraphrase():
+    text = "Tasks run concurrently in an event loop [S1]."
+    evidence = [{"id": "S1", "text": "In asyncio, tasks run at the same time inside one event loop."}]
+    critic = [{"claim": "C1", "source": "S1", "verdict": "supported", "quote": "In asyncio, tasks run "
+               "at the same time inside one event loop.", "reason": "same"}]  # fmt: skip
+    [verdict] = judge(text, [], evidence, critic)
+    assert (verdict["verdict"], verdict["by"]) == ("supported", "critic")
+    assert verdict["quote"].startswith("In asyncio")
+
+
+# --- it lets flips through -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("Gutenberg invented the printing press.", "Gutenberg did not invent the printing press."),
+        ("Gutenberg did not print the Bible.", "Gutenberg printed the Bible. He did not marry."),
+        ("Gutenberg printed the Bible before the war.", "Gutenberg printed the Bible after the war."),
+        ("All printers in Mainz used oil-based ink.", "Some printers in Mainz used oil-based ink."),
+        ("The psalter weighed over a stone.", "The psalter weighed under a stone."),
+        ("Growth was 3.5 % in 2020.", "Growth was 5.3 % in 2020."),
+        ("The reading was 15.5 on the dial.", "The reading was 5.15 on the dial."),
+        ("The Bible cost $30.", "The Bible cost 30 florins."),
+        ("Sales of printed books in the towns along the Rhine increased sharply in the decade after "
+         "the first presses opened, as the guild records of Mainz and Cologne show.",
+         "Sales of printed books in the towns along the Rhine decreased sharply in the decade after "
+         "the first presses opened, as the guild records of Mainz and Cologne show."),
+    ],
+)  # fmt: skip
+def test_the_veto_catches_flips(sentence, passage):
+    assert not supported(sentence, passage), check(sentence, passage)
+
+
+def test_a_critic_that_believes_everything_is_vetoed_on_a_flip():
+    text = "Gutenberg invented the printing press [S1]."
+    evidence = [{"id": "S1", "text": "Gutenberg did not invent the printing press; he improved it."}]
+    critic = [{"claim": "C1", "source": "S1", "verdict": "supported", "quote": "", "reason": "yes"}]
+    [verdict] = judge(text, [], evidence, critic)
+    assert verdict["verdict"] == "unsupported" and verdict["by"] == "check"
+    assert "denies" in verdict["reason"] and "did not invent" in verdict["quote"]
+
+
+# --- it manufactures citations ---------------------------------------------------------------
+
+
+def test_attribute_never_cites_a_sentence_its_passage_denies():
+    text = "Johannes Gutenberg invented the printing press in 1455."
+    assert attribute(text, [{"id": "S1", "text": GUTENBERG}]) == (text, [])
+    assert judge(text, [], [{"id": "S1", "text": GUTENBERG}], []) == []  # nothing cited: no verdict
+
+
+def test_attribute_cites_only_near_verbatim_sentences():
+    passage = "The Mainz workshop cast a ninth typeface for the Vellmar psalter in 1457. It was costly."
+    text = ("The Mainz workshop cast a ninth typeface for the Vellmar psalter in 1457.\n\n"
+            "Mainz workshops were costly places with many typefaces.")  # fmt: skip
+    cited, added = attribute(text, [{"id": "S2", "text": passage}])
+    assert added == ["S2"]
+    assert cited.startswith("The Mainz workshop cast a ninth typeface for the Vellmar psalter in 1457 [S2].")
+    assert cited.endswith("Mainz workshops were costly places with many typefaces.")  # overlap alone
+
+
+# --- verdicts get lost ---------------------------------------------------------------------
+
+
+def test_verdicts_are_paired_by_claim_id_not_by_text():
+    text = "Gutenberg printed in Mainz [S1]. Gutenberg printed in Mainz too [S1]."
+    evidence = [{"id": "S1", "text": "Gutenberg printed in Mainz."}]
+    critic = [
+        {"claim": "C1", "source": "S1", "verdict": "supported", "quote": "", "reason": "ok"},
+        {"claim": "C2", "source": "S1", "verdict": "contradicted", "quote": "", "reason": "no"},
+    ]
+    verdicts = judge(text, [], evidence, critic)
+    assert [(v["claim"], v["verdict"]) for v in verdicts] == [("C1", "supported"), ("C2", "contradicted")]
+
+
+def test_a_claim_the_critic_skipped_is_unjudged_and_a_verdict_by_text_pairs_nothing():
+    text = "Printing changed how Europe read [S1]. Scholars argue about it [S1]."
+    evidence = [{"id": "S1", "text": "Printing changed reading habits across Europe within a century."}]
+    critic = [
+        {"claim": "C1", "source": "S1", "verdict": "supported", "quote": "", "reason": "ok"},
+        {"sentence": "it", "source": "S1", "verdict": "contradicted"},
+    ]  # no id: pairs nothing
+    verdicts = judge(text, [], evidence, critic)
+    assert [(v["claim"], v["verdict"], v["by"]) for v in verdicts] == [
+        ("C1", "supported", "critic"), ("C2", "unjudged", "none")]  # fmt: skip
+
+
+# --- not claims judged as claims -----------------------------------------------------------
+
+
+def test_questions_headings_and_labels_are_not_claims():
+    text = "1. What is asyncio [S4]?\n2. Speed [S4]:\n\n## Tasks [S4]\n\nTasks run in a loop [S4]."
+    assert [(c["id"], c["sentence"]) for c in claims_in(text, [])] == [("C1", "Tasks run in a loop.")]
+
+
+def test_i_e_does_not_split_a_claim_and_its_wrong_year_is_checked():
+    text = "In 1999 the inventor, i.e. Gutenberg, printed the Bible [S1]."
+    [claim] = claims_in(text, [])
+    assert claim["sentence"] == "In 1999 the inventor, i.e. Gutenberg, printed the Bible."
+    [verdict] = judge(text, [], [{"id": "S1", "text": "Gutenberg printed the Bible around 1455."}], [])
+    assert verdict["verdict"] == "unsupported" and "1999" in verdict["reason"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Dr. Roe cut 37 gears, e.g. the crown wheel. He was paid 3.5 florins.", 2),
+        ("Growth in the U.S. was 2.5 % in 2020. It fell later.", 2),
+        ("毕昇发明了活字印刷术。他生活在宋朝！这是真的吗？", 3),
+    ],
+)
+def test_the_segmenter_knows_abbreviations_decimals_and_cjk_punctuation(text, expected):
+    assert len(sentences(text)) == expected
+
+
+# --- citation forms escape -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "removed"),
+    [
+        ("A (S9) b.", "A [S9] b.", []),
+        ("A [Source 9].", "A [S9].", []),
+        ("A [9].", "A [S9].", []),
+        ("A [S1, 9].", "A [S1, S9].", []),
+        ("A [S9a].", "A.", ["S9a"]),
+        ("A [S1–S4].", "A [S1, S2, S3, S4].", []),
+        ("A [S1-S5].", "A [S1, S2, S3, S4].", ["S5"]),  # an id not held is named, never dropped silently
+        ("A [S2–S90].", "A.", ["S2-S90"]),
+        ("Code `a[1]` and list[0] stay.", "Code `a[1]` and list[0] stay.", []),
+        (
+            "Text [S1].\n\n```python\nx = [1, 2, 3]\n```\n",
+            "Text [S1].\n\n```python\nx = [1, 2, 3]\n```\n",
+            [],
+        ),
+    ],
+)
+def test_one_citation_grammar(text, expected, removed):
+    assert strip_invented(text, {"S1", "S2", "S3", "S4", "S9"}) == (expected, removed)
+
+
+def test_an_unjudged_claim_is_shown_as_unjudged():
+    from reflectcli.output import rows
+
+    passage = "Europe read more once printing spread."
+    [verdict] = judge("Printing changed Europe [S1].", [], [{"id": "S1", "text": passage}], [])
+    assert verdict["verdict"] == "unjudged"
+    assert rows.claim(verdict).startswith("C1 unjudged [S1] Printing changed Europe.")
+    assert rows.cited_claim(verdict).startswith("C1 unjudged: “Printing changed Europe.”")

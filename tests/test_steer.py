@@ -52,3 +52,19 @@ def test_revise_refuses_what_it_cannot_do(scripted, runs_dir):
         result = invoke("revise", *args, "--runs-dir", str(runs_dir))
         assert result.exit_code in (1, 2) and message in " ".join(result.output.split()), result.output
         assert "Traceback" not in result.output
+
+
+def test_a_steered_run_killed_mid_revision_resumes(scripted, runs_dir):
+    from tests.helpers import FailOnce
+
+    inner = ScriptedResponder(scores=[9, 9.5], sections=2)
+    scripted.responder = FailOnce(inner, "revise:r2:s1", KeyboardInterrupt())
+    invoke("write", TASK, "--model", "fake/w", "--runs-dir", str(runs_dir), "--thread-id", "me")
+    stopped = invoke("revise", "me", "Name one writer who rewrote a book.", "--section", "1",
+                     "--runs-dir", str(runs_dir))  # fmt: skip
+    assert stopped.exit_code == 130 and "reflectcli resume me" in stopped.output
+    resumed = invoke("resume", "me", "--runs-dir", str(runs_dir))
+    assert resumed.exit_code == 0, resumed.output
+    state = json.loads(invoke("show", "me", "--json", "--runs-dir", str(runs_dir)).output)["state"]
+    assert state["critiques"]["h1"]["applied_in"] == 2 and state["status"] == "finished"
+    assert [c["step"] for c in scripted.history].count("review:r2") == 1

@@ -9,11 +9,13 @@ import pytest
 
 from reflectcli.graph.revise import Reviser, plan_revision
 from reflectcli.models.fake import FakeClient
+from reflectcli.writing.markdown import headings
 from reflectcli.writing.textops import (
     clean_section,
     cut_loop,
     find_loop,
     locate_sections,
+    normalize,
     replace_bodies,
     section_bodies,
     strip_chatter,
@@ -33,6 +35,14 @@ ODD = {
     "## What changes\n\nThree.",
     "inner ## line in a section": "## Why revise\n\nOne.\n\n## A note\n\nStill one.\n\n## How to revise"
     "\n\nTwo.\n\n## What changes\n\nThree.",
+    "inner ### line in a section": "## Why revise\n\nOne.\n\n### A note\n\nStill one.\n\n## How to revise"
+    "\n\nTwo.\n\n## What changes\n\nThree.",
+    "a fence with heading-like comments": "## Why revise\n\nOne.\n\n```python\n# How to revise\n## What "
+    "changes\nx = 1\n```\n\n## How to revise\n\nTwo.\n\n## What changes\n\nThree.",
+    "setext headings": "Why revise\n==========\n\nOne.\n\nHow to revise\n-------------\n\nTwo.\n\n"
+    "What changes\n------------\n\nThree.",
+    "a sub-heading named like a later section": "## Why revise\n\nOne.\n\n### What changes\n\nSub.\n\n"
+    "## How to revise\n\nTwo.\n\n## What changes\n\nThree.",
     "other heading levels": "# Why revise\n\nOne.\n\n### How to revise\n\nTwo.\n\n## What changes:\n\nThree.",
     "crlf": "## Why revise\r\n\r\nOne.\r\n\r\n## How to revise\r\n\r\nTwo.\r\n\r\n"
     "## What changes\r\n\r\nThree.",
@@ -66,9 +76,11 @@ def test_untouched_bytes_stay_untouched(name, target):
     ]
 
 
-def test_an_inner_heading_belongs_to_its_section():
-    bodies = section_bodies(ODD["inner ## line in a section"], TITLES)
-    assert bodies[0] == "One.\n\n## A note\n\nStill one."
+def test_a_deeper_heading_belongs_to_its_section_and_a_sibling_ends_it():
+    bodies = section_bodies(ODD["inner ### line in a section"], TITLES)
+    assert bodies[0] == "One.\n\n### A note\n\nStill one."
+    # a heading of the section's own level is the next section (of no outline title): not ours
+    assert section_bodies(ODD["inner ## line in a section"], TITLES)[0] == "One."
 
 
 def test_a_missing_title_is_none_and_cannot_be_replaced():
@@ -90,18 +102,27 @@ WHOLE = (
         (WHOLE, "Two, better."),  # the whole article: our part only
         ("## How to revise\n\nBetter two.", "Better two."),
         ("Better two.\n\n## What changes\n\nThree again.", "Better two."),  # cut at a new section
-        ("Better two.\n\n# Conclusion\n\nMore.", "Better two."),
+        ("Better two.\n\n# Conclusion\n\nMore.", "Better two.\n\n### Conclusion\n\nMore."),  # demoted
+        ("Better two.\n\nAside\n-----\n\nMore.", "Better two.\n\n### Aside\n\nMore."),  # setext too
         ("**How to revise:**\nBetter two.", "Better two."),
         ("```markdown\nBetter two.\n```", "Better two."),
         ("Sure! Here is the rewritten text:\n\nBetter two.\n\nNote: I added an example.", "Better two."),
         ("Better two.\n\n### A sub-point\n\nStill two.", "Better two.\n\n### A sub-point\n\nStill two."),
+        ("Better two.\n\n### What changes\n\nThree.", "Better two."),  # another section, at any level
+        ("Better two.\n\n```python\n# What changes\n## Why revise\nx = 1\n```",
+         "Better two.\n\n```python\n# What changes\n## Why revise\nx = 1\n```"),  # code is not headings
         ("<section>\nBetter two.\n</section>", "Better two."),  # the prompt's delimiters echoed
     ],
 )
-def test_a_section_answer_never_adds_headings(answer, expected):
+def test_a_section_answer_never_adds_a_section(answer, expected):
+    """Whatever the answer holds, the body has no heading at or above its section's level (##)
+    and none naming an outline section: nothing in it can become a section next round."""
     body = clean_section(answer, "How to revise", TITLES)
     assert body == expected
-    assert not re.search(r"^#{1,2} ", body, re.M)
+    assert all(h.level > 2 for h in headings(body))
+    assert not {normalize(h.title) for h in headings(body)} & {normalize(t) for t in TITLES}
+    text = replace_bodies(ODD["canonical"], TITLES, {1: body})
+    assert section_bodies(text, TITLES)[1] == body  # it stays one section's body
 
 
 def test_strip_chatter_keeps_real_content():

@@ -1,10 +1,12 @@
 """Pure text operations on drafts: cleaning model output, finding the outline's sections in an
 article, replacing some of them byte for byte, loop detection and the rewrite guards.
 
-A section is one of the outline's titles as a heading line (`#` to `###`, case, punctuation and
-trailing spaces ignored), found in outline order; its body runs to the next outline title's
-heading. Any other heading line (an inner `## Notes`, say) is part of a body. Text before the first
-title and the whitespace around each body belong to no section and are never rewritten.
+A section is one of the outline's titles as a heading (Markdown parsed by `writing.markdown`: a
+`# comment` in a code block is no heading; case, punctuation and trailing spaces ignored), found
+in outline order; its body runs to the next heading of the same or a higher level, or to the next
+outline title's heading. A deeper heading (an inner `### Notes`, say) is part of a body. Text
+before the first title and the whitespace around each body belong to no section and are never
+rewritten.
 """
 
 from __future__ import annotations
@@ -14,12 +16,12 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from reflectcli.writing import markdown
+
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 MIN_RATIO = 0.5  # a rewrite shorter than half the previous version is rejected
 MAX_RATIO = 6.0  # ... and one more than six times longer (the seed's 777 → 35,000 blow-up)
 
-_FENCED = re.compile(r"^\s*```[a-zA-Z]*[ \t]*\n(.*?)\n?```\s*$", re.S)
-_HEADING = re.compile(r"^(#{1,3})[ \t]+(.*?)[ \t#]*$", re.M)
-_BOUNDARY = re.compile(r"^#{1,2}[ \t]+\S.*$", re.M)  # a heading that would start a section
 _PREAMBLE = re.compile(
     r"^\W*(sure|certainly|of course|okay|ok|absolutely|here is|here's|here are|below is|"
     r"the following|revised|rewritten|updated|improved|new version)\b[^\n]{0,120}:\s*$",
@@ -42,17 +44,13 @@ def normalize(text: str) -> str:
 _norm = normalize
 
 
-def unfence(text: str) -> str:
-    match = _FENCED.match(text)
-    return match.group(1) if match else text
-
-
 def strip_chatter(text: str) -> str:
     """Model output without code fences, the prompt's own `<section>`/`<article>` delimiters, a
     preamble line ("Here is the revised section:") or a closing remark ("I hope this helps",
     "Note: I added ...")."""
-    text = re.sub(r"</?(section|article)>", "", text)
-    lines = unfence(text.strip()).strip().splitlines()
+    text = re.sub(r"</?(section|article)>", "", text).strip()
+    fenced = markdown.whole_fence(text)
+    lines = (text if fenced is None else fenced).strip().splitlines()
     while lines and (not lines[0].strip() or _PREAMBLE.match(lines[0].strip())):
         lines.pop(0)
     while lines and (not lines[-1].strip() or (_EPILOGUE.match(lines[-1].strip())
@@ -66,31 +64,42 @@ def _is_title_line(line: str, title: str) -> bool:
     return _norm(stripped.lstrip("#")) == _norm(title)
 
 
-def clean_section(text: str, title: str, titles: list[str] | None = None) -> str:
+def clean_section(text: str, title: str, titles: list[str] | None = None, level: int = 2) -> str:
     """A section body from a model's answer: no chatter, no heading of its own, nothing of other
-    sections. An answer holding the whole article (or several `## ` sections) gives the part
-    under this section's heading; text after the body that starts another section is cut."""
+    sections. An answer holding the whole article gives the part under this section's heading;
+    a heading naming another outline section ends the body; any other heading at or above the
+    section's `level` is demoted below it, so that a rewrite never adds a section."""
     text = strip_chatter(text)
-    own = next((m for m in _HEADING.finditer(text) if _norm(m.group(2)) == _norm(title)), None)
+    own = next((h for h in markdown.headings(text) if _norm(h.title) == _norm(title)), None)
     if own is not None:
-        text = text[own.end() :]
+        text = text[own.end :]
     lines = text.splitlines()
     while lines and (not lines[0].strip() or _is_title_line(lines[0], title)):
         lines.pop(0)
     text = "\n".join(lines)
-    boundary = _BOUNDARY.search(text)
+    others = {_norm(t) for t in titles or []} - {_norm(title)}
+    boundary = next((h for h in markdown.headings(text) if _norm(h.title) in others), None)
     if boundary is not None:
-        text = text[: boundary.start()]
+        text = text[: boundary.start]
+    for heading in reversed(markdown.headings(text)):
+        if heading.level <= level:
+            text = markdown.set_level(text, heading, level + 1)
     return text.strip()
 
 
 def clean_article(text: str) -> str:
-    """A whole article: no fences, no chatter before the first `## ` section heading."""
+    """A whole article: no fences, no chatter; a one-paragraph remark ending in a colon before
+    the first heading ("Below, the article with its new examples:") is dropped."""
     text = strip_chatter(text)
-    match = re.search(r"^## ", text, re.M)
-    if match and match.start() > 0:
-        text = text[match.start() :]
+    first = next(iter(markdown.headings(text)), None)
+    if first is not None and first.start > 0 and _is_remark(text[: first.start]):
+        text = text[first.start :]
     return text.strip()
+
+
+def _is_remark(lead: str) -> bool:
+    lead = lead.strip()
+    return not lead or ("\n\n" not in lead and len(lead) <= 300 and lead.endswith(":"))
 
 
 def assemble(outline: list[dict[str, Any]], bodies: list[str]) -> str:
@@ -116,40 +125,60 @@ def rewrite_guard(previous: str, candidate: str) -> str | None:
 
 @dataclass(frozen=True)
 class Span:
-    """Where one outline section sits in an article: its heading line and its body's bytes
-    (`body_start:body_end` includes the blank lines around the body)."""
+    """Where one outline section sits in an article: its heading line, its body's bytes
+    (`body_start:body_end` includes the blank lines around the body) and its heading level."""
 
     heading_start: int
     body_start: int
     body_end: int
+    level: int = 2
+
+
+def _pick(headings: list[markdown.Heading], after: int, title: str, level: int | None) -> int | None:
+    """The heading that stands for `title` among those after index `after`: an exact
+    (normalised) match first, then one containing the title or contained in it; one at most as
+    deep as the previous section's (`level`) before a deeper one, so that a sub-heading of a
+    section never takes the place of the next section."""
+    wanted = _norm(title)
+    candidates = list(range(after + 1, len(headings)))
+
+    def exact(h: markdown.Heading) -> bool:
+        return _norm(h.title) == wanted
+
+    def near(h: markdown.Heading) -> bool:
+        found = _norm(h.title)
+        return bool(wanted and found and (wanted in found or found in wanted))
+
+    for matches in (exact, near):
+        for shallow in (True, False):
+            for i in candidates:
+                if (not shallow or level is None or headings[i].level <= level) and matches(headings[i]):
+                    return i
+    return None
 
 
 def locate_sections(text: str, titles: list[str]) -> list[Span | None]:
     """Each outline title's span in `text`, in outline order (None when a title is missing).
-    Exact (normalised) heading matches first; a heading that contains the title, or is contained
-    in it, stands in when there is none."""
-    headings = [(m.start(), m.end(), _norm(m.group(2))) for m in _HEADING.finditer(text)]
+    A span runs from its heading to the next heading of the same or a higher level, or to the
+    next outline section's heading if that comes first; headings inside code do not count."""
+    headings = markdown.headings(text)
     found: list[int | None] = []
-    after = -1
+    after, level = -1, None
     for title in titles:
-        wanted = _norm(title)
-        candidates = [i for i, h in enumerate(headings) if i > after]
-        pick = next((i for i in candidates if headings[i][2] == wanted), None)
-        if pick is None and wanted:
-            pick = next((i for i in candidates if headings[i][2]
-                         and (wanted in headings[i][2] or headings[i][2] in wanted)), None)  # fmt: skip
+        pick = _pick(headings, after, title, level)
         found.append(pick)
         if pick is not None:
-            after = pick
-    starts = sorted(headings[i][0] for i in found if i is not None)
+            after, level = pick, headings[pick].level
+    picked = {i for i in found if i is not None}
     spans: list[Span | None] = []
     for pick in found:
         if pick is None:
             spans.append(None)
             continue
-        start, end, _ = headings[pick]
-        following = [s for s in starts if s > start]
-        spans.append(Span(start, end, following[0] if following else len(text)))
+        own = headings[pick]
+        end = next((h.start for j, h in enumerate(headings[pick + 1 :], pick + 1)
+                    if j in picked or h.level <= own.level), len(text))  # fmt: skip
+        spans.append(Span(own.start, own.end, end, own.level))
     return spans
 
 
@@ -199,23 +228,82 @@ def match_section(name: str, titles: list[str]) -> int | None:
 
 # --- degenerate generations ------------------------------------------------------------------
 
-LOOP_NGRAM = 12  # words
-LOOP_REPEATS = 2  # the same 12 words twice in one generation = a loop
+LOOP_WORDS = 12  # a span repeated back to back, 12 words or more of it again, to the end = a loop
+LOOP_SENTENCES = 3  # ... or the same sentence three times with at most two others between
+_SENTENCE_GAP = 3
+_TOKEN = re.compile(rf"{CJK.pattern}|(?:(?!{CJK.pattern})\w)+")  # a CJK character is a word
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?=\s|$)|[。！？][”’」』）]*")
 
 
-def find_loop(text: str, n: int = LOOP_NGRAM, repeats: int = LOOP_REPEATS) -> int | None:
-    """Where a generation starts repeating itself: the offset of the second occurrence of a run
-    of `n` words that occurs `repeats` times (None when there is no loop). Prose does not repeat
-    twelve words verbatim; a small model's loop does at once."""
-    words = [(m.start(), m.group().lower()) for m in re.finditer(r"\w+", text)]
-    seen: dict[tuple[str, ...], list[int]] = {}
-    for i in range(len(words) - n + 1):
-        gram = tuple(w for _, w in words[i : i + n])
-        places = seen.setdefault(gram, [])
+def _read_text(text: str) -> list[markdown.Block | None]:
+    """The blocks a loop is looked for in: paragraphs, headings and list items; a code block,
+    table, HTML block or quotation is a break (None) that no loop can run across."""
+    return [None if b.kind in markdown.SKIPPED else b for b in markdown.blocks(markdown.unwrapped(text))]
+
+
+def _periodic_tail(text: str, blocks: list[markdown.Block | None]) -> int | None:
+    """The offset of the second copy of a span that repeats back to back up to the end of the
+    text (a partial last copy allowed), when the repetition holds `LOOP_WORDS` words or more."""
+    words: list[tuple[int, str]] = []
+    for n, block in enumerate(blocks):
+        if block is None:
+            words.append((-1, f"\0{n}"))  # matches nothing
+            continue
+        words += [(block.start + m.start(), m.group().lower())
+                  for m in _TOKEN.finditer(text, block.start, block.end)]  # fmt: skip
+    if words and text[-1:].isalnum():
+        words.pop()  # a word still being written
+    n, best = len(words), None
+    for period in range(1, n // 2 + 1):
+        run = 0
+        while run < n - period and words[n - 1 - run][1] == words[n - 1 - run - period][1]:
+            run += 1
+        if run >= max(LOOP_WORDS, period):
+            second = n - run
+            best = second if best is None else min(best, second)
+    return None if best is None else words[best][0]
+
+
+def _repeated_sentence(text: str, blocks: list[markdown.Block | None]) -> int | None:
+    """The offset of a sentence's second occurrence when it comes three times or more in
+    paragraphs (not list items) with at most two other sentences between, and the last time
+    is at most one sentence before the end."""
+    sentences: list[tuple[int, str]] = []
+    for block in blocks:
+        if block is None or block.in_list or block.kind != "paragraph":
+            sentences.append((-1, ""))
+            continue
+        at = block.start
+        for m in [*_SENTENCE_END.finditer(text, block.start, block.end), None]:
+            end = block.end if m is None else m.end()
+            said = _norm(text[at:end])
+            if len(_TOKEN.findall(said)) >= 4:
+                sentences.append((at + len(text[at:end]) - len(text[at:end].lstrip()), said))
+            at = end
+    seen: dict[str, list[int]] = {}
+    for i, (_, said) in enumerate(sentences):
+        if not said:
+            continue
+        places = [p for p in seen.get(said, []) if i - p <= _SENTENCE_GAP * (LOOP_SENTENCES - 1)]
         places.append(i)
-        if len(places) >= repeats:
-            return words[places[1]][0]
+        seen[said] = places
+        chain = [places[-1]]
+        for p in reversed(places[:-1]):
+            if chain[-1] - p > _SENTENCE_GAP:
+                break
+            chain.append(p)
+        if len(chain) >= LOOP_SENTENCES and i >= len(sentences) - 2:
+            return sentences[chain[-2]][0]
     return None
+
+
+def find_loop(text: str) -> int | None:
+    """Where a generation starts repeating itself (None when it does not). A model's loop is
+    periodic and runs to the end of the generation; a phrase that prose repeats is not a loop,
+    and code, tables and quotations are never read."""
+    blocks = _read_text(text)
+    found = [at for at in (_periodic_tail(text, blocks), _repeated_sentence(text, blocks)) if at is not None]
+    return min(found) if found else None
 
 
 def cut_loop(text: str) -> tuple[str, bool]:
@@ -258,7 +346,6 @@ def trim_generation(text: str, finish_reason: str | None) -> tuple[str, str | No
     return text, None
 
 
-CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _CJK_CHAR = re.compile(f"({CJK.pattern})")
 
 

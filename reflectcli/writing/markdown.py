@@ -18,6 +18,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 _MD = MarkdownIt("commonmark").enable("table")
+_HTML = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")  # no raw HTML, no fetches
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # the line breaks markdown-it counts lines by
 SKIPPED = {"fence", "code_block", "html_block", "table", "blockquote"}  # no prose in them
 
@@ -127,3 +128,13 @@ def unwrapped(text: str) -> str:
             lines[i] = " " * len(line)
             break
     return " " * len(first) + "\n" + "\n".join(lines)
+
+
+def to_html(text: str, shift: int = 1) -> str:
+    """`text` rendered as HTML, every piece of text escaped (raw HTML is shown, not run; images
+    are not fetched), headings `shift` levels deeper (an article's `#` under a page's `<h1>`)."""
+    tokens = _HTML.parse(text)
+    for token in tokens:
+        if token.type in {"heading_open", "heading_close"}:
+            token.tag = f"h{min(6, int(token.tag[1:]) + shift)}"
+    return _HTML.renderer.render(tokens, _HTML.options, {}).strip()

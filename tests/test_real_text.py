@@ -75,8 +75,8 @@ class RealWriter:
 def test_a_writer_answering_with_real_sections_loses_nothing(fake, runs_dir, package, mode):
     sections = readme_sections(package)
     fake.responder = RealWriter(sections)
-    state = Runner(quiet_ui()).write("Explain it.", settings(runs_dir, threshold=8, max_rounds=2,
-                                      max_sections=len(sections), policy={"revision": mode}), None).state  # fmt: skip
+    flags = {"threshold": 8, "max_rounds": 2, "max_sections": len(sections), "policy": {"revision": mode}}
+    state = Runner(quiet_ui()).write("Explain it.", settings(runs_dir, **flags), None).state
     cuts = [e for e in state["trace"] if e.get("kind") in {"loop", "truncated", "guard"}]
     assert not cuts, cuts
     titles = [t for t, _ in sections]

@@ -109,8 +109,10 @@ WHOLE = (
         ("Sure! Here is the rewritten text:\n\nBetter two.\n\nNote: I added an example.", "Better two."),
         ("Better two.\n\n### A sub-point\n\nStill two.", "Better two.\n\n### A sub-point\n\nStill two."),
         ("Better two.\n\n### What changes\n\nThree.", "Better two."),  # another section, at any level
-        ("Better two.\n\n```python\n# What changes\n## Why revise\nx = 1\n```",
-         "Better two.\n\n```python\n# What changes\n## Why revise\nx = 1\n```"),  # code is not headings
+        (
+            "Better two.\n\n```python\n# What changes\n## Why revise\nx = 1\n```",
+            "Better two.\n\n```python\n# What changes\n## Why revise\nx = 1\n```",
+        ),  # code is not headings
         ("<section>\nBetter two.\n</section>", "Better two."),  # the prompt's delimiters echoed
     ],
 )
@@ -228,3 +230,11 @@ def test_a_text_stopped_by_the_cap_is_cut_to_its_last_sentence():
     text, cut = trim_generation("One full sentence. Another one. And a half", "length")
     assert (text, cut) == ("One full sentence. Another one.", "length")
     assert trim_generation("Complete.", "stop") == ("Complete.", None)
+
+
+def test_a_rewrite_of_a_deeper_section_keeps_its_headings_below_it():
+    state = state_with(ODD["other heading levels"], [{"section": "How to revise", "issue": "x",
+                                                      "severity": "major"}])  # fmt: skip
+    writer = FakeClient().enqueue("Two, better.\n\n### A sub-point\n\nMore.")
+    new = Reviser(writer)(state)["versions"][0]["text"]
+    assert section_bodies(new, TITLES) == ["One.", "Two, better.\n\n#### A sub-point\n\nMore.", "Three."]

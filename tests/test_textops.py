@@ -119,7 +119,8 @@ def test_a_phrase_that_prose_repeats_is_no_loop():
         "Revision matters. " + "The draft is a record of what the writer thought. " * 40,
         "Start. " + "we keep writing the same sentence again and again here. " * 3 + "we keep wri",
         "修改很重要。" + "初稿只是记录了作者当时的想法而已。" * 6,  # a CJK character is a word
-        "Revision matters. " + " ".join(f"Revision is important to every writer. It helps writer {i}." for i in range(5)),
+        "Revision matters. "
+        + " ".join(f"Revision is important to every writer. It helps writer {i}." for i in range(5)),
         "```markdown\nRevision matters. " + "The draft is a record of what the writer thought. " * 8,
         "- Revision matters.\n" + "- The draft is a record of what the writer thought at the time.\n" * 5,
     ],

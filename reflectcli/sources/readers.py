@@ -104,7 +104,9 @@ def _markdown(data: bytes, location: str) -> tuple[str, list[Segment]]:
     found = markdown.headings(text)
     ends = [h.start for h in found[1:]] + [len(text)] if found else []
     segments = [Segment(text[: found[0].start if found else len(text)].strip("\r\n"))]
-    segments += [Segment(text[h.end : end].strip("\r\n"), heading=h.title) for h, end in zip(found, ends, strict=True)]
+    segments += [
+        Segment(text[h.end : end].strip("\r\n"), heading=h.title) for h, end in zip(found, ends, strict=True)
+    ]
     return (found[0].title if found else ""), segments
 
 

@@ -106,7 +106,11 @@ def whole_fence(text: str) -> str | None:
     if fence.info.strip().lower() not in {"", "markdown", "md", "text"}:
         return None
     last = text.strip().splitlines()[-1].strip()
-    closed = len(text.strip().splitlines()) > 1 and last.startswith(fence.markup) and not last.strip(fence.markup[0])
+    closed = (
+        len(text.strip().splitlines()) > 1
+        and last.startswith(fence.markup)
+        and not last.strip(fence.markup[0])
+    )
     return fence.content if closed else None
 
 
@@ -119,9 +123,9 @@ def unwrapped(text: str) -> str:
     """`text` with the fence lines blanked out (offsets kept) when it opens with a fenced
     Markdown block, closed or not yet: a model's answer wrapped in ```` ```markdown ````."""
     first, _, rest = text.partition("\n")
-    if first.strip().lstrip("`~").strip().lower() not in {"markdown", "md"} or not first.strip()[:3] in {"```", "~~~"}:
+    fence, info = first.strip()[:3], first.strip().lstrip("`~").strip().lower()
+    if fence not in {"```", "~~~"} or info not in {"markdown", "md"}:
         return text
-    fence = first.strip()[:3]
     lines = rest.split("\n")
     for i, line in enumerate(lines):
         if line.strip() == fence:

@@ -19,6 +19,7 @@ from typing import Any
 from reflectcli.writing import markdown
 
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_BLANK_LINES = re.compile(r"\A(?:[ \t]*(?:\r\n|\r|\n))+")
 MIN_RATIO = 0.5  # a rewrite shorter than half the previous version is rejected
 MAX_RATIO = 6.0  # ... and one more than six times longer (the seed's 777 → 35,000 blow-up)
 
@@ -35,6 +36,12 @@ _EPILOGUE = re.compile(
 )
 
 
+def trim_block(text: str) -> str:
+    """`text` without the blank lines around it; its first line's indentation is kept (it may be
+    an indented code block, which stripping would turn into a paragraph or a heading)."""
+    return _BLANK_LINES.sub("", text).rstrip()
+
+
 def normalize(text: str) -> str:
     """Lower case, punctuation and runs of space folded: the one normaliser for comparing
     titles, critiques and sentences."""
@@ -48,15 +55,15 @@ def strip_chatter(text: str) -> str:
     """Model output without code fences, the prompt's own `<section>`/`<article>` delimiters, a
     preamble line ("Here is the revised section:") or a closing remark ("I hope this helps",
     "Note: I added ...")."""
-    text = re.sub(r"</?(section|article)>", "", text).strip()
+    text = trim_block(re.sub(r"</?(section|article)>", "", text))
     fenced = markdown.whole_fence(text)
-    lines = (text if fenced is None else fenced).strip().splitlines()
+    lines = trim_block(text if fenced is None else fenced).splitlines()
     while lines and (not lines[0].strip() or _PREAMBLE.match(lines[0].strip())):
         lines.pop(0)
     while lines and (not lines[-1].strip() or (_EPILOGUE.match(lines[-1].strip())
                                                 and len(lines[-1]) < 400)):  # fmt: skip
         lines.pop()
-    return "\n".join(lines).strip()
+    return trim_block("\n".join(lines))
 
 
 def _is_title_line(line: str, title: str) -> bool:
@@ -84,7 +91,7 @@ def clean_section(text: str, title: str, titles: list[str] | None = None, level:
     for heading in reversed(markdown.headings(text)):
         if heading.level <= level:
             text = markdown.set_level(text, heading, level + 1)
-    return text.strip()
+    return trim_block(text)
 
 
 def clean_article(text: str) -> str:
@@ -94,7 +101,7 @@ def clean_article(text: str) -> str:
     first = next(iter(markdown.headings(text)), None)
     if first is not None and first.start > 0 and _is_remark(text[: first.start]):
         text = text[first.start :]
-    return text.strip()
+    return trim_block(text)
 
 
 def _is_remark(lead: str) -> bool:
@@ -184,7 +191,7 @@ def locate_sections(text: str, titles: list[str]) -> list[Span | None]:
 
 def section_bodies(text: str, titles: list[str]) -> list[str | None]:
     """Each outline section's body, stripped (None when its heading is missing)."""
-    return [None if s is None else text[s.body_start : s.body_end].strip()
+    return [None if s is None else trim_block(text[s.body_start : s.body_end])
             for s in locate_sections(text, titles)]  # fmt: skip
 
 
@@ -198,11 +205,11 @@ def replace_bodies(text: str, titles: list[str], new: dict[int, str]) -> str:
         if span is None:
             raise ValueError(f"section {index + 1} ({titles[index]!r}) is not in the text")
         old = text[span.body_start : span.body_end]
-        lead = old[: len(old) - len(old.lstrip())] or "\n\n"
+        lead = old[: len(old) - len(_BLANK_LINES.sub("", old))] or "\n\n"
         trail = old[len(old.rstrip()) :]
         if not trail and span.body_end < len(text):
             trail = "\n\n"
-        out += [text[at : span.body_start], lead, new[index].strip(), trail]
+        out += [text[at : span.body_start], lead, trim_block(new[index]), trail]
         at = span.body_end
     out.append(text[at:])
     return "".join(out)

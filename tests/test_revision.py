@@ -235,6 +235,6 @@ def test_a_text_stopped_by_the_cap_is_cut_to_its_last_sentence():
 def test_a_rewrite_of_a_deeper_section_keeps_its_headings_below_it():
     state = state_with(ODD["other heading levels"], [{"section": "How to revise", "issue": "x",
                                                       "severity": "major"}])  # fmt: skip
-    writer = FakeClient().enqueue("Two, better.\n\n### A sub-point\n\nMore.")
+    writer = FakeClient().enqueue("Two.\n\n### Sub\n\nOk.")  # the section is a ### one
     new = Reviser(writer)(state)["versions"][0]["text"]
-    assert section_bodies(new, TITLES) == ["One.", "Two, better.\n\n#### A sub-point\n\nMore.", "Three."]
+    assert section_bodies(new, TITLES) == ["One.", "Two.\n\n#### Sub\n\nOk.", "Three."]

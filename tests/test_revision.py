@@ -130,7 +130,13 @@ def test_a_section_answer_never_adds_a_section(answer, expected):
 def test_strip_chatter_keeps_real_content():
     text = "Revision is work.\n\nIt pays."
     assert strip_chatter(text) == text
-    assert strip_chatter("Here are three ideas:\n- a\n- b") == "- a\n- b"
+    assert strip_chatter("Here are the revised sections:\n- a\n- b") == "- a\n- b"
+    assert strip_chatter("Sure! Here it is:\n\nRevision is work.") == "Revision is work."
+    # a section's own first or last sentence is not chatter about the answer
+    for human in ("Here are three ideas:\n- a\n- b", "The following musicians played on it:\n\n- Ringo",
+                  "Revision is work.\n\nNote: this applies to version 3 only.",
+                  "It pays.\n\nThis version of the library supports Python 3.8."):  # fmt: skip
+        assert strip_chatter(human) == human
 
 
 def state_with(text: str, improvements: list[dict]) -> dict:

@@ -23,15 +23,20 @@ _BLANK_LINES = re.compile(r"\A(?:[ \t]*(?:\r\n|\r|\n))+")
 MIN_RATIO = 0.5  # a rewrite shorter than half the previous version is rejected
 MAX_RATIO = 6.0  # ... and one more than six times longer (the seed's 777 → 35,000 blow-up)
 
-_PREAMBLE = re.compile(
-    r"^\W*(sure|certainly|of course|okay|ok|absolutely|here is|here's|here are|below is|"
-    r"the following|revised|rewritten|updated|improved|new version)\b[^\n]{0,120}:\s*$",
+_ANSWER = r"(?:section|sections|article|text|version|draft|revision|rewrite|paragraphs?|content|answer|body)"
+_PREAMBLE = re.compile(  # a line about the answer itself, not a sentence of it ("The following musicians:")
+    r"^\W*(?:(?:sure|certainly|of course|okay|ok|absolutely)\b[^\n]{0,120}:"
+    rf"|(?:here is|here's|here are|below is|the following is|the following are)\s+(?:\w+\s+){{0,4}}?{_ANSWER}\b"
+    r"[^\n]{0,80}:"
+    rf"|(?:revised|rewritten|updated|improved|new|edited)\s+{_ANSWER}\b[^\n]{{0,80}}:)\s*$",
     re.I,
 )
+_CHANGED = "revised|rewritten|made|addressed|added|removed|expanded|kept|clarified|improved"
 _EPILOGUE = re.compile(
-    r"^\W*(i hope|hope this|let me know|feel free|this revised|this revision|this version|"
-    r"in this revision|i have (revised|rewritten|made|addressed)|i've (revised|rewritten|made|"
-    r"addressed)|note\s*:|changes made|summary of changes|word count|\(?\d+ words\b)",
+    r"^\W*(i hope|hope this|let me know|feel free|this revised|in this revision|"
+    rf"this (?:revision|version|rewrite) (?:{_CHANGED}|adds|keeps|incorporates|focuses|makes)|"
+    rf"i have (?:{_CHANGED})|i've (?:{_CHANGED})|note\s*:\s*(?:i |i've|i have|this (?:revised|revision|version|rewrite)|"
+    r"the (?:revised|rewritten)|changes)|changes made|summary of changes|word count|\(?\d+ words\b)",
     re.I,
 )
 

@@ -184,7 +184,7 @@ def sections(text: str) -> list[tuple[str, str]]:
     for i, (level, title, _, first) in enumerate(found):
         last = next((g[2] for g in found[i + 1 :] if g[0] <= 2), len(lines))
         if level == 2:
-            out.append((title, "\n".join(lines[first:last]).strip()))
+            out.append((title, re.sub(r"\A(?:[ \t]*\n)+", "", "\n".join(lines[first:last])).rstrip()))
     return out
 
 

@@ -95,10 +95,10 @@ def test_a_rewrites_sub_heading_never_takes_over_the_section_it_names():
     text = "## Intro\n\nWhy.\n\n## Setup\n\nInstall it.\n\n## Use\n\nRun it."
     titles = ["Intro", "Setup", "Use"]
     body = clean_section("Why, better.\n\n### Setup\n\nA note on setup.", "Intro", titles)
-    assert body == "Why, better."  # another section's title ends the answer, at any level
-    sub = replace_bodies(text, titles, {0: "Why.\n\n### Setup\n\nA note on setup first."})
-    assert section_bodies(sub, titles) == ["Why.\n\n### Setup\n\nA note on setup first.", "Install it.",
-                                           "Run it."]  # fmt: skip
+    assert body == "Why, better.\n\n### Setup\n\nA note on setup."  # a sub-heading of Intro's
+    sub = replace_bodies(text, titles, {0: body})
+    assert section_bodies(sub, titles) == [body, "Install it.", "Run it."]
+    assert clean_section("Why, better.\n\n## Setup\n\nInstall.", "Intro", titles) == "Why, better."
 
 
 def test_a_phrase_that_prose_repeats_is_no_loop():

@@ -97,13 +97,15 @@ def blocks(text: str) -> list[Block]:
 
 
 def whole_fence(text: str) -> str | None:
-    """The content of a text that is one fenced block of Markdown (or of no language) and
-    nothing else, closing fence included; None for anything else."""
+    """The content of a text that is one fenced block of Markdown and nothing else, closing fence
+    included (a fence of no language counts when what it holds reads as Markdown prose); None
+    for anything else, a code block among them."""
     tokens = _tokens(text.strip())
     if len(tokens) != 1 or tokens[0].type != "fence":
         return None
     fence = tokens[0]
-    if fence.info.strip().lower() not in {"", "markdown", "md", "text"}:
+    info = fence.info.strip().lower()
+    if info not in {"", "markdown", "md", "text"} or (not info and not _reads_as_markdown(fence.content)):
         return None
     last = text.strip().splitlines()[-1].strip()
     closed = (
@@ -112,6 +114,16 @@ def whole_fence(text: str) -> str | None:
         and not last.strip(fence.markup[0])
     )
     return fence.content if closed else None
+
+
+def _reads_as_markdown(content: str) -> bool:
+    """A heading, or a paragraph of eight words or more ending a sentence: prose, not code."""
+    for block in blocks(content):
+        text = content[block.start : block.end].rstrip()
+        if block.kind == "heading" or (block.kind == "paragraph" and len(text.split()) >= 8
+                                       and text.endswith((".", "!", "?", "。", "！", "？"))):  # fmt: skip
+            return True
+    return False
 
 
 def set_level(text: str, heading: Heading, level: int) -> str:

@@ -33,7 +33,7 @@ _PREAMBLE = re.compile(  # a line about the answer itself, not a sentence of it 
 )
 _CHANGED = "revised|rewritten|made|addressed|added|removed|expanded|kept|clarified|improved"
 _EPILOGUE = re.compile(
-    r"^\W*(i hope|hope this|let me know|feel free|this revised|in this revision|"
+    r"^\W*(i hope|hope this|let me know|feel free to (?:ask|let me|reach out|request|tell me)|this revised|in this revision|"
     rf"this (?:revision|version|rewrite) (?:{_CHANGED}|adds|keeps|incorporates|focuses|makes)|"
     rf"i have (?:{_CHANGED})|i've (?:{_CHANGED})|note\s*:\s*(?:i |i've|i have|this (?:revised|revision|version|rewrite)|"
     r"the (?:revised|rewritten)|changes)|changes made|summary of changes|word count|\(?\d+ words\b)",
@@ -73,16 +73,17 @@ def strip_chatter(text: str) -> str:
 
 def _is_title_line(line: str, title: str) -> bool:
     stripped = line.strip().strip("*_").strip().rstrip(":").strip()
-    return _norm(stripped.lstrip("#")) == _norm(title)
+    return bool(_norm(title)) and _norm(stripped.lstrip("#")) == _norm(title)
 
 
 def clean_section(text: str, title: str, titles: list[str] | None = None, level: int = 2) -> str:
     """A section body from a model's answer: no chatter, no heading of its own, nothing of other
     sections. An answer holding the whole article gives the part under this section's heading;
-    a heading naming another outline section ends the body; any other heading at or above the
-    section's `level` is demoted below it, so that a rewrite never adds a section."""
+    a heading at or above the section's `level` that names another outline section ends the body,
+    and any other one is demoted below that level, so that a rewrite never adds a section (a
+    deeper heading is the body's own, whatever it says)."""
     text = strip_chatter(text)
-    own = next((h for h in markdown.headings(text) if _norm(h.title) == _norm(title)), None)
+    own = next((h for h in markdown.headings(text) if _norm(title) and _norm(h.title) == _norm(title)), None)
     if own is not None:
         text = text[own.end :]
     lines = text.splitlines()
@@ -90,12 +91,12 @@ def clean_section(text: str, title: str, titles: list[str] | None = None, level:
         lines.pop(0)
     text = "\n".join(lines)
     others = {_norm(t) for t in titles or []} - {_norm(title)}
-    boundary = next((h for h in markdown.headings(text) if _norm(h.title) in others), None)
+    high = [h for h in markdown.headings(text) if h.level <= level]
+    boundary = next((h for h in high if _norm(h.title) in others), None)
     if boundary is not None:
         text = text[: boundary.start]
-    for heading in reversed(markdown.headings(text)):
-        if heading.level <= level:
-            text = markdown.set_level(text, heading, level + 1)
+    for heading in reversed([h for h in high if boundary is None or h.start < boundary.start]):
+        text = markdown.set_level(text, heading, level + 1)
     return trim_block(text)
 
 
@@ -242,7 +243,7 @@ def match_section(name: str, titles: list[str]) -> int | None:
 
 LOOP_WORDS = 12  # a span repeated back to back, 12 words or more of it again, to the end = a loop
 LOOP_SENTENCES = 3  # ... or the same sentence three times with at most two others between
-_SENTENCE_GAP = 3
+_SENTENCE_GAP = 3  # ... at most two other sentences between
 _TOKEN = re.compile(rf"{CJK.pattern}|(?:(?!{CJK.pattern})\w)+")  # a CJK character is a word
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?=\s|$)|[。！？][”’」』）]*")
 
@@ -276,36 +277,45 @@ def _periodic_tail(text: str, blocks: list[markdown.Block | None]) -> int | None
     return None if best is None else words[best][0]
 
 
-def _repeated_sentence(text: str, blocks: list[markdown.Block | None]) -> int | None:
-    """The offset of a sentence's second occurrence when it comes three times or more in
-    paragraphs (not list items) with at most two other sentences between, and the last time
-    is at most one sentence before the end."""
-    sentences: list[tuple[int, str]] = []
+def _sentences(text: str, blocks: list[markdown.Block | None]) -> list[tuple[int, str, int, int]]:
+    """The sentences of paragraphs (not list items): offset, normalised text, and its first and
+    past-last word index; any other block is a break of a million words that no loop spans."""
+    out: list[tuple[int, str, int, int]] = []
+    words = 0
     for block in blocks:
         if block is None or block.in_list or block.kind != "paragraph":
-            sentences.append((-1, ""))
+            out.append((-1, "", words, words + 10**6))
+            words += 10**6
             continue
         at = block.start
         for m in [*_SENTENCE_END.finditer(text, block.start, block.end), None]:
             end = block.end if m is None else m.end()
             said = _norm(text[at:end])
-            if len(_TOKEN.findall(said)) >= 4:
-                sentences.append((at + len(text[at:end]) - len(text[at:end].lstrip()), said))
+            n = len(_TOKEN.findall(said))
+            if n:
+                out.append((at + len(text[at:end]) - len(text[at:end].lstrip()), said, words, words + n))
+                words += n
             at = end
-    seen: dict[str, list[int]] = {}
-    for i, (_, said) in enumerate(sentences):
-        if not said:
+    return out
+
+
+def _repeated_sentence(text: str, blocks: list[markdown.Block | None]) -> int | None:
+    """The offset of a sentence's second occurrence when it comes three times or more (four
+    words or more of it) with little between each time (at most two sentences, and fewer words
+    than it has), the last time at most one sentence before the end."""
+    sentences = _sentences(text, blocks)
+    last: dict[str, list[int]] = {}  # a sentence -> the chain of its close occurrences
+    for i, (_, said, first, stop) in enumerate(sentences):
+        if not said or stop - first < 4:
             continue
-        places = [p for p in seen.get(said, []) if i - p <= _SENTENCE_GAP * (LOOP_SENTENCES - 1)]
-        places.append(i)
-        seen[said] = places
-        chain = [places[-1]]
-        for p in reversed(places[:-1]):
-            if chain[-1] - p > _SENTENCE_GAP:
-                break
-            chain.append(p)
+        chain = last.get(said, [])
+        if chain:
+            _, _, _, before = sentences[chain[-1]]
+            if i - chain[-1] - 1 > _SENTENCE_GAP - 1 or first - before > stop - first:
+                chain = []
+        last[said] = chain = [*chain, i]
         if len(chain) >= LOOP_SENTENCES and i >= len(sentences) - 2:
-            return sentences[chain[-2]][0]
+            return sentences[chain[1]][0]
     return None
 
 

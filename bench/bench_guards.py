@@ -122,7 +122,7 @@ def prepare(corpus: Path) -> None:
     repo, folder, files = WIKITEXT
     n = 0
     for name in files:
-        for title, body in _wikitext_articles(_git_show(repo, f"{folder}/{name}")):
+        for _, body in _wikitext_articles(_git_show(repo, f"{folder}/{name}")):
             n += 1
             (wiki / f"{n:03d}.md").write_text(body + "\n")
     git = MIRROR / WEEKLY[0] / "repo"
@@ -130,7 +130,9 @@ def prepare(corpus: Path) -> None:
                             check=True, capture_output=True, text=True).stdout.split()  # fmt: skip
     for name in sorted(p for p in listed if p.startswith("issue-"))[-120:]:
         (weekly / name).write_text(_git_show(WEEKLY[0], f"{WEEKLY[1]}/{name}"))
-    for page in sorted([*PYDOC.glob("tutorial/*.html"), *PYDOC.glob("howto/*.html"), *PYDOC.glob("library/*.html")]):
+    for page in sorted(
+        [*PYDOC.glob("tutorial/*.html"), *PYDOC.glob("howto/*.html"), *PYDOC.glob("library/*.html")]
+    ):
         text = trafilatura.extract(page.read_text(), output_format="markdown", include_formatting=True,
                                    include_tables=True) or ""  # fmt: skip
         if len(text) > 1000:
@@ -146,7 +148,11 @@ def documents(corpus: Path) -> dict[str, list[tuple[str, str]]]:
     seen, readmes = set(), []
     for dist in importlib.metadata.distributions():
         name, body = dist.metadata["Name"], dist.metadata.get_payload() or ""
-        if name not in seen and len(body) > 1000 and "markdown" in (dist.metadata["Description-Content-Type"] or ""):
+        if (
+            name not in seen
+            and len(body) > 1000
+            and "markdown" in (dist.metadata["Description-Content-Type"] or "")
+        ):
             seen.add(name)
             readmes.append((name, body))
     parts["readmes"] = sorted(readmes)
@@ -240,7 +246,10 @@ def _heading_line(text: str) -> str:
 
 
 def _first_change(before: str, after: str) -> str:
-    at = next((i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b), min(len(before), len(after)))
+    at = next(
+        (i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b),
+        min(len(before), len(after)),
+    )
     return f"at {at}: {before[max(0, at - 40) : at + 80]} -> {after[max(0, at - 40) : at + 80]}"
 
 

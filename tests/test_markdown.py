@@ -90,3 +90,10 @@ def test_the_html_export_keeps_code_as_code_and_escapes_everything():
     )
     assert page.count("<h3>") == 1 and "<h4>Deep</h4>" in page and "Results</h" not in page
     assert "<pre><code" in page and "&lt;script&gt;" in page and "<script" not in page
+
+
+def test_the_artifact_nests_an_articles_headings_but_not_its_code():
+    from reflectcli.output.artifacts import _demote
+
+    text = "## Setup\n\n```python\n# Results\n```\n\nSub\n---\n\nText."
+    assert _demote(text) == "#### Setup\n\n```python\n# Results\n```\n\n#### Sub\n\nText."

@@ -107,7 +107,10 @@ WHOLE = (
         ("```markdown\nBetter two.\n```", "Better two."),
         ("Sure! Here is the rewritten text:\n\nBetter two.\n\nNote: I added an example.", "Better two."),
         ("Better two.\n\n### A sub-point\n\nStill two.", "Better two.\n\n### A sub-point\n\nStill two."),
-        ("Better two.\n\n### What changes\n\nThree.", "Better two.\n\n### What changes\n\nThree."),  # a sub-heading
+        (
+            "Better two.\n\n### What changes\n\nThree.",
+            "Better two.\n\n### What changes\n\nThree.",
+        ),  # a sub-heading
         (
             "Better two.\n\n```python\n# What changes\n## Why revise\nx = 1\n```",
             "Better two.\n\n```python\n# What changes\n## Why revise\nx = 1\n```",

@@ -142,3 +142,8 @@ def test_a_loop_is_caught_and_cut_back_to_its_first_copy(looped):
 )
 def test_code_tables_and_quotations_are_never_read_for_loops(text):
     assert find_loop(text) is None
+
+
+def test_a_title_of_punctuation_only_is_compared_as_written():
+    assert clean_section("## ...\n\n```\ncode\n```", "...", ["...", "B"]) == "```\ncode\n```"
+    assert clean_section("```\ncode\n```", "...", ["...", "B"]) == "```\ncode\n```"

@@ -24,19 +24,21 @@ MIN_RATIO = 0.5  # a rewrite shorter than half the previous version is rejected
 MAX_RATIO = 6.0  # ... and one more than six times longer (the seed's 777 → 35,000 blow-up)
 
 _ANSWER = r"(?:section|sections|article|text|version|draft|revision|rewrite|paragraphs?|content|answer|body)"
+_HERE = r"(?:here is|here's|here are|below is|the following is|the following are)"
 _PREAMBLE = re.compile(  # a line about the answer itself, not a sentence of it ("The following musicians:")
     r"^\W*(?:(?:sure|certainly|of course|okay|ok|absolutely)\b[^\n]{0,120}:"
-    rf"|(?:here is|here's|here are|below is|the following is|the following are)\s+(?:\w+\s+){{0,4}}?{_ANSWER}\b"
-    r"[^\n]{0,80}:"
+    rf"|{_HERE}\s+(?:\w+\s+){{0,4}}?{_ANSWER}\b[^\n]{{0,80}}:"
     rf"|(?:revised|rewritten|updated|improved|new|edited)\s+{_ANSWER}\b[^\n]{{0,80}}:)\s*$",
     re.I,
 )
 _CHANGED = "revised|rewritten|made|addressed|added|removed|expanded|kept|clarified|improved"
-_EPILOGUE = re.compile(
-    r"^\W*(i hope|hope this|let me know|feel free to (?:ask|let me|reach out|request|tell me)|this revised|in this revision|"
-    rf"this (?:revision|version|rewrite) (?:{_CHANGED}|adds|keeps|incorporates|focuses|makes)|"
-    rf"i have (?:{_CHANGED})|i've (?:{_CHANGED})|note\s*:\s*(?:i |i've|i have|this (?:revised|revision|version|rewrite)|"
-    r"the (?:revised|rewritten)|changes)|changes made|summary of changes|word count|\(?\d+ words\b)",
+_EPILOGUE = re.compile(  # a closing remark about the answer, not a section's last sentence
+    r"^\W*(i hope|hope this|let me know|feel free to (?:ask|let me|reach out|request|tell me)|"
+    rf"this revised|in this revision|this (?:revision|version|rewrite) (?:{_CHANGED}|adds|keeps|"
+    rf"incorporates|focuses|makes)|i have (?:{_CHANGED})|i've (?:{_CHANGED})|"
+    r"note\s*:\s*(?:i |i've|i have|this (?:revised|revision|version|rewrite)|the (?:revised|rewritten)"
+    r"|changes)|"
+    r"changes made|summary of changes|word count|\(?\d+ words\b)",
     re.I,
 )
 
@@ -73,7 +75,13 @@ def strip_chatter(text: str) -> str:
 
 def _is_title_line(line: str, title: str) -> bool:
     stripped = line.strip().strip("*_").strip().rstrip(":").strip()
-    return bool(_norm(title)) and _norm(stripped.lstrip("#")) == _norm(title)
+    return _same_title(stripped.lstrip("#"), title)
+
+
+def _same_title(found: str, title: str) -> bool:
+    """Titles compared normalised; one of punctuation only (`...`) compared as written."""
+    a, b = _norm(found), _norm(title)
+    return a == b if a or b else found.strip() == title.strip()
 
 
 def clean_section(text: str, title: str, titles: list[str] | None = None, level: int = 2) -> str:
@@ -83,7 +91,7 @@ def clean_section(text: str, title: str, titles: list[str] | None = None, level:
     and any other one is demoted below that level, so that a rewrite never adds a section (a
     deeper heading is the body's own, whatever it says)."""
     text = strip_chatter(text)
-    own = next((h for h in markdown.headings(text) if _norm(title) and _norm(h.title) == _norm(title)), None)
+    own = next((h for h in markdown.headings(text) if _same_title(h.title, title)), None)
     if own is not None:
         text = text[own.end :]
     lines = text.splitlines()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -330,10 +331,29 @@ def _repeated_sentence(text: str, blocks: list[markdown.Block | None]) -> int | 
 def find_loop(text: str) -> int | None:
     """Where a generation starts repeating itself (None when it does not). A model's loop is
     periodic and runs to the end of the generation; a phrase that prose repeats is not a loop,
-    and code, tables and quotations are never read."""
+    and code, tables and quotations are never read. (Called as a generation streams: the text
+    is parsed only when its plain words already look like a loop.)"""
+    if _periodic_tail(text, [markdown.Block("paragraph", 0, len(text))]) is None and not _may_repeat(text):
+        return None
     blocks = _read_text(text)
     found = [at for at in (_periodic_tail(text, blocks), _repeated_sentence(text, blocks)) if at is not None]
     return min(found) if found else None
+
+
+def _may_repeat(text: str) -> bool:
+    """Whether one of the last two sentences (paragraphs split at blank lines and sentence ends)
+    of four words or more occurs three times: what `_repeated_sentence` needs, found unparsed."""
+    pieces = []
+    for paragraph in re.split(r"\n[ \t]*\n", text):
+        at = 0
+        for m in [*_SENTENCE_END.finditer(paragraph), None]:
+            end = len(paragraph) if m is None else m.end()
+            said = _norm(paragraph[at:end])
+            if said:
+                pieces.append(said)
+            at = end
+    counts = Counter(pieces)
+    return any(counts[said] >= LOOP_SENTENCES and len(_TOKEN.findall(said)) >= 4 for said in pieces[-2:])
 
 
 def cut_loop(text: str) -> tuple[str, bool]:

@@ -147,7 +147,10 @@ def documents(corpus: Path) -> dict[str, list[tuple[str, str]]]:
              if p.is_dir()}  # fmt: skip
     seen, readmes = set(), []
     for dist in importlib.metadata.distributions():
-        name, body = dist.metadata["Name"], dist.metadata.get_payload() or ""
+        name, body = (
+            dist.metadata["Name"],
+            dist.metadata.get_payload() or dist.metadata.get("Description") or "",
+        )
         if (
             name not in seen
             and len(body) > 1000

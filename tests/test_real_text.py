@@ -4,7 +4,6 @@ Nothing of them may be cut as a loop, lost to cleaning, or rejected as a rewrite
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 
 import pytest
@@ -13,7 +12,7 @@ from markdown_it import MarkdownIt
 from reflectcli.models.fake import review_json
 from reflectcli.runner import Runner
 from reflectcli.writing.textops import clean_article, clean_section, section_bodies, trim_generation
-from tests.helpers import quiet_ui, settings
+from tests.helpers import quiet_ui, readme, settings
 
 PACKAGES = ("rich", "typer", "pydantic", "trafilatura", "httpx", "openai", "ruff", "charset-normalizer")
 
@@ -21,7 +20,7 @@ PACKAGES = ("rich", "typer", "pydantic", "trafilatura", "httpx", "openai", "ruff
 def readme_sections(package: str, most: int = 5) -> list[tuple[str, str]]:
     """A README's `##` sections (title, body with its sub-headings and code), the first `most`;
     split by markdown-it's own tokens, not by the code under test."""
-    text = importlib.metadata.metadata(package).get_payload().replace("\r\n", "\n")
+    text = readme(package).replace("\r\n", "\n")
     lines = text.split("\n")
     tokens = MarkdownIt("commonmark").enable("table").parse(text)
     found = [(int(t.tag[1:]), tokens[i + 1].content, *t.map) for i, t in enumerate(tokens)

@@ -1,4 +1,3 @@
-import importlib.metadata
 import json
 
 import pytest
@@ -16,7 +15,7 @@ from reflectcli.writing.textops import (
     section_bodies,
     trim_generation,
 )
-from tests.helpers import quiet_ui, settings
+from tests.helpers import quiet_ui, readme, settings
 
 PREV = "x" * 777
 
@@ -109,8 +108,7 @@ def test_a_phrase_that_prose_repeats_is_no_loop():
         "Cultural Organization has 194 member states, and its seat is in Paris."
     )
     assert find_loop(prose) is None and trim_generation(prose, "stop") == (prose, None)
-    readme = importlib.metadata.metadata("rich").get_payload()
-    assert find_loop(readme) is None  # it links rich.console.Console.status twice in a row
+    assert find_loop(readme("rich")) is None  # it links rich.console.Console.status twice in a row
 
 
 @pytest.mark.parametrize(

@@ -165,7 +165,7 @@ def _pick(headings: list[markdown.Heading], after: int, title: str, level: int |
     candidates = list(range(after + 1, len(headings)))
 
     def exact(h: markdown.Heading) -> bool:
-        return _norm(h.title) == wanted
+        return _same_title(h.title, title)
 
     def near(h: markdown.Heading) -> bool:
         found = _norm(h.title)

@@ -9,7 +9,7 @@ checks what a reader would see:
 
 - no placeholder among the outline's titles (`Title1`, `Section 2`, `<title>`, duplicates ...);
 - no drafted section stopped by the token cap (`finish_reason == "length"`), no loop left in
-  any section of the final article (the same 12 words twice);
+  any section of the final article (textops.find_loop);
 - every review either the critic's (`llm`, `llm-retry`, `checklist`) with feedback that is a
   critique, or a flagged `fallback`; how many reviews called a model (the checklist calls none);
 - no outline title that cannot head a part of the task (writing/titles.py, strict);

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import io
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -43,3 +44,10 @@ def raw_db(runs_dir) -> Iterator:
         yield store.conn
     finally:
         store.close()
+
+
+def readme(package: str) -> str:
+    """A package's README (its METADATA's body; `Description` once litellm has swapped in the
+    importlib_metadata backport, whose messages keep the body there)."""
+    found = importlib.metadata.metadata(package)
+    return found.get_payload() or found.get("Description") or ""

@@ -77,12 +77,17 @@ def human_prose() -> list[str]:
     return [t for t in texts if len(t) > 2000]
 
 
-def test_human_prose_loses_nothing_but_html_tags():
+def test_human_prose_loses_nothing():
     texts = human_prose()
     assert len(texts) >= 20
+    lost = {}
     for text in texts:
-        removed = [r for r in strip_echo(text, revise_prompt()).removed if not r.startswith("<")]
-        assert removed == [], removed
+        removed = strip_echo(text, revise_prompt()).removed
+        if [r for r in removed if not r.startswith("<")]:
+            lost[text[:40]] = removed
+    assert lost == {}
+    kept = '<details>\n<summary>More</summary>\n\nText.\n\n</details>\n\n<p align="center">A logo</p>'
+    assert strip_echo(kept).text == kept  # balanced HTML in Markdown is the writer's
 
 
 def longest_instruction(messages) -> str:

@@ -9,6 +9,7 @@ import pytest
 
 from reflectcli.graph.revise import Reviser, plan_revision
 from reflectcli.models.fake import FakeClient
+from reflectcli.writing.markdown import headings
 from reflectcli.writing.textops import (
     clean_section,
     cut_loop,
@@ -33,6 +34,14 @@ ODD = {
     "## What changes\n\nThree.",
     "inner ## line in a section": "## Why revise\n\nOne.\n\n## A note\n\nStill one.\n\n## How to revise"
     "\n\nTwo.\n\n## What changes\n\nThree.",
+    "inner ### line in a section": "## Why revise\n\nOne.\n\n### A note\n\nStill one.\n\n## How to revise"
+    "\n\nTwo.\n\n## What changes\n\nThree.",
+    "a fence with heading-like comments": "## Why revise\n\nOne.\n\n```python\n# How to revise\n## What "
+    "changes\nx = 1\n```\n\n## How to revise\n\nTwo.\n\n## What changes\n\nThree.",
+    "setext headings": "Why revise\n==========\n\nOne.\n\nHow to revise\n-------------\n\nTwo.\n\n"
+    "What changes\n------------\n\nThree.",
+    "a sub-heading named like a later section": "## Why revise\n\nOne.\n\n### What changes\n\nSub.\n\n"
+    "## How to revise\n\nTwo.\n\n## What changes\n\nThree.",
     "other heading levels": "# Why revise\n\nOne.\n\n### How to revise\n\nTwo.\n\n## What changes:\n\nThree.",
     "crlf": "## Why revise\r\n\r\nOne.\r\n\r\n## How to revise\r\n\r\nTwo.\r\n\r\n"
     "## What changes\r\n\r\nThree.",
@@ -66,9 +75,11 @@ def test_untouched_bytes_stay_untouched(name, target):
     ]
 
 
-def test_an_inner_heading_belongs_to_its_section():
-    bodies = section_bodies(ODD["inner ## line in a section"], TITLES)
-    assert bodies[0] == "One.\n\n## A note\n\nStill one."
+def test_a_deeper_heading_belongs_to_its_section_and_a_sibling_ends_it():
+    bodies = section_bodies(ODD["inner ### line in a section"], TITLES)
+    assert bodies[0] == "One.\n\n### A note\n\nStill one."
+    # a heading of the section's own level is the next section (of no outline title): not ours
+    assert section_bodies(ODD["inner ## line in a section"], TITLES)[0] == "One."
 
 
 def test_a_missing_title_is_none_and_cannot_be_replaced():
@@ -90,24 +101,43 @@ WHOLE = (
         (WHOLE, "Two, better."),  # the whole article: our part only
         ("## How to revise\n\nBetter two.", "Better two."),
         ("Better two.\n\n## What changes\n\nThree again.", "Better two."),  # cut at a new section
-        ("Better two.\n\n# Conclusion\n\nMore.", "Better two."),
+        ("Better two.\n\n# Conclusion\n\nMore.", "Better two.\n\n### Conclusion\n\nMore."),  # demoted
+        ("Better two.\n\nAside\n-----\n\nMore.", "Better two.\n\n### Aside\n\nMore."),  # setext too
         ("**How to revise:**\nBetter two.", "Better two."),
         ("```markdown\nBetter two.\n```", "Better two."),
         ("Sure! Here is the rewritten text:\n\nBetter two.\n\nNote: I added an example.", "Better two."),
         ("Better two.\n\n### A sub-point\n\nStill two.", "Better two.\n\n### A sub-point\n\nStill two."),
+        (
+            "Better two.\n\n### What changes\n\nThree.",
+            "Better two.\n\n### What changes\n\nThree.",
+        ),  # a sub-heading
+        (
+            "Better two.\n\n```python\n# What changes\n## Why revise\nx = 1\n```",
+            "Better two.\n\n```python\n# What changes\n## Why revise\nx = 1\n```",
+        ),  # code is not headings
         ("<section>\nBetter two.\n</section>", "Better two."),  # the prompt's delimiters echoed
     ],
 )
-def test_a_section_answer_never_adds_headings(answer, expected):
+def test_a_section_answer_never_adds_a_section(answer, expected):
+    """Whatever the answer holds, the body has no heading at or above its section's level (##)
+    and none naming an outline section: nothing in it can become a section next round."""
     body = clean_section(answer, "How to revise", TITLES)
     assert body == expected
-    assert not re.search(r"^#{1,2} ", body, re.M)
+    assert all(h.level > 2 for h in headings(body))
+    text = replace_bodies(ODD["canonical"], TITLES, {1: body})
+    assert section_bodies(text, TITLES) == ["One.", body, "Three."]  # it stays one section's body
 
 
 def test_strip_chatter_keeps_real_content():
     text = "Revision is work.\n\nIt pays."
     assert strip_chatter(text) == text
-    assert strip_chatter("Here are three ideas:\n- a\n- b") == "- a\n- b"
+    assert strip_chatter("Here are the revised sections:\n- a\n- b") == "- a\n- b"
+    assert strip_chatter("Sure! Here it is:\n\nRevision is work.") == "Revision is work."
+    # a section's own first or last sentence is not chatter about the answer
+    for human in ("Here are three ideas:\n- a\n- b", "The following musicians played on it:\n\n- Ringo",
+                  "Revision is work.\n\nNote: this applies to version 3 only.",
+                  "It pays.\n\nThis version of the library supports Python 3.8."):  # fmt: skip
+        assert strip_chatter(human) == human
 
 
 def state_with(text: str, improvements: list[dict]) -> dict:
@@ -207,3 +237,11 @@ def test_a_text_stopped_by_the_cap_is_cut_to_its_last_sentence():
     text, cut = trim_generation("One full sentence. Another one. And a half", "length")
     assert (text, cut) == ("One full sentence. Another one.", "length")
     assert trim_generation("Complete.", "stop") == ("Complete.", None)
+
+
+def test_a_rewrite_of_a_deeper_section_keeps_its_headings_below_it():
+    state = state_with(ODD["other heading levels"], [{"section": "How to revise", "issue": "x",
+                                                      "severity": "major"}])  # fmt: skip
+    writer = FakeClient().enqueue("Two.\n\n### Sub\n\nOk.")  # the section is a ### one
+    new = Reviser(writer)(state)["versions"][0]["text"]
+    assert section_bodies(new, TITLES) == ["One.", "Two.\n\n#### Sub\n\nOk.", "Three."]

@@ -51,6 +51,13 @@ def rewrite_tokens(text: str, floor: int) -> int:
     return max(floor, int(1.5 * estimate_tokens(text)) + 64)
 
 
+def section_level(text: str, titles: list[str], index: int) -> int:
+    """The heading level of section `index` in `text` (2, an assembled draft's, when missing):
+    a rewrite's own headings must sit below it."""
+    span = locate_sections(text, titles)[index]
+    return span.level if span else 2
+
+
 def _messages_tokens(messages: list[dict[str, str]]) -> int:
     return sum(estimate_tokens(m["content"]) for m in messages)
 
@@ -227,7 +234,8 @@ class Reviser:
             stop=["\n\n"] if tiny else None,  # one paragraph
         )
         raw, notes = generated_text(completion, "revise", messages, round=round_no, section=index + 1)
-        new_body, removed = grounded(clean_section(raw, titles[index], titles), state, "revise",
+        level = section_level(base["text"], titles, index)
+        new_body, removed = grounded(clean_section(raw, titles[index], titles, level), state, "revise",
                                      round=round_no, section=index + 1)  # fmt: skip
         new_body, cited = attributed(new_body, evidence, self.writer, "revise", round=round_no,
                                      section=index + 1)  # fmt: skip
@@ -269,7 +277,9 @@ class Reviser:
                 ))  # fmt: skip
                 done.append(None)
                 continue
-            new_body = clean_section(new_body, titles[index], titles)
+            new_body = clean_section(
+                new_body, titles[index], titles, section_level(base["text"], titles, index)
+            )
             done.append(self._guarded(bodies[index] or "", new_body, index, round_no, trace)[0])
         return self._finish(state, base, {**revision, "done": done}, round_no, trace)
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from reflectcli.output import rows
 from reflectcli.output.summary import summarize
+from reflectcli.writing import markdown
 
 
 def artifact_path(runs_dir: str | Path, thread_id: str) -> Path:
@@ -30,13 +31,11 @@ def write_private(path: Path, text: str) -> None:
 
 
 def _demote(text: str, levels: int = 2) -> str:
-    """Push an article's headings down so they nest under the artifact's own."""
-    out = []
-    for line in text.splitlines():
-        if line.startswith("#"):
-            line = "#" * levels + line
-        out.append(line)
-    return "\n".join(out)
+    """Push an article's headings down so they nest under the artifact's own (its Markdown
+    headings only: a `# comment` in a code block stays as it is)."""
+    for heading in reversed(markdown.headings(text)):
+        text = markdown.set_level(text, heading, min(6, heading.level + levels))
+    return text
 
 
 def _when(timestamp: float | None) -> str:

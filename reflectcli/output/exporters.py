@@ -12,6 +12,7 @@ from reflectcli.errors import UserError
 from reflectcli.output import rows
 from reflectcli.output.artifacts import render_artifact
 from reflectcli.output.summary import best_version, pending_step, summarize
+from reflectcli.writing import markdown
 from reflectcli.writing.citations import CITATION, ids_in
 
 FORMATS = ("md", "report", "json", "html")
@@ -83,42 +84,8 @@ code,pre{font-family:ui-monospace,monospace;font-size:13px}
 
 
 def markdown_to_html(text: str) -> str:
-    """A deliberately small Markdown subset; every line is escaped before any tag is added."""
-    out: list[str] = []
-    paragraph: list[str] = []
-    in_list = False
-
-    def flush() -> None:
-        nonlocal in_list
-        if paragraph:
-            out.append("<p>" + " ".join(paragraph) + "</p>")
-            paragraph.clear()
-        if in_list:
-            out.append("</ul>")
-            in_list = False
-
-    for raw in text.splitlines():
-        line = html.escape(raw.strip())
-        line = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", line)
-        heading = re.match(r"^(#{1,6})\s+(.*)$", line)
-        if not line:
-            flush()
-        elif heading:
-            flush()
-            level = min(6, len(heading.group(1)) + 1)
-            out.append(f"<h{level}>{heading.group(2)}</h{level}>")
-        elif re.match(r"^[-*] ", line):
-            if paragraph:
-                out.append("<p>" + " ".join(paragraph) + "</p>")
-                paragraph.clear()
-            if not in_list:
-                out.append("<ul>")
-                in_list = True
-            out.append(f"<li>{line[2:]}</li>")
-        else:
-            paragraph.append(line)
-    flush()
-    return "\n".join(out)
+    """The article as HTML (writing.markdown's one model of Markdown), every piece of text escaped."""
+    return markdown.to_html(text)
 
 
 def _linked(body: str, state: dict[str, Any]) -> str:

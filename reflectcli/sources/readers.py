@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reflectcli.writing import markdown
+
 KINDS = {".md": "md", ".markdown": "md", ".txt": "txt", ".text": "txt", ".html": "html",
          ".htm": "html", ".pdf": "pdf", ".docx": "docx"}  # fmt: skip
 MAX_BYTES = 50_000_000  # one source at most (a larger file is almost surely not notes)
@@ -95,24 +97,17 @@ def _plain(data: bytes, location: str) -> tuple[str, list[Segment]]:
     return first[:120] if len(first) <= 120 else "", [Segment(text)]
 
 
-_MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-
-
 def _markdown(data: bytes, location: str) -> tuple[str, list[Segment]]:
-    """Split at headings, so that every chunk knows the heading it sits under."""
+    """Split at headings (Markdown's, so a `# comment` in a code block is none), so that every
+    chunk knows the heading it sits under."""
     text = _decode(data, location)
-    segments: list[Segment] = []
-    title, heading, lines = "", None, []
-    for line in text.splitlines():
-        match = _MD_HEADING.match(line)
-        if match:
-            segments.append(Segment("\n".join(lines), heading=heading))
-            heading, lines = match.group(2), []
-            title = title or heading
-            continue
-        lines.append(line)
-    segments.append(Segment("\n".join(lines), heading=heading))
-    return title, segments
+    found = markdown.headings(text)
+    ends = [h.start for h in found[1:]] + [len(text)] if found else []
+    segments = [Segment(text[: found[0].start if found else len(text)].strip("\r\n"))]
+    segments += [
+        Segment(text[h.end : end].strip("\r\n"), heading=h.title) for h, end in zip(found, ends, strict=True)
+    ]
+    return (found[0].title if found else ""), segments
 
 
 def _html(data: bytes, location: str) -> tuple[str, list[Segment]]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from reflectcli.writing.citations import CITATION, ids_in
 from reflectcli.writing.textops import CJK, section_bodies
-from reflectcli.writing.textops import markdown as _parser
+from reflectcli.writing.textops import markdown_parser as _parser
 
 _LEADING = re.compile(r"^(?:\s*" + CITATION.pattern + r")+", re.I)
 _QUESTION_OR_LABEL = ("?", "？", ":", "：")

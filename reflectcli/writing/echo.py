@@ -12,6 +12,7 @@ task and titles) may be repeated by a good answer, so it is set aside first.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from reflectcli.writing.textops import normalize
@@ -33,8 +34,9 @@ _DATA_LINE = re.compile(
 )
 _LABEL = re.compile(r"^\s*(section|paragraph|title|heading|answer|(revised|rewritten|new) (section|text|"
                     r"paragraph|article))(\s+\d+)?\s*:\s*", re.I | re.M)  # fmt: skip
-_TAG = re.compile(r"</?(p|div|span|section|article|paragraph|h[1-6]|br|body|html|text|answer|response)"
-                  r"\b[^<>]*>", re.I)  # fmt: skip
+_TAG = re.compile(r"<(?P<close>/?)(?P<name>p|div|span|section|article|paragraph|h[1-6]|br|body|html|text|"
+                  r"answer|response)\b[^<>]*>", re.I)  # fmt: skip
+_NOT_HTML = {"paragraph", "text", "answer", "response"}  # our prompts' words, not HTML elements
 _CHATTER = re.compile(
     r"^\W*(sure|certainly|of course|okay|absolutely)[,!.]\s*(here|i|below|this|the)\b"
     r"|^\W*(here is|here's|here are|below is|below are)\s+(the |a |an |my |your )?(revised |rewritten |"
@@ -91,43 +93,62 @@ def _sentences(text: str) -> list[str]:
 
 
 def strip_echo(text: str, messages: list[dict[str, str]] | None = None) -> Echo:
-    """`text` without prompt echoes, our own messages, labels, markup tags and chatter."""
+    """`text` without prompt echoes, our own messages, labels, stray markup tags and chatter.
+    Code (fenced, indented, inline), tables and every line nothing was removed from are kept
+    byte for byte; a text with nothing to remove comes back as it was."""
     removed: list[str] = []
-    parts = re.split(r"(`[^`\n]*`)", text)  # a tag in inline code is the topic, not markup
-    text = "".join(p if p.startswith("`") else _TAG.sub(lambda m: removed.append(m.group(0)) or " ", p)
-                   for p in parts)  # fmt: skip
-    text = _LABEL.sub(lambda m: removed.append(m.group(0).strip()) or "", text)
+    stray = _stray_tags(text)
     told = _sentences(instruction_text(messages or []))
     exact = {normalize(s) for s in told if normalize(s)}
     said = [words for words in (_content(s) for s in told) if len(words) >= MIN_WORDS]
-    out_lines = []
+    out_lines: list[str] = []
     fenced = False
     for line in text.split("\n"):
         if re.match(r"^\s*(```|~~~)", line):
             fenced = not fenced
-        if fenced or line.lstrip().startswith(("```", "~~~", "    ", "|")):  # code and tables
-            out_lines.append(line)
+        if fenced or line.lstrip().startswith(("```", "~~~", "|")) or line.startswith(("    ", "\t")):
+            out_lines.append(line)  # code and tables are the writer's, whatever they say
             continue
-        pieces = re.split(r"(?<=[.!?。！？:：])(\s+)", line)
+        before = len(removed)
+        cleaned = "".join(p if p.startswith("`") else _TAG.sub(lambda m: _drop(m, stray, removed), p)
+                          for p in re.split(r"(`[^`\n]*`)", line))  # fmt: skip
         kept = []
-        for piece in pieces:
+        for piece in re.split(r"(?<=[.!?。！？:：])(\s+)", cleaned):
             if label := _LABEL.match(piece):
                 removed.append(label.group(0).strip())
                 piece = piece[label.end() :]
-                if not piece.strip():
-                    continue
-            words = _content(piece)
-            if piece.strip() and (
-                _CHATTER.search(piece) or normalize(piece) in exact or _echoes(words, said)
-            ):
+            echoed = normalize(piece) in exact or _echoes(_content(piece), said)
+            if piece.strip() and (_CHATTER.search(piece) or echoed):
                 removed.append(piece.strip())
                 continue
             kept.append(piece)
-        changed = len(kept) != len(pieces) or "".join(kept) != line
-        out_lines.append("".join(kept).strip() if changed else line)
-    cleaned = re.sub(r"[ \t]{2,}", " ", "\n".join(out_lines))
-    cleaned = re.sub(r"\n{3,}", "\n\n", cleaned).strip()
-    return Echo(cleaned, removed)
+        if len(removed) == before:
+            out_lines.append(line)
+            continue
+        tidy = re.sub(r"[ \t]{2,}", " ", "".join(kept)).strip()
+        if tidy:
+            out_lines.append(tidy)
+    if not removed:
+        return Echo(text)
+    return Echo(re.sub(r"\n{3,}", "\n\n", "\n".join(out_lines)).strip(), removed)
+
+
+def _stray_tags(text: str) -> set[str]:
+    """Tag names used unbalanced (a `</p>` with no `<p>`, a `<section>` never closed) or not
+    HTML at all: markup a model left, not the HTML a Markdown writer puts in on purpose."""
+    opened: Counter[str] = Counter()
+    closed: Counter[str] = Counter()
+    for m in _TAG.finditer(text):
+        (closed if m.group("close") else opened)[m.group("name").lower()] += 1
+    names = set(opened) | set(closed)
+    return {n for n in names if n in _NOT_HTML or (n != "br" and opened[n] != closed[n])}
+
+
+def _drop(match: re.Match[str], stray: set[str], removed: list[str]) -> str:
+    if match.group("name").lower() not in stray:
+        return match.group(0)
+    removed.append(match.group(0))
+    return " "
 
 
 def _content(text: str) -> set[str]:

@@ -1,16 +1,19 @@
 """Pure text operations on drafts: cleaning model output, finding the outline's sections in an
 article, replacing some of them byte for byte, loop detection and the rewrite guards.
 
-A section is one of the outline's titles as a heading line (`#` to `###`, case, punctuation and
-trailing spaces ignored), found in outline order; its body runs to the next outline title's
-heading. Any other heading line (an inner `## Notes`, say) is part of a body. Text before the first
-title and the whitespace around each body belong to no section and are never rewritten.
+A section is one of the outline's titles as a heading (Markdown parsed by `writing.markdown`: a
+`# comment` in a code block is no heading; case, punctuation and trailing spaces ignored), found
+in outline order; its body runs to the next heading of the same or a higher level, or to the next
+outline title's heading. A deeper heading (an inner `### Notes`, say) is part of a body. Text
+before the first title and the whitespace around each body belong to no section and are never
+rewritten.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -18,23 +21,37 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
+from reflectcli.writing import markdown
+
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_BLANK_LINES = re.compile(r"\A(?:[ \t]*(?:\r\n|\r|\n))+")
 MIN_RATIO = 0.5  # a rewrite shorter than half the previous version is rejected
 MAX_RATIO = 6.0  # ... and one more than six times longer (the seed's 777 → 35,000 blow-up)
 
-_FENCED = re.compile(r"^\s*```[a-zA-Z]*[ \t]*\n(.*?)\n?```\s*$", re.S)
-_HEADING = re.compile(r"^(#{1,3})[ \t]+(.*?)[ \t#]*$", re.M)
-_BOUNDARY = re.compile(r"^#{1,2}[ \t]+\S.*$", re.M)  # a heading that would start a section
-_PREAMBLE = re.compile(
-    r"^\W*(sure|certainly|of course|okay|ok|absolutely|here is|here's|here are|below is|"
-    r"the following|revised|rewritten|updated|improved|new version)\b[^\n]{0,120}:\s*$",
+_ANSWER = r"(?:section|sections|article|text|version|draft|revision|rewrite|paragraphs?|content|answer|body)"
+_HERE = r"(?:here is|here's|here are|below is|the following is|the following are)"
+_PREAMBLE = re.compile(  # a line about the answer itself, not a sentence of it ("The following musicians:")
+    r"^\W*(?:(?:sure|certainly|of course|okay|ok|absolutely)\b[^\n]{0,120}:"
+    rf"|{_HERE}\s+(?:\w+\s+){{0,4}}?{_ANSWER}\b[^\n]{{0,80}}:"
+    rf"|(?:revised|rewritten|updated|improved|new|edited)\s+{_ANSWER}\b[^\n]{{0,80}}:)\s*$",
     re.I,
 )
-_EPILOGUE = re.compile(
-    r"^\W*(i hope|hope this|let me know|feel free|this revised|this revision|this version|"
-    r"in this revision|i have (revised|rewritten|made|addressed)|i've (revised|rewritten|made|"
-    r"addressed)|note\s*:|changes made|summary of changes|word count|\(?\d+ words\b)",
+_CHANGED = "revised|rewritten|made|addressed|added|removed|expanded|kept|clarified|improved"
+_EPILOGUE = re.compile(  # a closing remark about the answer, not a section's last sentence
+    r"^\W*(i hope|hope this|let me know|feel free to (?:ask|let me|reach out|request|tell me)|"
+    rf"this revised|in this revision|this (?:revision|version|rewrite) (?:{_CHANGED}|adds|keeps|"
+    rf"incorporates|focuses|makes)|i have (?:{_CHANGED})|i've (?:{_CHANGED})|"
+    r"note\s*:\s*(?:i |i've|i have|this (?:revised|revision|version|rewrite)|the (?:revised|rewritten)"
+    r"|changes)|"
+    r"changes made|summary of changes|word count|\(?\d+ words\b)",
     re.I,
 )
+
+
+def trim_block(text: str) -> str:
+    """`text` without the blank lines around it; its first line's indentation is kept (it may be
+    an indented code block, which stripping would turn into a paragraph or a heading)."""
+    return _BLANK_LINES.sub("", text).rstrip()
 
 
 def normalize(text: str) -> str:
@@ -46,55 +63,69 @@ def normalize(text: str) -> str:
 _norm = normalize
 
 
-def unfence(text: str) -> str:
-    match = _FENCED.match(text)
-    return match.group(1) if match else text
-
-
 def strip_chatter(text: str) -> str:
     """Model output without code fences, the prompt's own `<section>`/`<article>` delimiters, a
     preamble line ("Here is the revised section:") or a closing remark ("I hope this helps",
     "Note: I added ...")."""
-    text = re.sub(r"</?(section|article)>", "", text)
-    lines = unfence(text.strip()).strip().splitlines()
+    text = trim_block(re.sub(r"</?(section|article)>", "", text))
+    fenced = markdown.whole_fence(text)
+    lines = trim_block(text if fenced is None else fenced).splitlines()
     while lines and (not lines[0].strip() or _PREAMBLE.match(lines[0].strip())):
         lines.pop(0)
     while lines and (not lines[-1].strip() or (_EPILOGUE.match(lines[-1].strip())
                                                 and len(lines[-1]) < 400)):  # fmt: skip
         lines.pop()
-    return "\n".join(lines).strip()
+    return trim_block("\n".join(lines))
 
 
 def _is_title_line(line: str, title: str) -> bool:
     stripped = line.strip().strip("*_").strip().rstrip(":").strip()
-    return _norm(stripped.lstrip("#")) == _norm(title)
+    return _same_title(stripped.lstrip("#"), title)
 
 
-def clean_section(text: str, title: str, titles: list[str] | None = None) -> str:
+def _same_title(found: str, title: str) -> bool:
+    """Titles compared normalised; one of punctuation only (`...`) compared as written."""
+    a, b = _norm(found), _norm(title)
+    return a == b if a or b else found.strip() == title.strip()
+
+
+def clean_section(text: str, title: str, titles: list[str] | None = None, level: int = 2) -> str:
     """A section body from a model's answer: no chatter, no heading of its own, nothing of other
-    sections. An answer holding the whole article (or several `## ` sections) gives the part
-    under this section's heading; text after the body that starts another section is cut."""
+    sections. An answer holding the whole article gives the part under this section's heading;
+    a heading at or above the section's `level` that names another outline section ends the body,
+    and any other one is demoted below that level, so that a rewrite never adds a section (a
+    deeper heading is the body's own, whatever it says)."""
     text = strip_chatter(text)
-    own = next((m for m in _HEADING.finditer(text) if _norm(m.group(2)) == _norm(title)), None)
+    own = next((h for h in markdown.headings(text) if _same_title(h.title, title)), None)
     if own is not None:
-        text = text[own.end() :]
+        text = text[own.end :]
     lines = text.splitlines()
     while lines and (not lines[0].strip() or _is_title_line(lines[0], title)):
         lines.pop(0)
     text = "\n".join(lines)
-    boundary = _BOUNDARY.search(text)
+    others = {_norm(t) for t in titles or []} - {_norm(title)}
+    high = [h for h in markdown.headings(text) if h.level <= level]
+    boundary = next((h for h in high if _norm(h.title) in others), None)
     if boundary is not None:
-        text = text[: boundary.start()]
-    return text.strip()
+        text = text[: boundary.start]
+    for heading in reversed([h for h in high if boundary is None or h.start < boundary.start]):
+        text = markdown.set_level(text, heading, level + 1)
+    return trim_block(text)
 
 
 def clean_article(text: str) -> str:
-    """A whole article: no fences, no chatter before the first `## ` section heading."""
+    """A whole article: no fences, no chatter; a one-paragraph remark ending in a colon before
+    the first heading ("Below, the article with its new examples:") is dropped."""
     text = strip_chatter(text)
-    match = re.search(r"^## ", text, re.M)
-    if match and match.start() > 0:
-        text = text[match.start() :]
-    return text.strip()
+    first = next(iter(markdown.headings(text)), None)
+    if first is not None and first.start > 0 and _is_remark(text[: first.start]):
+        text = text[first.start :]
+    return trim_block(text)
+
+
+def _is_remark(lead: str) -> bool:
+    lead = lead.strip()
+    return not lead or ("\n\n" not in lead and len(lead) <= 300 and lead.endswith(":"))
 
 
 def assemble(outline: list[dict[str, Any]], bodies: list[str]) -> str:
@@ -120,46 +151,66 @@ def rewrite_guard(previous: str, candidate: str) -> str | None:
 
 @dataclass(frozen=True)
 class Span:
-    """Where one outline section sits in an article: its heading line and its body's bytes
-    (`body_start:body_end` includes the blank lines around the body)."""
+    """Where one outline section sits in an article: its heading line, its body's bytes
+    (`body_start:body_end` includes the blank lines around the body) and its heading level."""
 
     heading_start: int
     body_start: int
     body_end: int
+    level: int = 2
+
+
+def _pick(headings: list[markdown.Heading], after: int, title: str, level: int | None) -> int | None:
+    """The heading that stands for `title` among those after index `after`: an exact
+    (normalised) match first, then one containing the title or contained in it; one at most as
+    deep as the previous section's (`level`) before a deeper one, so that a sub-heading of a
+    section never takes the place of the next section."""
+    wanted = _norm(title)
+    candidates = list(range(after + 1, len(headings)))
+
+    def exact(h: markdown.Heading) -> bool:
+        return _same_title(h.title, title)
+
+    def near(h: markdown.Heading) -> bool:
+        found = _norm(h.title)
+        return bool(wanted and found and (wanted in found or found in wanted))
+
+    for matches in (exact, near):
+        for shallow in (True, False):
+            for i in candidates:
+                if (not shallow or level is None or headings[i].level <= level) and matches(headings[i]):
+                    return i
+    return None
 
 
 def locate_sections(text: str, titles: list[str]) -> list[Span | None]:
     """Each outline title's span in `text`, in outline order (None when a title is missing).
-    Exact (normalised) heading matches first; a heading that contains the title, or is contained
-    in it, stands in when there is none."""
-    headings = [(m.start(), m.end(), _norm(m.group(2))) for m in _HEADING.finditer(text)]
+    A span runs from its heading to the next heading of the same or a higher level, or to the
+    next outline section's heading if that comes first; headings inside code do not count."""
+    headings = markdown.headings(text)
     found: list[int | None] = []
-    after = -1
+    after, level = -1, None
     for title in titles:
-        wanted = _norm(title)
-        candidates = [i for i, h in enumerate(headings) if i > after]
-        pick = next((i for i in candidates if headings[i][2] == wanted), None)
-        if pick is None and wanted:
-            pick = next((i for i in candidates if headings[i][2]
-                         and (wanted in headings[i][2] or headings[i][2] in wanted)), None)  # fmt: skip
+        pick = _pick(headings, after, title, level)
         found.append(pick)
         if pick is not None:
-            after = pick
-    starts = sorted(headings[i][0] for i in found if i is not None)
+            after, level = pick, headings[pick].level
+    picked = {i for i in found if i is not None}
     spans: list[Span | None] = []
     for pick in found:
         if pick is None:
             spans.append(None)
             continue
-        start, end, _ = headings[pick]
-        following = [s for s in starts if s > start]
-        spans.append(Span(start, end, following[0] if following else len(text)))
+        own = headings[pick]
+        end = next((h.start for j, h in enumerate(headings[pick + 1 :], pick + 1)
+                    if j in picked or h.level <= own.level), len(text))  # fmt: skip
+        spans.append(Span(own.start, own.end, end, own.level))
     return spans
 
 
 def section_bodies(text: str, titles: list[str]) -> list[str | None]:
     """Each outline section's body, stripped (None when its heading is missing)."""
-    return [None if s is None else text[s.body_start : s.body_end].strip()
+    return [None if s is None else trim_block(text[s.body_start : s.body_end])
             for s in locate_sections(text, titles)]  # fmt: skip
 
 
@@ -173,11 +224,11 @@ def replace_bodies(text: str, titles: list[str], new: dict[int, str]) -> str:
         if span is None:
             raise ValueError(f"section {index + 1} ({titles[index]!r}) is not in the text")
         old = text[span.body_start : span.body_end]
-        lead = old[: len(old) - len(old.lstrip())] or "\n\n"
+        lead = old[: len(old) - len(_BLANK_LINES.sub("", old))] or "\n\n"
         trail = old[len(old.rstrip()) :]
         if not trail and span.body_end < len(text):
             trail = "\n\n"
-        out += [text[at : span.body_start], lead, new[index].strip(), trail]
+        out += [text[at : span.body_start], lead, trim_block(new[index]), trail]
         at = span.body_end
     out.append(text[at:])
     return "".join(out)
@@ -203,23 +254,110 @@ def match_section(name: str, titles: list[str]) -> int | None:
 
 # --- degenerate generations ------------------------------------------------------------------
 
-LOOP_NGRAM = 12  # words
-LOOP_REPEATS = 2  # the same 12 words twice in one generation = a loop
+LOOP_WORDS = 12  # a span repeated back to back, 12 words or more of it again, to the end = a loop
+LOOP_SENTENCES = 3  # ... or the same sentence three times with at most two others between
+_SENTENCE_GAP = 3  # ... at most two other sentences between
+_TOKEN = re.compile(rf"{CJK.pattern}|(?:(?!{CJK.pattern})\w)+")  # a CJK character is a word
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?=\s|$)|[。！？][”’」』）]*")
 
 
-def find_loop(text: str, n: int = LOOP_NGRAM, repeats: int = LOOP_REPEATS) -> int | None:
-    """Where a generation starts repeating itself: the offset of the second occurrence of a run
-    of `n` words that occurs `repeats` times (None when there is no loop). Prose does not repeat
-    twelve words verbatim; a small model's loop does at once."""
-    words = [(m.start(), m.group().lower()) for m in re.finditer(r"\w+", text)]
-    seen: dict[tuple[str, ...], list[int]] = {}
-    for i in range(len(words) - n + 1):
-        gram = tuple(w for _, w in words[i : i + n])
-        places = seen.setdefault(gram, [])
-        places.append(i)
-        if len(places) >= repeats:
-            return words[places[1]][0]
+def _read_text(text: str) -> list[markdown.Block | None]:
+    """The blocks a loop is looked for in: paragraphs, headings and list items; a code block,
+    table, HTML block or quotation is a break (None) that no loop can run across."""
+    return [None if b.kind in markdown.SKIPPED else b for b in markdown.blocks(markdown.unwrapped(text))]
+
+
+def _periodic_tail(text: str, blocks: list[markdown.Block | None]) -> int | None:
+    """The offset of the second copy of a span that repeats back to back up to the end of the
+    text (a partial last copy allowed), when the repetition holds `LOOP_WORDS` words or more."""
+    words: list[tuple[int, str]] = []
+    for n, block in enumerate(blocks):
+        if block is None:
+            words.append((-1, f"\0{n}"))  # matches nothing
+            continue
+        words += [(block.start + m.start(), m.group().lower())
+                  for m in _TOKEN.finditer(text, block.start, block.end)]  # fmt: skip
+    if words and text[-1:].isalnum():
+        words.pop()  # a word still being written
+    n, best = len(words), None
+    for period in range(1, n // 2 + 1):
+        run = 0
+        while run < n - period and words[n - 1 - run][1] == words[n - 1 - run - period][1]:
+            run += 1
+        if run >= max(LOOP_WORDS, period):
+            second = n - run
+            best = second if best is None else min(best, second)
+    return None if best is None else words[best][0]
+
+
+def _sentences(text: str, blocks: list[markdown.Block | None]) -> list[tuple[int, str, int, int]]:
+    """The sentences of paragraphs (not list items): offset, normalised text, and its first and
+    past-last word index; any other block is a break of a million words that no loop spans."""
+    out: list[tuple[int, str, int, int]] = []
+    words = 0
+    for block in blocks:
+        if block is None or block.in_list or block.kind != "paragraph":
+            out.append((-1, "", words, words + 10**6))
+            words += 10**6
+            continue
+        at = block.start
+        for m in [*_SENTENCE_END.finditer(text, block.start, block.end), None]:
+            end = block.end if m is None else m.end()
+            said = _norm(text[at:end])
+            n = len(_TOKEN.findall(said))
+            if n:
+                out.append((at + len(text[at:end]) - len(text[at:end].lstrip()), said, words, words + n))
+                words += n
+            at = end
+    return out
+
+
+def _repeated_sentence(text: str, blocks: list[markdown.Block | None]) -> int | None:
+    """The offset of a sentence's second occurrence when it comes three times or more (four
+    words or more of it) with little between each time (at most two sentences, and fewer words
+    than it has), the last time at most one sentence before the end."""
+    sentences = _sentences(text, blocks)
+    last: dict[str, list[int]] = {}  # a sentence -> the chain of its close occurrences
+    for i, (_, said, first, stop) in enumerate(sentences):
+        if not said or stop - first < 4:
+            continue
+        chain = last.get(said, [])
+        if chain:
+            _, _, _, before = sentences[chain[-1]]
+            if i - chain[-1] - 1 > _SENTENCE_GAP - 1 or first - before > stop - first:
+                chain = []
+        last[said] = chain = [*chain, i]
+        if len(chain) >= LOOP_SENTENCES and i >= len(sentences) - 2:
+            return sentences[chain[1]][0]
     return None
+
+
+def find_loop(text: str) -> int | None:
+    """Where a generation starts repeating itself (None when it does not). A model's loop is
+    periodic and runs to the end of the generation; a phrase that prose repeats is not a loop,
+    and code, tables and quotations are never read. (Called as a generation streams: the text
+    is parsed only when its plain words already look like a loop.)"""
+    if _periodic_tail(text, [markdown.Block("paragraph", 0, len(text))]) is None and not _may_repeat(text):
+        return None
+    blocks = _read_text(text)
+    found = [at for at in (_periodic_tail(text, blocks), _repeated_sentence(text, blocks)) if at is not None]
+    return min(found) if found else None
+
+
+def _may_repeat(text: str) -> bool:
+    """Whether one of the last two sentences (paragraphs split at blank lines and sentence ends)
+    of four words or more occurs three times: what `_repeated_sentence` needs, found unparsed."""
+    pieces = []
+    for paragraph in re.split(r"\n[ \t]*\n", text):
+        at = 0
+        for m in [*_SENTENCE_END.finditer(paragraph), None]:
+            end = len(paragraph) if m is None else m.end()
+            said = _norm(paragraph[at:end])
+            if said:
+                pieces.append(said)
+            at = end
+    counts = Counter(pieces)
+    return any(counts[said] >= LOOP_SENTENCES and len(_TOKEN.findall(said)) >= 4 for said in pieces[-2:])
 
 
 def cut_loop(text: str) -> tuple[str, bool]:
@@ -262,7 +400,6 @@ def trim_generation(text: str, finish_reason: str | None) -> tuple[str, str | No
     return text, None
 
 
-CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _CJK_CHAR = re.compile(f"({CJK.pattern})")
 
 
@@ -280,7 +417,7 @@ def searchable(text: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def markdown() -> MarkdownIt:
+def markdown_parser() -> MarkdownIt:
     """The one Markdown parser (CommonMark, markdown-it-py): its tokens carry line maps. Imported
     when first needed: commands that read no article start without it."""
     from markdown_it import MarkdownIt
@@ -296,7 +433,7 @@ def prose_parts(text: str) -> list[tuple[str, bool]]:
     fenced or indented block, found by the parser; an inline `code` span): joined, the pieces
     are `text`."""
     code: set[int] = set()
-    for token in markdown().parse(text):
+    for token in markdown_parser().parse(text):
         if token.type in ("fence", "code_block") and token.map:
             code.update(range(*token.map))
     parts: list[tuple[str, bool]] = []

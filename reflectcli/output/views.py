@@ -285,6 +285,8 @@ class Views:
                 sys.stderr.write(f"{'error' if o.status == 'skipped' else 'note'}: {o.error}\n")
             elif o.status in ("added", "updated"):
                 self.message(f"{o.status} [{o.source_id}] {o.title} ({o.chunks} chunks)")
+                if o.warning:
+                    sys.stderr.write(f"warning: {o.warning}\n")
         order = ("added", "updated", "unchanged", "skipped")
         summary = ", ".join(f"{counts[k]} {k}" for k in order if counts.get(k))
         self.message(f"{summary or 'nothing to add'}; {chunks} chunks indexed")

@@ -23,6 +23,7 @@ BOILERPLATE_TAGS = frozenset("nav header footer aside form".split())
 BOILERPLATE_ROLES = frozenset("navigation banner contentinfo search complementary".split())
 PERMALINK_MARKS = frozenset("¶ # § 🔗 ⚓".split())
 NARROW = 0.9  # descend into a child that holds at least this share of its parent's own text
+OUTSIDE = 200  # ... and leaves fewer than this many characters of it outside (an intro, say)
 LOW_SHARE = 0.5  # an extract with less than this share of the visible words gets a warning
 _SPACE = re.compile(r"\s+")
 
@@ -109,7 +110,8 @@ def _main_elements(body) -> list:
 
 def _narrow(body):
     """The element holding nearly all of the body's own text: descend while one child holds
-    NARROW of its parent's text outside links (navigation is mostly links)."""
+    NARROW of its parent's text outside links (navigation is mostly links) and leaves less
+    than OUTSIDE characters of it."""
     sizes: dict = {}
 
     def own(element) -> int:
@@ -126,7 +128,7 @@ def _narrow(body):
         total = own(current)
         children = [c for c in current if isinstance(c.tag, str)]
         best = max(children, key=own, default=None)
-        if best is None or total == 0 or own(best) < NARROW * total:
+        if best is None or own(best) < NARROW * total or total - own(best) >= OUTSIDE:
             return current
         current = best
 
@@ -182,13 +184,13 @@ class _Walker:
             if block:
                 self._paragraph()
             if element.text:
-                self.inline.append(element.text)
+                self.inline.append(_SPACE.sub(" ", element.text))
             for child in element:
                 self.walk(child)
             if block:
                 self._paragraph()
         if element.tail:
-            self.inline.append(element.tail)
+            self.inline.append(_SPACE.sub(" ", element.tail))
 
     def finish(self) -> list[Segment]:
         self._segment()
@@ -203,7 +205,7 @@ class _Walker:
         self.size += len(text)
 
     def _paragraph(self) -> None:
-        lines = [_flat(line) for line in "".join(self.inline).split("\n")]
+        lines = [line.strip() for line in "".join(self.inline).split("\n")]  # "\n": a <br>
         self.inline = []
         text = "\n".join(line for line in lines if line)
         if text:

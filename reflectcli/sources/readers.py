@@ -135,13 +135,15 @@ def _docx(data: bytes, location: str) -> tuple[str, list[Segment]]:
     segments: list[Segment] = []
     trail, lines = HeadingTrail(), []
     title, first_heading = document.core_properties.title or "", ""
+    styles = {style.style_id: (style.name or "").lower() for style in document.styles}
     for block in document.iter_inner_content():
         if isinstance(block, Table):
             lines.append(table_rows(block))
             continue
-        text, level = block.text.strip(), _heading_level(block)
+        raw = block.text
+        text, level = raw.strip(), _heading_level(styles.get(block._p.style or "", ""))
         if level is None or not text:
-            lines.append(block.text)
+            lines.append(raw)
         elif level == 0:
             title = title or text
         else:
@@ -152,9 +154,8 @@ def _docx(data: bytes, location: str) -> tuple[str, list[Segment]]:
     return title or first_heading, segments
 
 
-def _heading_level(paragraph) -> int | None:
-    """0 for the Title style, N for "Heading N", None for any other paragraph."""
-    style = ((paragraph.style.name if paragraph.style is not None else "") or "").lower()
+def _heading_level(style: str) -> int | None:
+    """0 for the Title style, N for "Heading N", None for any other (lower-cased) style name."""
     if style == "title":
         return 0
     if style.startswith("heading"):

@@ -58,6 +58,7 @@ def _paragraphs(text: str, code: list[tuple[int, int]]) -> list[tuple[int, int, 
 
 
 _SENTENCE_END = re.compile(r"(?<![.\s])[.!?。！？][)\]\"'’”]*\s")  # not "...", the prompt or an ellipsis
+_STATEMENT = re.compile(r"\n(?![ \t]|\.\.\.(?: |$))", re.M)  # a line end the next line does not continue
 
 
 def _split_long(text: str, start: int, end: int, code: bool = False) -> list[tuple[int, int]]:
@@ -74,11 +75,12 @@ def _split_long(text: str, start: int, end: int, code: bool = False) -> list[tup
 
 
 def _cut(window: str, code: bool) -> int:
-    """Where to end a piece of `window` (0: nowhere good): code at a line end before a new
-    statement (not a `... ` continuation or an indented line), else any line end; prose at a
-    sentence end, else a space; never in the first third of the window."""
+    """Where to end a piece of `window` (0: nowhere good), never in its first third: code at
+    a line end before a new statement (not a `... ` continuation or an indented line), else
+    any line end; prose at a sentence end, else such a line end, else a space."""
+    statements = [m.end() for m in _STATEMENT.finditer(window)]
     if code:
-        ends = [[m.end() for m in re.finditer(r"\n(?![ \t]|\.\.\. )", window)], [window.rfind("\n") + 1]]
+        ends = [statements, [window.rfind("\n") + 1]]
     else:
-        ends = [[m.end() for m in _SENTENCE_END.finditer(window)], [window.rfind(" ") + 1]]
+        ends = [[m.end() for m in _SENTENCE_END.finditer(window)], statements, [window.rfind(" ") + 1]]
     return next((max(c) for c in ends if c and max(c) > TARGET // 3), 0)

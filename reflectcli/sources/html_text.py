@@ -134,15 +134,15 @@ def _narrow(body):
 
 
 def _title(root, first_headings: list[str]) -> str:
-    """The page's own title: its main content's first heading unless that is the site's name
-    (a part of <title> after its first), else the first part of <title>."""
+    """The page's own title: <title> when it is one name; when it is "page | site", the main
+    content's first heading that is not the site's name (a part after the first), else the
+    first part."""
     title = _flat(root.findtext(".//title") or "")
     parts = [p.strip() for p in re.split(r"\s+[|—–·-]\s+", title) if p.strip()]
+    if len(parts) == 1:
+        return parts[0]
     site = {p.casefold() for p in parts[1:]}
-    for heading in first_headings:
-        if heading.casefold() not in site:
-            return heading
-    return parts[0] if parts else title
+    return next((h for h in first_headings if h.casefold() not in site), parts[0] if parts else "")
 
 
 def _flat(text: str) -> str:

@@ -71,7 +71,7 @@ def drop_running(pages: list[str]) -> list[str]:
     counts: Counter[str] = Counter()
     for page in with_text:
         lines = [line for line in page.split("\n") if line.strip()]
-        counts.update({_key(line) for line in lines[:EDGE] + lines[-EDGE:]})
+        counts.update({_key(lines[i]) for i in _edges(len(lines))})
     running = {key for key, n in counts.items() if n >= max(3, RUNNING * len(with_text))}
     if not running:
         return pages
@@ -79,10 +79,16 @@ def drop_running(pages: list[str]) -> list[str]:
     for page in pages:
         lines = page.split("\n")
         filled = [i for i, line in enumerate(lines) if line.strip()]
-        edges = set(filled[:EDGE] + filled[-EDGE:])
+        edges = {filled[i] for i in _edges(len(filled))}
         out.append("\n".join(line for i, line in enumerate(lines)
                              if i not in edges or _key(line) not in running))  # fmt: skip
     return out
+
+
+def _edges(count: int) -> set[int]:
+    """Indexes of a page's first and last EDGE lines (of a short page, a third of them)."""
+    edge = max(1, min(EDGE, count // 3))
+    return set(range(min(edge, count))) | set(range(max(0, count - edge), count))
 
 
 def join_hyphens(text: str, vocabulary: Counter[str]) -> str:

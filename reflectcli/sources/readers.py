@@ -69,17 +69,17 @@ WESTERN = ("cp1252", "latin_1", "iso8859_15")
 
 def legacy_encoding(data: bytes) -> str:
     """The 8-bit encoding of text that is not UTF-8, by charset-normalizer. Windows-1252 wins
-    its ties (short Western text fits cp1250 as well) and stands for latin-1, as browsers read
-    it: latin-1 makes its bytes 0x80-0x9F (€, dashes, curly quotes) control characters."""
+    whenever it decodes the bytes as cleanly as the best guess (short Western text fits DOS or
+    Central European code pages as well), and stands for latin-1 as browsers read it: latin-1
+    makes the bytes 0x80-0x9F (€, dashes, curly quotes) control characters."""
     import charset_normalizer
 
     matches = list(charset_normalizer.from_bytes(data))
     if not matches:
         return "cp1252"
-    best = matches[0]
-    tied = {name for m in matches if (m.chaos, m.coherence) == (best.chaos, best.coherence)
-            for name in m.could_be_from_charset}  # fmt: skip
-    return "cp1252" if best.encoding in WESTERN or "cp1252" in tied else best.encoding
+    cleanest = min(m.chaos for m in matches)
+    fits = {name for m in matches if m.chaos <= cleanest for name in m.could_be_from_charset}
+    return "cp1252" if "cp1252" in fits or matches[0].encoding in WESTERN else matches[0].encoding
 
 
 def _plain(data: bytes, location: str) -> tuple[str, list[Segment]]:

@@ -140,6 +140,7 @@ class Tally:
         self.name, self.recalls, self.code, self.cells = name, [], [0, 0, 0], [0, 0]
         self.titles, self.bad_titles, self.seconds, self.files, self.pages = 0, [], 0.0, 0, 0
         self.baseline: list[float] = []
+        self.old_seconds = 0.0  # the old reader on the same files, interleaved (PDF)
 
     def report(self) -> None:
         if not self.files:
@@ -175,6 +176,9 @@ class Tally:
         if self.pages:
             rate += f", {self.pages / self.seconds:.1f} pages/s"
         print(f"read + chunk: {self.seconds:.1f} s = {rate}")
+        if self.old_seconds:
+            print(f"  old reader (pypdf's page text alone), same files: {self.old_seconds:.1f} s = "
+                  f"{self.pages / self.old_seconds:.1f} pages/s")  # fmt: skip
 
 
 def read_timed(tally: Tally, path: Path):
@@ -265,8 +269,10 @@ def pdf_corpus(files: list[Path]) -> Tally:
                                    text=True).stdout  # fmt: skip
         reference = unicodedata.normalize("NFKC", reference)
         reference = join_hyphens(reference, Counter(re.findall(r"[\w-]+", reference.casefold())))
+        started = time.perf_counter()  # the old reader's work: pypdf's text of each page
+        tally.pages += len([page.extract_text() for page in PdfReader(str(path)).pages])
+        tally.old_seconds += time.perf_counter() - started
         document, _ = read_timed(tally, path)
-        tally.pages += len(PdfReader(str(path)).pages)
         tally.recalls.append((recall(words(reference), words(extract_text(document))), path.name))
         check_title(tally, document.title, {"enscript output"})
         print(f"  {path.name}: title {document.title!r}, {len(document.segments)} segments, "

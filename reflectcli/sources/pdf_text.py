@@ -17,6 +17,7 @@ EDGE = 2  # lines at the top and at the bottom of a page that may be a running h
 RUNNING = 0.4  # ... when the same line (digits aside) is there on at least this share of pages
 MIN_PAGES = 4  # fewer pages than this: nothing counts as running
 TITLE_RATIO = 1.15  # the title's type is at least this much larger than the body's
+TYPE_PAGES = 3  # ... whose size is the one most characters of the first pages are in
 _HYPHEN = re.compile(r"(\w+)-\n(\w+)")
 _WORD = re.compile(r"[\w-]+")
 
@@ -29,9 +30,13 @@ def read_pdf(data: bytes, location: str) -> tuple[str, list[Segment]]:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not _decrypt(reader):
             raise SourceError(f"{location}: an encrypted PDF that needs a password (decrypt it first)")
-        pages = [_clean(page.extract_text() or "") for page in reader.pages]
+        runs: list[list[tuple[float, str]]] = []  # the first pages' text runs and their type sizes
+        pages = []
+        for page in reader.pages:
+            visit = _collector(runs) if len(runs) < TYPE_PAGES else None
+            pages.append(_clean(page.extract_text(visitor_text=visit) or ""))
         outline = _outline(reader)
-        title = _heading_type(reader) or _metadata_title(reader)
+        title = _heading_type(runs) or _metadata_title(reader)
     except SourceError:
         raise
     except (PyPdfError, ValueError, KeyError, TypeError, OSError, RecursionError) as exc:
@@ -42,7 +47,7 @@ def read_pdf(data: bytes, location: str) -> tuple[str, list[Segment]]:
     pages = [join_hyphens(page, vocabulary) for page in pages]
     segments = _by_outline(pages, outline)
     if not title:
-        title = next((t for _, _, t in outline), "") or _first_line(pages)
+        title = _first_line(pages) or next((t for _, _, t in outline), "")
     return title, segments
 
 
@@ -160,27 +165,34 @@ def _find_title(text: str, title: str, start: int) -> int | None:
     return match.start() if match else None
 
 
-def _heading_type(reader) -> str:
-    """The text set in the first page's largest type, when it is larger than the body's."""
+def _collector(pages: list[list[tuple[float, str]]]):
+    """A pypdf text visitor that adds the page's (type size, text) runs to `pages`."""
     runs: list[tuple[float, str]] = []
+    pages.append(runs)
 
     def visit(text, cm, tm, font, size) -> None:
-        if text.strip():
+        if text.strip():  # the type's size as printed: the font size times the scaling
             runs.append((round(abs(size * tm[3] * cm[3]) or size, 1), text))
 
-    for page in reader.pages[:3]:
-        page.extract_text(visitor_text=visit)
-        if runs:
-            break
-    if not runs:
-        return ""
+    return visit
+
+
+def _heading_type(pages: list[list[tuple[float, str]]]) -> str:
+    """The first page's text in its largest type, when that is larger than the body's (the
+    type most characters of the first pages are in); a run repeated on the page (a logo made
+    of glyphs) is not a title."""
+    first = next((runs for runs in pages if runs), [])
     sizes: Counter[float] = Counter()
-    for size, text in runs:
+    for size, text in (run for runs in pages for run in runs):
         sizes[size] += len(text)
-    body, biggest = sizes.most_common(1)[0][0], max(sizes)
-    if biggest < TITLE_RATIO * body:
+    repeated = Counter(text.strip() for _, text in first)
+    candidates = [(size, text) for size, text in first if repeated[text.strip()] < 3]
+    if not candidates:
         return ""
-    title = " ".join(" ".join(text for size, text in runs if size == biggest).split())
+    biggest = max(size for size, _ in candidates)
+    if biggest < TITLE_RATIO * sizes.most_common(1)[0][0]:
+        return ""
+    title = " ".join(" ".join(text for size, text in candidates if size == biggest).split())
     return _clean(title)[:200] if len(title) >= 3 else ""
 
 

@@ -92,6 +92,12 @@ def test_an_extract_that_keeps_little_of_the_page_says_so():
     assert html_doc(SPHINX).warning is None
 
 
+def test_a_pdf_with_pages_without_text_says_so(tmp_path):
+    path = tmp_path / "scanned.pdf"
+    path.write_bytes(text_pdf(["A typed cover page.", "", "", "The last typed page."]))
+    assert read_path(path).warning == "2 of its 4 pages have no text (scanned images?)"
+
+
 def test_docx_tables_are_read_as_rows_in_their_place(tmp_path):
     import docx
 

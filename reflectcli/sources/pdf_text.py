@@ -17,12 +17,14 @@ EDGE = 2  # lines at the top and at the bottom of a page that may be a running h
 RUNNING = 0.4  # ... when the same line (digits aside) is there on at least this share of pages
 MIN_PAGES = 4  # fewer pages than this: nothing counts as running
 TITLE_RATIO = 1.15  # the title's type is at least this much larger than the body's
+BLANK_SHARE = 0.2  # a PDF with at least this share of pages without text gets a warning
 TYPE_PAGES = 3  # ... whose size is the one most characters of the first pages are in
 _HYPHEN = re.compile(r"(\w+)-\n(\w+)")
 _WORD = re.compile(r"[\w-]+")
 
 
-def read_pdf(data: bytes, location: str) -> tuple[str, list[Segment]]:
+def read_pdf(data: bytes, location: str) -> tuple[str, list[Segment], str | None]:
+    """(title, segments, warning) of a PDF; the warning when pages have no text (scans)."""
     from pypdf import PdfReader
     from pypdf.errors import PyPdfError
 
@@ -48,7 +50,11 @@ def read_pdf(data: bytes, location: str) -> tuple[str, list[Segment]]:
     segments = _by_outline(pages, outline)
     if not title:
         title = _first_line(pages) or next((t for _, _, t in outline), "")
-    return title, segments
+    blank = sum(1 for page in pages if not page.strip())
+    warning = None
+    if blank and blank >= BLANK_SHARE * len(pages) and blank < len(pages):
+        warning = f"{blank} of its {len(pages)} pages have no text (scanned images?)"
+    return title, segments, warning
 
 
 def _decrypt(reader) -> bool:

@@ -114,7 +114,7 @@ def _html(data: bytes, location: str) -> tuple[str, list[Segment], str | None]:
     return read_html(_decode(data, location))
 
 
-def _pdf(data: bytes, location: str) -> tuple[str, list[Segment]]:
+def _pdf(data: bytes, location: str) -> tuple[str, list[Segment], str | None]:
     from reflectcli.sources.pdf_text import read_pdf
 
     return read_pdf(data, location)

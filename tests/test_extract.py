@@ -80,6 +80,8 @@ def test_a_page_takes_its_own_heading_not_the_sites_name():
     </div></div></div></body></html>"""
     document = html_doc(markup)
     assert document.title == "File system"
+    one_name = "<title>The Mainz press</title><article><h1>Type founding</h1><p>Cast in 1457.</p></article>"
+    assert html_doc(one_name).title == "The Mainz press"  # a <title> of one name is the page's
     assert document.segments[0].heading == "File system"
     assert "Buffer" not in document.segments[0].text  # the navigation column is left out
 

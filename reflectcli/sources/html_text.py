@@ -18,7 +18,9 @@ BLOCKS = frozenset(
     "summary table tbody td tfoot th thead tr ul".split()
 )
 HEADINGS = {f"h{n}": n for n in range(1, 7)}
-SKIP = frozenset("script style noscript template head svg math button select input textarea".split())
+SKIP = frozenset(
+    "script style noscript template title meta link base svg math button select input textarea".split()
+)
 BOILERPLATE_TAGS = frozenset("nav header footer aside form".split())
 BOILERPLATE_ROLES = frozenset("navigation banner contentinfo search complementary".split())
 PERMALINK_MARKS = frozenset("¶ # § 🔗 ⚓".split())
@@ -34,6 +36,7 @@ def read_html(text: str) -> tuple[str, list[Segment], str | None]:
     root = _parse(text)
     if root is None:
         return _trafilatura(text)
+    page_title = _flat(root.findtext(".//title") or "")
     _drop(root, lambda el: el.tag in SKIP or _is_permalink(el))
     body = root.find("body") if root.tag == "html" else root
     body = root if body is None else body
@@ -46,7 +49,7 @@ def read_html(text: str) -> tuple[str, list[Segment], str | None]:
     for element in mains:
         walker.walk(element)
     segments = walker.finish()
-    title = _title(root, walker.first_headings)
+    title = _title(page_title, walker.first_headings)
     kept = sum(_words(s.text) for s in segments) + len(walker.headings_words)
     warning = None
     if visible >= 50 and kept < LOW_SHARE * visible:
@@ -133,11 +136,10 @@ def _narrow(body):
         current = best
 
 
-def _title(root, first_headings: list[str]) -> str:
+def _title(title: str, first_headings: list[str]) -> str:
     """The page's own title: <title> when it is one name; when it is "page | site", the main
     content's first heading that is not the site's name (a part after the first), else the
     first part."""
-    title = _flat(root.findtext(".//title") or "")
     parts = [p.strip() for p in re.split(r"\s+[|—–·-]\s+", title) if p.strip()]
     if len(parts) == 1:
         return parts[0]

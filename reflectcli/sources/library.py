@@ -61,8 +61,8 @@ def expand(targets: list[str]) -> tuple[list[str], list[Outcome]]:
         if path.is_dir():
             files = [p for p in path.rglob("*") if p.is_file()
                      and not any(part.startswith(".") for part in p.relative_to(path).parts)]  # fmt: skip
-            copies = [p for p in files if is_generated_copy(p)]
-            files = [p for p in files if p not in set(copies)]
+            copies = {p for p in files if is_generated_copy(p, path)}
+            files = [p for p in files if p not in copies]
             if copies:
                 problems.append(Outcome(str(path), "ignored", error=f"{path}: {len(copies)} generated "
                                         f"cop{'ies' if len(copies) != 1 else 'y'} of pages skipped "
@@ -85,12 +85,12 @@ def expand(targets: list[str]) -> tuple[list[str], list[Outcome]]:
     return list(dict.fromkeys(items)), problems
 
 
-def is_generated_copy(path: Path) -> bool:
+def is_generated_copy(path: Path, folder: Path) -> bool:
     """A source text a documentation generator ships beside the page it made: Sphinx's
-    `_sources/**/*.txt`, or `name.rst.txt` (`name.md.txt`) next to `name.html`."""
+    `_sources/**/*.txt` under the folder added, or `name.rst.txt` (`.md.txt`) by `name.html`."""
     if path.suffix.lower() != ".txt":
         return False
-    if "_sources" in path.parts[:-1]:
+    if "_sources" in path.relative_to(folder).parts[:-1]:
         return True
     suffix = next((s for s in (".rst.txt", ".md.txt") if path.name.lower().endswith(s)), None)
     return suffix is not None and path.with_name(path.name[: -len(suffix)] + ".html").exists()

@@ -10,12 +10,13 @@ asymptote-doc, camlidl-doc); DOCX made with pandoc from 10 Python pages with tab
 Per file, word recall = the share of the reference's words (a multiset of lower-cased \\w+
 tokens, NFKC) that the extract holds (its segments' text and the headings of its heading
 paths). References: HTML, the page's main block's text by lxml (Python: role=main; Node:
-#apicontent); PDF, `pdftotext` (its line-end hyphens joined by the same rule as the reader's);
-DOCX, `pandoc -t plain`. Also: multi-line <pre> blocks of the main block found verbatim in the
-extract (and inside one chunk), table cells (HTML's and DOCX's) found in the extract, titles
-without "¶" and not the site's name. Targets: median recall >= 0.99, no file below 0.95, code
->= 0.95, cells >= 0.95, titles 100 %. Throughput: read + chunk per file, and `sources add` of
-the corpus folders end to end into a fresh library.
+#apicontent; without script, style and noscript); PDF, `pdftotext` (its line-end hyphens
+joined by the same rule as the reader's); DOCX, `pandoc -t plain`. Also: multi-line <pre>
+blocks of the main block found verbatim in the extract (and inside one chunk), table cells
+(HTML's and DOCX's) found in the extract, titles without "¶" and not the site's name.
+Targets: median recall >= 0.99, no file below 0.95, code >= 0.95, cells >= 0.95, titles
+100 %. Throughput: read + chunk per file, and `sources add` of the corpus folders end to end
+into a fresh library.
 
     python bench/bench_extract.py [--quick] [--baseline]
 
@@ -128,7 +129,7 @@ def main_block(path: Path):
     block = found[0]
     for cell in block.iter("td", "th", "tr", "li", "dt", "dd", "p"):  # text_content() runs cells together
         cell.tail = " " + (cell.tail or "")
-    for mark in block.xpath('.//a[contains(@class, "headerlink")] | .//script | .//style'):
+    for mark in block.xpath('.//a[contains(@class, "headerlink")] | .//script | .//style | .//noscript'):
         mark.drop_tree()
     return block
 

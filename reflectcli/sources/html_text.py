@@ -18,6 +18,7 @@ BLOCKS = frozenset(
     "summary table tbody td tfoot th thead tr ul".split()
 )
 HEADINGS = {f"h{n}": n for n in range(1, 7)}
+CONTENT = frozenset([*HEADINGS, *"p pre table ul ol dl blockquote".split()])  # text of its own, not a wrapper
 SKIP = frozenset(
     "script style noscript template title meta link base svg math button select input textarea".split()
 )
@@ -26,13 +27,14 @@ BOILERPLATE_ROLES = frozenset("navigation banner contentinfo search complementar
 PERMALINK_MARKS = frozenset("¶ # § 🔗 ⚓".split())
 NARROW = 0.9  # descend into a child that holds at least this share of its parent's own text
 OUTSIDE = 200  # ... and leaves fewer than this many characters of it outside (an intro, say)
-LOW_SHARE = 0.5  # an extract with less than this share of the visible words gets a warning
+LOW_SHARE = 0.5  # an extract with less than this share of the visible words gets a warning,
+MISSING = 200  # ... when at least this many of them are left out (not a short page's footer)
 _SPACE = re.compile(r"\s+")
 
 
 def read_html(text: str) -> tuple[str, list[Segment], str | None]:
     """(title, segments, warning) of a page; the warning when the extract keeps less than
-    LOW_SHARE of the page's visible words."""
+    LOW_SHARE of the page's visible words (outside its navigation, header and footer)."""
     root = _parse(text)
     if root is None:
         return _trafilatura(text)
@@ -40,11 +42,11 @@ def read_html(text: str) -> tuple[str, list[Segment], str | None]:
     _drop(root, lambda el: el.tag in SKIP or _is_permalink(el))
     body = root.find("body") if root.tag == "html" else root
     body = root if body is None else body
-    visible = _words(" ".join(body.itertext()))
     mains = _main_elements(body)
-    if not mains:
-        _drop(body, _is_boilerplate)
-        mains = [_narrow(body)]
+    keep = {el for m in mains for el in (*m.iter(), *m.iterancestors())}  # main, in it, around it
+    _drop(body, lambda el: _is_boilerplate(el) and el not in keep)
+    visible = _words(" ".join(body.itertext()))
+    mains = mains or [_narrow(body)]
     walker = _Walker()
     for element in mains:
         walker.walk(element)
@@ -52,7 +54,7 @@ def read_html(text: str) -> tuple[str, list[Segment], str | None]:
     title = _title(page_title, walker.first_headings)
     kept = sum(_words(s.text) for s in segments) + len(walker.headings_words)
     warning = None
-    if visible >= 50 and kept < LOW_SHARE * visible:
+    if kept < LOW_SHARE * visible and visible - kept >= MISSING:
         warning = f"the extract keeps {kept:,} of the page's {visible:,} visible words ({kept / visible:.0%})"
     return title, segments, warning
 
@@ -114,7 +116,7 @@ def _main_elements(body) -> list:
 def _narrow(body):
     """The element holding nearly all of the body's own text: descend while one child holds
     NARROW of its parent's text outside links (navigation is mostly links) and leaves less
-    than OUTSIDE characters of it."""
+    than OUTSIDE characters of it, and no heading or paragraph of the parent's own is left."""
     sizes: dict = {}
 
     def own(element) -> int:
@@ -132,6 +134,8 @@ def _narrow(body):
         children = [c for c in current if isinstance(c.tag, str)]
         best = max(children, key=own, default=None)
         if best is None or own(best) < NARROW * total or total - own(best) >= OUTSIDE:
+            return current
+        if any(c.tag in CONTENT and own(c) for c in children):  # the text is here, not deeper
             return current
         current = best
 

@@ -24,6 +24,7 @@ SKIP = frozenset(
 )
 BOILERPLATE_TAGS = frozenset("nav header footer aside form".split())
 BOILERPLATE_ROLES = frozenset("navigation banner contentinfo search complementary".split())
+SPHINX_BODY = './/div[contains(@class, "documentwrapper")]//div[contains(concat(" ", @class, " "), " body ")]'
 PERMALINK_MARKS = frozenset("¶ # § 🔗 ⚓".split())
 NARROW = 0.9  # descend into a child that holds at least this share of its parent's own text
 OUTSIDE = 200  # ... and leaves fewer than this many characters of it outside (an intro, say)
@@ -105,7 +106,7 @@ def _is_boilerplate(element) -> bool:
 def _main_elements(body) -> list:
     """The page's declared main content: role=main, <main>, Sphinx's div.body, else every
     outermost <article> (a page of several articles keeps them all)."""
-    for path in ('.//*[@role="main"]', ".//main", './/div[contains(concat(" ", @class, " "), " body ")]'):
+    for path in ('.//*[@role="main"]', ".//main", SPHINX_BODY):
         found = body.xpath(path)
         if found:
             return [found[0]]

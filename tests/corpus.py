@@ -15,9 +15,10 @@ FACTS = {
 }
 
 
-def text_pdf(pages: list[str] | list[list[str]]) -> bytes:
-    """A minimal valid PDF in Helvetica: each page a line of text, or a list of lines.
-    (bench/bench_sources.py builds its PDFs with it too.)"""
+def text_pdf(pages: list[str] | list[list[str]], heading: str | None = None) -> bytes:
+    """A minimal valid PDF in Helvetica: each page a line of text, or a list of lines; with
+    `heading`, the first page opens with it in 20-point type. (bench/bench_sources.py builds
+    its PDFs with it too.)"""
     lines_per_page = [[page] if isinstance(page, str) else page for page in pages]
     objects: list[bytes] = [b"<< /Type /Catalog /Pages 2 0 R >>"]
     count = len(lines_per_page)
@@ -26,6 +27,8 @@ def text_pdf(pages: list[str] | list[list[str]]) -> bytes:
     font = 3 + 2 * count
     for i, lines in enumerate(lines_per_page):
         ops = "BT /F1 10 Tf 40 760 Td 12 TL " + " ".join(f"({line}) '" for line in lines) + " ET"
+        if heading and i == 0:
+            ops = f"BT /F1 20 Tf 40 775 Td ({heading}) Tj ET " + ops
         content = ops.encode("latin-1")
         resources = f"/Resources << /Font << /F1 {font} 0 R >> >>"
         objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents "

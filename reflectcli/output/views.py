@@ -296,6 +296,8 @@ class Views:
             elif o.status in ("added", "updated"):
                 count = rows.plural(o.chunks, "chunk", "chunks")
                 self.message(f"{o.status} [{o.source_id}] {o.title} ({count})")
+                if o.warning:
+                    sys.stderr.write(f"warning: {o.warning}\n")
         order = ("added", "updated", "unchanged", "skipped")
         summary = ", ".join(f"{counts[k]} {k}" for k in order if counts.get(k))
         self.message(f"{summary or 'nothing to add'}; {rows.plural(chunks, 'chunk', 'chunks')} indexed")

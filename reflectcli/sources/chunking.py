@@ -5,6 +5,7 @@ offsets into the document's text), plus the form the full-text index gets."""
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from typing import Any
 
 from reflectcli.sources.readers import Document
@@ -20,7 +21,7 @@ def chunk_document(document: Document) -> list[dict[str, Any]]:
     chunks: list[dict[str, Any]] = []
     offset = 0
     for segment in document.segments:
-        for start, end in _pieces(segment.text):
+        for start, end in _pieces(segment.text, segment.code):
             text = segment.text[start:end].strip()
             if text:
                 body = searchable(f"{segment.heading or ''}\n{text}")
@@ -30,15 +31,14 @@ def chunk_document(document: Document) -> list[dict[str, Any]]:
     return chunks
 
 
-def _pieces(text: str) -> list[tuple[int, int]]:
+def _pieces(text: str, code: list[tuple[int, int]] = ()) -> list[tuple[int, int]]:
     """(start, end) spans of whole paragraphs, up to TARGET characters each; a paragraph
-    longer than that is cut at sentence ends (or, failing those, every TARGET characters)."""
+    longer than that is cut at sentence ends (or, failing those, at a space); a code block is
+    one paragraph, cut only at line ends."""
     spans: list[tuple[int, int]] = []
-    bounds = [0, *[m.end() for m in _PARAGRAPHS.finditer(text)], len(text)]
-    paragraphs = [(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
     start = end = None
-    for p_start, p_end in paragraphs:
-        for a, b in _split_long(text, p_start, p_end):
+    for p_start, p_end, in_code in _paragraphs(text, code):
+        for a, b in _split_long(text, p_start, p_end, in_code):
             if start is None:
                 start, end = a, b
             elif b - start <= TARGET:
@@ -51,15 +51,36 @@ def _pieces(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _split_long(text: str, start: int, end: int) -> list[tuple[int, int]]:
+def _paragraphs(text: str, code: list[tuple[int, int]]) -> list[tuple[int, int, bool]]:
+    """(start, end, is code) of the text's paragraphs; a blank line inside code is no break."""
+    breaks = [m.end() for m in _PARAGRAPHS.finditer(text) if not any(a < m.start() < b for a, b in code)]
+    return [(a, b, any(a <= c < b for c, _ in code)) for a, b in pairwise([0, *breaks, len(text)]) if a < b]
+
+
+_SENTENCE_END = re.compile(r"(?<![.\s])[.!?。！？][)\]\"'’”]*\s")  # not "...", the prompt or an ellipsis
+_STATEMENT = re.compile(r"\n(?![ \t]|\.\.\.(?: |$))", re.M)  # a line end the next line does not continue
+
+
+def _split_long(text: str, start: int, end: int, code: bool = False) -> list[tuple[int, int]]:
     if end - start <= TARGET:
         return [(start, end)]
     out, a = [], start
     while end - a > TARGET:
         window = text[a : a + TARGET]
-        cut = max((m.end() for m in re.finditer(r"[.!?。！？]\s", window)), default=0)
-        b = a + (cut if cut > TARGET // 3 else TARGET)
+        b = a + (_cut(window, code) or TARGET)
         out.append((a, b))
         a = b
     out.append((a, end))
     return out
+
+
+def _cut(window: str, code: bool) -> int:
+    """Where to end a piece of `window` (0: nowhere good), never in its first third: code at
+    a line end before a new statement (not a `... ` continuation or an indented line), else
+    any line end; prose at a sentence end, else such a line end, else a space."""
+    statements = [m.end() for m in _STATEMENT.finditer(window)]
+    if code:
+        ends = [statements, [window.rfind("\n") + 1]]
+    else:
+        ends = [[m.end() for m in _SENTENCE_END.finditer(window)], statements, [window.rfind(" ") + 1]]
+    return next((max(c) for c in ends if c and max(c) > TARGET // 3), 0)

@@ -38,6 +38,7 @@ class Outcome:
     chunks: int = 0
     title: str = ""
     error: str | None = None
+    warning: str | None = None  # read, but the extract kept only part of what the file shows
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -60,6 +61,12 @@ def expand(targets: list[str]) -> tuple[list[str], list[Outcome]]:
         if path.is_dir():
             files = [p for p in path.rglob("*") if p.is_file()
                      and not any(part.startswith(".") for part in p.relative_to(path).parts)]  # fmt: skip
+            copies = {p for p in files if is_generated_copy(p, path)}
+            files = [p for p in files if p not in copies]
+            if copies:
+                problems.append(Outcome(str(path), "ignored", error=f"{path}: {len(copies)} generated "
+                                        f"cop{'ies' if len(copies) != 1 else 'y'} of pages skipped "
+                                        "(Sphinx _sources, .rst.txt beside its .html)"))  # fmt: skip
             found = sorted(p for p in files if kind_of(p))
             others = sorted({p.suffix.lower() or "(no extension)" for p in files if not kind_of(p)})
             if not found:
@@ -76,6 +83,17 @@ def expand(targets: list[str]) -> tuple[list[str], list[Outcome]]:
         else:
             problems.append(Outcome(str(path), "skipped", error=f"{path}: no such file or folder"))
     return list(dict.fromkeys(items)), problems
+
+
+def is_generated_copy(path: Path, folder: Path) -> bool:
+    """A source text a documentation generator ships beside the page it made: Sphinx's
+    `_sources/**/*.txt` under the folder added, or `name.rst.txt` (`.md.txt`) by `name.html`."""
+    if path.suffix.lower() != ".txt":
+        return False
+    if "_sources" in path.relative_to(folder).parts[:-1]:
+        return True
+    suffix = next((s for s in (".rst.txt", ".md.txt") if path.name.lower().endswith(s)), None)
+    return suffix is not None and path.with_name(path.name[: -len(suffix)] + ".html").exists()
 
 
 @contextmanager
@@ -137,7 +155,8 @@ def _add_one(library: Library, item: str) -> Outcome:
         source = {"kind": document.kind, "location": document.location, "title": document.title,
                   "content_hash": document.content_hash, "chars": document.chars}  # fmt: skip
         source_id, status = library.save(source, chunks)
-        return Outcome(document.location, status, source_id, len(chunks), document.title)
+        warning = f"{document.location}: {document.warning}" if document.warning else None
+        return Outcome(document.location, status, source_id, len(chunks), document.title, warning=warning)
     except SourceError as exc:
         return Outcome(item, "skipped", error=str(exc))
 

@@ -1,51 +1,23 @@
-"""Reading a source into text: Markdown, plain text, HTML (main text by trafilatura), PDF
-(pypdf, page by page), DOCX (python-docx, with its headings) and http(s) URLs. Each reader
-returns a Document of segments that keep their place in the source (page, heading); anything
-that cannot be read raises SourceError with one line saying why."""
+"""Reading a source into text: Markdown, plain text (UTF-8, else the 8-bit encoding
+charset-normalizer finds), HTML (html_text.py), PDF (pdf_text.py), DOCX (python-docx: headings,
+paragraphs and tables in order) and http(s) URLs. Each reader returns a Document of segments
+that keep their place in the source (page, heading path); anything that cannot be read raises
+SourceError with one line saying why."""
 
 from __future__ import annotations
 
-import hashlib
-import html as html_lib
 import io
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from reflectcli.sources.document import Document, HeadingTrail, Segment, SourceError, digest
 from reflectcli.writing import markdown
+
+__all__ = ["Document", "Segment", "SourceError", "digest", "kind_of", "parse", "read_path", "read_url"]
 
 KINDS = {".md": "md", ".markdown": "md", ".txt": "txt", ".text": "txt", ".html": "html",
          ".htm": "html", ".pdf": "pdf", ".docx": "docx"}  # fmt: skip
 MAX_BYTES = 50_000_000  # one source at most (a larger file is almost surely not notes)
 URL_TIMEOUT = 20.0
-
-
-class SourceError(Exception):
-    """A source that cannot be read; the message is one line fit to show the user."""
-
-
-@dataclass
-class Segment:
-    text: str
-    page: int | None = None
-    heading: str | None = None
-
-
-@dataclass
-class Document:
-    kind: str
-    location: str
-    title: str
-    content_hash: str
-    segments: list[Segment] = field(default_factory=list)
-
-    @property
-    def chars(self) -> int:
-        return sum(len(s.text) for s in self.segments)
-
-
-def digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def kind_of(path: Path) -> str | None:
@@ -70,11 +42,12 @@ def read_path(path: Path) -> Document:
 def parse(data: bytes, kind: str, location: str, fallback_title: str) -> Document:
     """Bytes of a known kind into a Document; SourceError when they yield no text."""
     reader = {"md": _markdown, "txt": _plain, "html": _html, "pdf": _pdf, "docx": _docx}[kind]
-    title, segments = reader(data, location)
+    title, segments, *warning = reader(data, location)  # a reader may add a warning line
     segments = [s for s in segments if s.text.strip()]
     if not segments:
         raise SourceError(f"{location}: no text in it (a scanned PDF or an empty file?)")
-    return Document(kind, location, (title or fallback_title).strip()[:200], digest(data), segments)
+    title = " ".join((title or fallback_title).split())[:200]
+    return Document(kind, location, title, digest(data), segments, warning[0] if warning else None)
 
 
 def _decode(data: bytes, location: str) -> str:
@@ -88,7 +61,25 @@ def _decode(data: bytes, location: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        return data.decode("latin-1")  # an old 8-bit file: every byte is a character
+        return data.decode(legacy_encoding(data), errors="replace")
+
+
+WESTERN = ("cp1252", "latin_1", "iso8859_15")
+
+
+def legacy_encoding(data: bytes) -> str:
+    """The 8-bit encoding of text that is not UTF-8, by charset-normalizer. Windows-1252 wins
+    whenever it decodes the bytes as cleanly as the best guess (short Western text fits DOS or
+    Central European code pages as well), and stands for latin-1 as browsers read it: latin-1
+    makes the bytes 0x80-0x9F (€, dashes, curly quotes) control characters."""
+    import charset_normalizer
+
+    matches = list(charset_normalizer.from_bytes(data))
+    if not matches:
+        return "cp1252"
+    cleanest = min(m.chaos for m in matches)
+    fits = {name for m in matches if m.chaos <= cleanest for name in m.could_be_from_charset}
+    return "cp1252" if "cp1252" in fits or matches[0].encoding in WESTERN else matches[0].encoding
 
 
 def _plain(data: bytes, location: str) -> tuple[str, list[Segment]]:
@@ -110,70 +101,77 @@ def _markdown(data: bytes, location: str) -> tuple[str, list[Segment]]:
     return (found[0].title if found else ""), segments
 
 
-def _html(data: bytes, location: str) -> tuple[str, list[Segment]]:
-    text_in = _decode(data, location)
-    try:
-        import trafilatura
+def _html(data: bytes, location: str) -> tuple[str, list[Segment], str | None]:
+    from reflectcli.sources.html_text import read_html
 
-        text = trafilatura.extract(text_in, include_comments=False, include_tables=True) or ""
-        meta = trafilatura.extract_metadata(text_in)
-        title = (meta.title if meta else "") or ""
-    except Exception:  # a page trafilatura cannot parse: the plain text of the tags
-        text, title = "", ""
-    if not text.strip():
-        text = _strip_tags(text_in)
-    if not title:
-        found = re.search(r"<title[^>]*>(.*?)</title>", text_in, re.I | re.S)
-        title = html_lib.unescape(found.group(1)).strip() if found else ""
-    return title, [Segment(text)]
+    return read_html(_decode(data, location))
 
 
-def _strip_tags(markup: str) -> str:
-    markup = re.sub(r"(?is)<(script|style|nav|header|footer)[^>]*>.*?</\1>", " ", markup)
-    text = re.sub(r"(?s)<[^>]+>", " ", markup)
-    return re.sub(r"[ \t]+", " ", html_lib.unescape(text)).strip()
+def _pdf(data: bytes, location: str) -> tuple[str, list[Segment], str | None]:
+    from reflectcli.sources.pdf_text import read_pdf
 
-
-def _pdf(data: bytes, location: str) -> tuple[str, list[Segment]]:
-    try:
-        from pypdf import PdfReader
-        from pypdf.errors import PyPdfError
-
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted:
-            raise SourceError(f"{location}: an encrypted PDF (decrypt it first)")
-        pages = [Segment(page.extract_text() or "", page=n) for n, page in
-                 enumerate(reader.pages, 1)]  # fmt: skip
-        title = ""
-        if reader.metadata and reader.metadata.title:
-            title = str(reader.metadata.title)
-    except SourceError:
-        raise
-    except (PyPdfError, ValueError, KeyError, TypeError, OSError, RecursionError) as exc:
-        raise SourceError(f"{location}: not a readable PDF ({type(exc).__name__}: "
-                          f"{str(exc)[:120]})") from exc  # fmt: skip
-    return title, pages
+    return read_pdf(data, location)
 
 
 def _docx(data: bytes, location: str) -> tuple[str, list[Segment]]:
+    """Paragraphs and tables in body order (a table as rows of cells joined by " | "), split
+    at Heading styles, each part under its heading path; the title is core properties' title,
+    else the Title-styled paragraph, else the first heading."""
     try:
         import docx
 
         document = docx.Document(io.BytesIO(data))
     except Exception as exc:  # python-docx raises zipfile, KeyError, lxml and its own errors
         raise SourceError(f"{location}: not a readable DOCX ({type(exc).__name__})") from exc
+    from docx.table import Table
+
     segments: list[Segment] = []
-    heading, lines, title = None, [], document.core_properties.title or ""
-    for paragraph in document.paragraphs:
-        style = (paragraph.style.name if paragraph.style is not None else "") or ""
-        if style.lower().startswith(("heading", "title")) and paragraph.text.strip():
-            segments.append(Segment("\n".join(lines), heading=heading))
-            heading, lines = paragraph.text.strip(), []
-            title = title or heading
+    trail, lines = HeadingTrail(), []
+    title, first_heading = document.core_properties.title or "", ""
+    styles = {style.style_id: (style.name or "").lower() for style in document.styles}
+    for block in document.iter_inner_content():
+        if isinstance(block, Table):
+            lines.append(table_rows(block))
+            continue
+        raw = block.text
+        text, level = raw.strip(), _heading_level(styles.get(block._p.style or "", ""))
+        if level is None or not text:
+            lines.append(raw)
+        elif level == 0:
+            title = title or text
         else:
-            lines.append(paragraph.text)
-    segments.append(Segment("\n".join(lines), heading=heading))
-    return title, segments
+            segments.append(Segment("\n".join(lines), heading=trail.path))
+            trail.enter(level, text)
+            lines, first_heading = [], first_heading or text
+    segments.append(Segment("\n".join(lines), heading=trail.path))
+    return title or first_heading, segments
+
+
+def _heading_level(style: str) -> int | None:
+    """0 for the Title style, N for "Heading N", None for any other (lower-cased) style name."""
+    if style == "title":
+        return 0
+    if style.startswith("heading"):
+        number = style.removeprefix("heading").strip()
+        return int(number) if number.isdigit() else 1
+    return None
+
+
+def table_rows(table) -> str:
+    """A DOCX table as lines of cells joined by " | " (a merged cell once, nested tables too)."""
+    rows = []
+    for row in table.rows:
+        cells, seen = [], []
+        for cell in row.cells:
+            if any(cell._tc is tc for tc in seen):  # a merged cell comes once per grid column
+                continue
+            seen.append(cell._tc)
+            parts = [" ".join(p.text.split()) for p in cell.paragraphs]
+            parts += [table_rows(inner) for inner in cell.tables]
+            cells.append(" ".join(p for p in parts if p))
+        if any(cells):
+            rows.append(" | ".join(cells))
+    return "\n".join(rows)
 
 
 def read_url(url: str, timeout: float = URL_TIMEOUT) -> Document:

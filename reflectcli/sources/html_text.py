@@ -1,0 +1,251 @@
+"""The main text of an HTML page, read with lxml: the page's main element (role=main, <main>,
+Sphinx's div.body, every <article>), or else the body without its navigation, narrowed to the
+element that holds nearly all of the body's own (non-link) text. It is walked in document
+order into segments split at headings, each carrying its heading path; <pre> blocks keep their
+line breaks (and are marked as code for the chunker), tables become rows of cells joined by
+" | ", permalink marks ("¶" anchors) are dropped. trafilatura is only the fallback for markup
+lxml cannot parse into a body."""
+
+from __future__ import annotations
+
+import re
+
+from reflectcli.sources.document import HeadingTrail, Segment
+
+BLOCKS = frozenset(
+    "address article aside blockquote body caption center dd details dialog div dl dt fieldset "
+    "figcaption figure footer form h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section "
+    "summary table tbody td tfoot th thead tr ul".split()
+)
+HEADINGS = {f"h{n}": n for n in range(1, 7)}
+CONTENT = frozenset([*HEADINGS, *"p pre table ul ol dl blockquote".split()])  # text of its own, not a wrapper
+SKIP = frozenset(
+    "script style noscript template title meta link base svg math button select input textarea".split()
+)
+BOILERPLATE_TAGS = frozenset("nav header footer aside form".split())
+BOILERPLATE_ROLES = frozenset("navigation banner contentinfo search complementary".split())
+SPHINX_BODY = './/div[contains(@class, "documentwrapper")]//div[contains(concat(" ", @class, " "), " body ")]'
+PERMALINK_MARKS = frozenset("¶ # § 🔗 ⚓".split())
+NARROW = 0.9  # descend into a child that holds at least this share of its parent's own text
+OUTSIDE = 200  # ... and leaves fewer than this many characters of it outside (an intro, say)
+LOW_SHARE = 0.5  # an extract with less than this share of the visible words gets a warning,
+MISSING = 200  # ... when at least this many of them are left out (not a short page's footer)
+_SPACE = re.compile(r"\s+")
+
+
+def read_html(text: str) -> tuple[str, list[Segment], str | None]:
+    """(title, segments, warning) of a page; the warning when the extract keeps less than
+    LOW_SHARE of the page's visible words (outside its navigation, header and footer)."""
+    root = _parse(text)
+    if root is None:
+        return _trafilatura(text)
+    page_title = _flat(root.findtext(".//title") or "")
+    _drop(root, lambda el: el.tag in SKIP or _is_permalink(el))
+    body = root.find("body") if root.tag == "html" else root
+    body = root if body is None else body
+    mains = _main_elements(body)
+    keep = {el for m in mains for el in (*m.iter(), *m.iterancestors())}  # main, in it, around it
+    _drop(body, lambda el: _is_boilerplate(el) and el not in keep)
+    visible = _words(" ".join(body.itertext()))
+    mains = mains or [_narrow(body)]
+    walker = _Walker()
+    for element in mains:
+        walker.walk(element)
+    segments = walker.finish()
+    title = _title(page_title, walker.first_headings)
+    kept = sum(_words(s.text) for s in segments) + len(walker.headings_words)
+    warning = None
+    if kept < LOW_SHARE * visible and visible - kept >= MISSING:
+        warning = f"the extract keeps {kept:,} of the page's {visible:,} visible words ({kept / visible:.0%})"
+    return title, segments, warning
+
+
+def _parse(text: str):
+    import lxml.etree
+    import lxml.html
+
+    text = re.sub(r"^\s*<\?xml[^>]*\?>", "", text)  # lxml refuses a str with an encoding declaration
+    try:
+        root = lxml.html.document_fromstring(text)
+    except (lxml.etree.ParserError, ValueError):
+        return None
+    return root
+
+
+def _trafilatura(text: str) -> tuple[str, list[Segment], str | None]:
+    try:
+        import trafilatura
+
+        extract = trafilatura.extract(text, include_comments=False, include_tables=True) or ""
+        meta = trafilatura.extract_metadata(text)
+    except Exception:  # markup trafilatura cannot parse either: nothing to read
+        return "", [], None
+    return (meta.title if meta else "") or "", [Segment(extract)], None
+
+
+def _drop(root, condition) -> None:
+    """Remove the matching elements (their tail text stays in the document)."""
+    for element in [el for el in root.iter() if isinstance(el.tag, str) and condition(el)]:
+        if element.getparent() is not None:
+            element.drop_tree()
+
+
+def _is_permalink(element) -> bool:
+    """Sphinx's `¶` headerlink, Node's `#` mark: a link to the page itself shown as one sign."""
+    if element.tag != "a":
+        return False
+    if "headerlink" in (element.get("class") or "").split():
+        return True
+    return (element.get("href") or "").startswith("#") and element.text_content().strip() in PERMALINK_MARKS
+
+
+def _is_boilerplate(element) -> bool:
+    return element.tag in BOILERPLATE_TAGS or (element.get("role") or "") in BOILERPLATE_ROLES
+
+
+def _main_elements(body) -> list:
+    """The page's declared main content: role=main, <main>, Sphinx's div.body, else every
+    outermost <article> (a page of several articles keeps them all)."""
+    for path in ('.//*[@role="main"]', ".//main", SPHINX_BODY):
+        found = body.xpath(path)
+        if found:
+            return [found[0]]
+    articles = body.xpath(".//article")
+    return [a for a in articles if not any(p.tag == "article" for p in a.iterancestors())]
+
+
+def _narrow(body):
+    """The element holding nearly all of the body's own text: descend while one child holds
+    NARROW of its parent's text outside links (navigation is mostly links) and leaves less
+    than OUTSIDE characters of it, and no heading or paragraph of the parent's own is left."""
+    sizes: dict = {}
+
+    def own(element) -> int:
+        if element not in sizes:
+            n = 0 if element.tag == "a" else len((element.text or "").strip())
+            for child in element:
+                if isinstance(child.tag, str) and element.tag != "a":
+                    n += own(child) + len((child.tail or "").strip())
+            sizes[element] = n
+        return sizes[element]
+
+    current = body
+    while True:
+        total = own(current)
+        children = [c for c in current if isinstance(c.tag, str)]
+        best = max(children, key=own, default=None)
+        if best is None or own(best) < NARROW * total or total - own(best) >= OUTSIDE:
+            return current
+        if any(c.tag in CONTENT and own(c) for c in children):  # the text is here, not deeper
+            return current
+        current = best
+
+
+def _title(title: str, first_headings: list[str]) -> str:
+    """The page's own title: <title> when it is one name; when it is "page | site", the main
+    content's first heading that is not the site's name (a part after the first), else the
+    first part."""
+    parts = [p.strip() for p in re.split(r"\s+[|—–·-]\s+", title) if p.strip()]
+    if len(parts) == 1:
+        return parts[0]
+    site = {p.casefold() for p in parts[1:]}
+    return next((h for h in first_headings if h.casefold() not in site), parts[0] if parts else "")
+
+
+def _flat(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def _words(text: str) -> int:
+    return len(re.findall(r"\w+", text))
+
+
+class _Walker:
+    """Builds segments from elements in document order: inline text gathers into paragraphs,
+    a block ends one, a heading ends the segment and moves the heading trail."""
+
+    def __init__(self) -> None:
+        self.trail = HeadingTrail()
+        self.segments: list[Segment] = []
+        self.parts: list[str] = []  # paragraphs of the current segment
+        self.code: list[tuple[int, int]] = []
+        self.size = 0  # characters of the current segment so far
+        self.inline: list[str] = []
+        self.first_headings: list[str] = []
+        self.headings_words: list[str] = []
+
+    def walk(self, element) -> None:
+        tag = element.tag if isinstance(element.tag, str) else None
+        if tag is None:  # a comment or a processing instruction: only its tail is text
+            pass
+        elif tag in HEADINGS:
+            self._heading(HEADINGS[tag], _flat(element.text_content()))
+        elif tag == "pre":
+            self._pre(element.text_content())
+        elif tag == "table":
+            self._table(element)
+        elif tag == "br":
+            self.inline.append("\n")
+        else:
+            block = tag in BLOCKS
+            if block:
+                self._paragraph()
+            if element.text:
+                self.inline.append(_SPACE.sub(" ", element.text))
+            for child in element:
+                self.walk(child)
+            if block:
+                self._paragraph()
+        if element.tail:
+            self.inline.append(_SPACE.sub(" ", element.tail))
+
+    def finish(self) -> list[Segment]:
+        self._segment()
+        return self.segments
+
+    def _add(self, text: str, code: bool = False) -> None:
+        if self.parts:
+            self.size += 2
+        if code:
+            self.code.append((self.size, self.size + len(text)))
+        self.parts.append(text)
+        self.size += len(text)
+
+    def _paragraph(self) -> None:
+        lines = [line.strip() for line in "".join(self.inline).split("\n")]  # "\n": a <br>
+        self.inline = []
+        text = "\n".join(line for line in lines if line)
+        if text:
+            self._add(text)
+
+    def _pre(self, text: str) -> None:
+        self._paragraph()
+        text = "\n".join(line.rstrip() for line in text.strip("\n").split("\n"))
+        if text.strip():
+            self._add(text, code=True)
+
+    def _table(self, table) -> None:
+        self._paragraph()
+        rows = []
+        for row in table.iter("tr"):
+            cells = [_flat(cell.text_content()) for cell in row if cell.tag in ("td", "th")]
+            if any(cells):
+                rows.append(" | ".join(cells))
+        if rows:
+            self._add("\n".join(rows))
+
+    def _heading(self, level: int, text: str) -> None:
+        self._segment()
+        if not text:
+            return
+        self.trail.enter(level, text)
+        self.headings_words.extend(re.findall(r"\w+", text))
+        if len(self.first_headings) < 3:
+            self.first_headings.append(text)
+
+    def _segment(self) -> None:
+        self._paragraph()
+        if self.parts:
+            self.segments.append(Segment("\n\n".join(self.parts), heading=self.trail.path,
+                                         code=self.code))  # fmt: skip
+        self.parts, self.code, self.size = [], [], 0

@@ -1,0 +1,225 @@
+"""Extraction keeps what a document says (issue 22's "Extraction loses text silently"): each
+test is one symptom, on a small document made in code."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from reflectcli.sources import library
+from reflectcli.sources.chunking import chunk_document
+from reflectcli.sources.readers import parse, read_path
+from tests.corpus import text_pdf
+
+SPHINX = """<html><head><title>8. Errors and Exceptions — Python 3.11 documentation</title></head>
+<body><div class="related" role="navigation"><a href="index.html">index</a></div>
+<div class="body" role="main"><section id="errors">
+<h1>8. Errors and Exceptions<a class="headerlink" href="#errors" title="Permalink">¶</a></h1>
+<p>Until now error messages have not been more than mentioned.</p>
+<section id="raising"><h2>8.4. Raising Exceptions<a class="headerlink" href="#raising">¶</a></h2>
+<p>The raise statement allows the programmer to force an exception.</p>
+<dl class="py function"><dt>csv.reader(csvfile)<a class="headerlink" href="#csv.reader">¶</a></dt>
+<dd><p>A short usage example:</p>
+<div class="highlight"><pre><span class="gp">&gt;&gt;&gt; </span>import csv
+<span class="gp">&gt;&gt;&gt; </span>with open('eggs.csv', newline='') as f:
+<span class="gp">... </span>    rows = list(csv.reader(f))
+</pre></div></dd></dl>
+<section id="groups"><h3>8.4.1. Raising and Handling Multiple Unrelated Exceptions</h3>
+<p>The builtin ExceptionGroup wraps a list of exception instances.</p>
+</section></section></section></div>
+<div class="sphinxsidebar" role="navigation"><h3>Table of Contents</h3><ul><li>Errors</li></ul></div>
+</body></html>"""
+
+
+def html_doc(markup: str):
+    return parse(markup.encode(), "html", "/page.html", "page")
+
+
+def test_pre_inside_an_api_entry_keeps_its_lines():
+    text = "\n\n".join(s.text for s in html_doc(SPHINX).segments)
+    assert (">>> import csv\n>>> with open('eggs.csv', newline='') as f:\n"
+            "...     rows = list(csv.reader(f))") in text  # fmt: skip
+
+
+def test_permalink_marks_are_dropped_from_title_text_and_headings():
+    document = html_doc(SPHINX)
+    chunks = chunk_document(document)
+    assert document.title == "8. Errors and Exceptions"
+    assert not any("¶" in c["text"] or "¶" in (c["heading"] or "") for c in chunks)
+
+
+def test_html_chunks_carry_their_heading_path():
+    chunks = chunk_document(html_doc(SPHINX))
+    by_text = {c["text"].split("\n")[0]: c["heading"] for c in chunks}
+    assert by_text["The builtin ExceptionGroup wraps a list of exception instances."] == (
+        "8. Errors and Exceptions › 8.4. Raising Exceptions › "
+        "8.4.1. Raising and Handling Multiple Unrelated Exceptions"
+    )
+    assert "Table of Contents" not in "".join(c["text"] for c in chunks)  # the sidebar is not text
+
+
+def test_a_page_of_several_articles_keeps_every_one():
+    main = SPHINX.split('role="main">', 1)[1].split('<div class="sphinxsidebar"', 1)[0].rsplit("</div>", 1)[0]
+    articles = "".join(f"<article>{main.replace('ExceptionGroup', f'Group{n}')}</article>" for n in range(4))
+    document = html_doc(f"<html><head><title>Digest</title></head><body>{articles}</body></html>")
+    text = " ".join(s.text for s in document.segments)
+    assert all(f"The builtin Group{n} wraps" in text for n in range(4))
+
+
+def test_a_page_takes_its_own_heading_not_the_sites_name():
+    markup = """<html><head><title>File system | Node.js v20 documentation</title></head><body>
+    <div id="content"><div id="column2"><ul><li><a href="a.html">Assertion testing</a></li>
+    <li><a href="b.html">Buffer</a></li></ul></div><div id="column1">
+    <header><h1>Node.js v20 documentation</h1></header>
+    <div id="apicontent"><h2>File system<span><a class="mark" href="#fs">#</a></span></h2>
+    <p>The node:fs module enables interacting with the file system in a way modeled on
+    standard POSIX functions, and every operation has a synchronous form.</p>
+    <pre>import { readFile } from 'node:fs';\nreadFile('/etc/passwd', (err, data) =&gt; {});</pre>
+    </div></div></div></body></html>"""
+    document = html_doc(markup)
+    assert document.title == "File system"
+    one_name = "<title>The Mainz press</title><article><h1>Type founding</h1><p>Cast in 1457.</p></article>"
+    assert html_doc(one_name).title == "The Mainz press"  # a <title> of one name is the page's
+    assert document.segments[0].heading == "File system"
+    assert "Buffer" not in document.segments[0].text  # the navigation column is left out
+
+
+def test_an_extract_that_keeps_little_of_the_page_says_so():
+    story = " ".join(f"Paragraph {n} of the story is outside the main element." for n in range(40))
+    markup = f"<html><body><main><p>Only a caption here.</p></main><div><p>{story}</p></div></body></html>"
+    document = html_doc(markup)
+    assert document.warning and "visible words" in document.warning
+    assert html_doc(SPHINX).warning is None
+
+
+def test_a_pdf_with_pages_without_text_says_so(tmp_path):
+    path = tmp_path / "scanned.pdf"
+    path.write_bytes(text_pdf(["A typed cover page.", "", "", "The last typed page."]))
+    assert read_path(path).warning == "2 of its 4 pages have no text (scanned images?)"
+
+
+def test_docx_tables_are_read_as_rows_in_their_place(tmp_path):
+    import docx
+
+    document = docx.Document()
+    document.add_heading("Fonts", level=1)
+    document.add_paragraph("Before the table.")
+    table = document.add_table(rows=2, cols=2)
+    for r, row in enumerate([("family", "weight"), ("DejaVu Sans", "bold")]):
+        for c, value in enumerate(row):
+            table.cell(r, c).text = value
+    document.add_heading("Matching", level=2)
+    document.add_paragraph("After the table.")
+    path = tmp_path / "fonts.docx"
+    document.save(path)
+    segments = read_path(path).segments
+    assert segments[0].text == "Before the table.\nfamily | weight\nDejaVu Sans | bold"
+    assert (segments[1].heading, segments[1].text) == ("Fonts › Matching", "After the table.")
+
+
+def test_windows_1252_text_is_not_read_as_latin_1(tmp_path):
+    path = tmp_path / "prices.txt"
+    path.write_bytes("The fee is 20 € – “paid” in advance, it’s said.\n".encode("cp1252"))
+    assert read_path(path).segments[0].text.strip() == "The fee is 20 € – “paid” in advance, it’s said."
+
+
+def encrypted(data: bytes) -> bytes:
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
+    writer.encrypt(user_password="", owner_password="owner-secret", algorithm="AES-128")
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def test_an_owner_password_only_pdf_is_read(tmp_path):
+    path = tmp_path / "locked.pdf"
+    path.write_bytes(encrypted(text_pdf(["The Kestrel light was relit in spring."])))
+    assert "Kestrel light" in read_path(path).segments[0].text
+
+
+def test_pdf_line_end_hyphens_are_joined(tmp_path):
+    path = tmp_path / "hyphens.pdf"
+    path.write_bytes(text_pdf([["Install the pack-", "ages you need, then the well-known one,",
+                                "and a well-", "known tool."]]))  # fmt: skip
+    text = read_path(path).segments[0].text
+    assert "packages you need" in text and "well-known tool" in text
+
+
+def test_running_headers_and_footers_are_dropped(tmp_path):
+    keepers = ["Ada", "Bram", "Cato", "Dirk", "Edda", "Finn"]
+    pages = [["ACME Lighthouse Manual", f"Keeper {name} tended the lamp.", "Her log is kept.", f"{n}"]
+             for n, name in enumerate(keepers, 1)]  # fmt: skip
+    path = tmp_path / "manual.pdf"
+    path.write_bytes(text_pdf(pages))
+    segments = read_path(path).segments
+    assert all("ACME Lighthouse Manual" not in s.text for s in segments)
+    assert " ".join(segments[2].text.split()) == "Keeper Cato tended the lamp. Her log is kept."
+
+
+def test_pdf_title_is_its_first_heading_not_a_tools_metadata(tmp_path):
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(text_pdf(["Body text of the log."],
+                                                                heading="Harbour Log 1857"))))  # fmt: skip
+    writer.add_metadata({"/Title": "Enscript Output"})
+    path = tmp_path / "log.pdf"
+    with path.open("wb") as out:
+        writer.write(out)
+    assert read_path(path).title == "Harbour Log 1857"
+
+
+def test_pdf_outline_gives_chunks_their_heading_path(tmp_path):
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(text_pdf(
+        [["Preface", "Why this log exists."], ["Storms", "The winter gale sank two ships."]]))))  # fmt: skip
+    part = writer.add_outline_item(title="Log", page_number=0)
+    writer.add_outline_item(title="Preface", page_number=0, parent=part)
+    writer.add_outline_item(title="Storms", page_number=1, parent=part)
+    path = tmp_path / "outlined.pdf"
+    with path.open("wb") as out:
+        writer.write(out)
+    chunks = chunk_document(read_path(path))
+    gale = next(c for c in chunks if "winter gale" in c["text"])
+    assert (gale["page"], gale["heading"]) == (2, "Log › Storms")
+
+
+def test_the_chunker_never_cuts_code_at_a_continuation_prompt():
+    session = "".join(f">>> for row in table_{n}:\n...     total += row.count('spam')\n" for n in range(40))
+    text = f"Some notes first.\n\n{session}"
+    document = parse(text.encode(), "txt", "/notes.txt", "notes")
+    for chunk in chunk_document(document):
+        start, end = chunk["start"], chunk["end"]
+        assert start == 0 or text[start - 1] == "\n", text[start : start + 30]
+        assert not text[start:end].lstrip().startswith("...")
+        assert end == len(text) or text[end - 1] == "\n"
+
+
+def test_sphinx_source_copies_are_skipped_with_a_note(tmp_path):
+    folder = tmp_path / "html"
+    (folder / "_sources" / "tutorial").mkdir(parents=True)
+    (folder / "tutorial").mkdir()
+    (folder / "tutorial" / "errors.html").write_text(SPHINX)
+    (folder / "_sources" / "tutorial" / "errors.rst.txt").write_text(".. highlight:: c\n\nErrors\n")
+    (folder / "tutorial" / "intro.rst.txt").write_text("Intro\n=====\n")
+    (folder / "tutorial" / "intro.html").write_text(SPHINX.replace("Errors and", "Intro and"))
+    (folder / "notes.txt").write_text("My own notes.\n")
+    outcomes = library.add(tmp_path / "runs", [str(folder)])
+    added = sorted(Path(o.location).name for o in outcomes if o.status == "added")
+    assert added == ["errors.html", "intro.html", "notes.txt"]
+    notes = [o.error for o in outcomes if o.status == "ignored"]
+    assert any("2 generated copies" in n for n in notes), notes
+
+
+@pytest.mark.parametrize("markup", ["", "<html></html>", "<p>" * 300 + "deep"])
+def test_odd_markup_is_an_empty_source_or_text_never_a_crash(markup):
+    try:
+        document = html_doc(markup)
+    except Exception as exc:  # noqa: BLE001 - the one error a reader may raise
+        assert type(exc).__name__ == "SourceError"
+    else:
+        assert "deep" in document.segments[0].text

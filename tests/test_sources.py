@@ -43,7 +43,7 @@ def test_a_folder_of_every_format_is_indexed_with_places(corpus, runs_dir, backe
     pdf_hit = library.search(runs_dir, "Kestrel lighthouse")[0]
     assert pdf_hit["page"] == 2  # the page the fact is on
     md_hit = library.search(runs_dir, "zoetrope Lindqvist")[0]
-    assert md_hit["heading"] == "Devices"
+    assert md_hit["heading"] == "Early animation › Devices"  # its heading path
     docx_hit = library.search(runs_dir, "orrery bronze")[0]
     assert docx_hit["heading"] == "Orreries" and docx_hit["title"] == "Museum notes"
 

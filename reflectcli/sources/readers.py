@@ -90,14 +90,15 @@ def _plain(data: bytes, location: str) -> tuple[str, list[Segment]]:
 
 def _markdown(data: bytes, location: str) -> tuple[str, list[Segment]]:
     """Split at headings (Markdown's, so a `# comment` in a code block is none), so that every
-    chunk knows the heading it sits under."""
+    chunk knows the headings it sits under (its heading path, as HTML and DOCX chunks do)."""
     text = _decode(data, location)
     found = markdown.headings(text)
     ends = [h.start for h in found[1:]] + [len(text)] if found else []
     segments = [Segment(text[: found[0].start if found else len(text)].strip("\r\n"))]
-    segments += [
-        Segment(text[h.end : end].strip("\r\n"), heading=h.title) for h, end in zip(found, ends, strict=True)
-    ]
+    trail = HeadingTrail()
+    for heading, end in zip(found, ends, strict=True):
+        trail.enter(heading.level, heading.title)
+        segments.append(Segment(text[heading.end : end].strip("\r\n"), heading=trail.path))
     return (found[0].title if found else ""), segments
 
 

@@ -106,7 +106,10 @@ class Runner:
 
     # --- public ---------------------------------------------------------------------------
 
-    def write(self, task: str, settings: Settings, thread_id: str | None = None) -> RunResult:
+    def write(self, task: str, settings: Settings, thread_id: str | None = None,
+              draft: dict[str, Any] | None = None) -> RunResult:  # fmt: skip
+        """Write `task` from scratch, or (`draft`: graph/human.draft_start's state) review and
+        revise the person's own text."""
         task = check_task(task)
         thread_id = validate_thread_id(thread_id) if thread_id else new_thread_id(task)
         models = self._models(settings)  # an unknown model or a missing key stops here: no run
@@ -123,7 +126,7 @@ class Runner:
         params = settings.run_params()
         lessons = self._memory(settings, store).recall(task, settings.memory.k, thread_id) if (
             settings.memory.enabled and settings.memory.k) else []  # fmt: skip
-        start = initial_state(task, params, lessons)
+        start = {**initial_state(task, params, lessons), **(draft or {})}
         store.create_run(thread_id, task, params, str(path))
         store.save_state(thread_id, start)  # a resume before the first checkpoint recalls these
         store.acquire(thread_id)  # before a `resume` of the new thread could
@@ -133,11 +136,13 @@ class Runner:
                 self.ui.notice(f"recalled {len(lessons)} lesson{'s' if len(lessons) != 1 else ''} "
                                "from earlier runs: " + "; ".join(x["text"] for x in lessons))  # fmt: skip
             graph, config = self._graph(store, thread_id, settings, models)
+            if draft:  # the person's draft is the draft step's result: the graph goes on at review
+                graph.update_state(config, start, as_node="draft")
         except BaseException:  # a worker lives on: never leave the thread claimed or the store open
             _quietly(store.release, thread_id)
             _quietly(store.close)
             raise
-        return self._drive(store, thread_id, settings, graph, config, start)
+        return self._drive(store, thread_id, settings, graph, config, None if draft else start, start)
 
     def resume(self, thread_id: str, runs_dir: str, flags: dict[str, Any]) -> RunResult:
         validate_thread_id(thread_id)
@@ -176,8 +181,12 @@ class Runner:
                    or "nothing left to run; recording the finished run")  # fmt: skip
             self.ui.notice(f"{progress(state)} → {nxt}" + replayable(store, thread_id, state))
             start = None
+        elif (saved := store.load_state(thread_id) or {}).get("versions"):  # a draft from a file
+            graph.update_state(config, saved, as_node="draft")
+            state, start = saved, None
+            self.ui.notice("your draft, not yet reviewed → review round 1")
         else:  # killed before the first checkpoint landed: start from the beginning
-            recalled = (store.load_state(thread_id) or {}).get("lessons")  # the same set as `write`
+            recalled = saved.get("lessons")  # the same set as `write`
             start = initial_state(run["task"], settings.run_params(), recalled)
             self.ui.notice("nothing checkpointed yet → outline" + replayable(store, thread_id, {}))
         if state.get("params") and flags_changed(state["params"], settings):

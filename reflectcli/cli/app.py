@@ -22,6 +22,7 @@ app = typer.Typer(
 app.command()(write.write)
 app.command()(write.resume)
 app.command()(write.revise)
+app.command()(write.review)
 app.command("fetch-model")(write.fetch_model)
 for command in (
     inspect.history,

@@ -5,6 +5,7 @@ so `reflectcli --help` stays fast."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -29,7 +30,21 @@ from reflectcli.errors import RunInterrupted, UserError
 
 
 def write(
-    task: Annotated[str, typer.Argument(help='What to write, e.g. "an analysis of X".')],
+    task: Annotated[
+        str | None, typer.Argument(help='What to write, e.g. "an analysis of X" (optional with --from).')
+    ] = None,
+    from_file: Annotated[
+        str | None,
+        typer.Option(
+            "--from",
+            help="Start from your own draft (a Markdown file, or - for stdin): its "
+            "headings are the outline, the file is version 1; then review and revise it.",
+        ),
+    ] = None,  # fmt: skip
+    keep: Annotated[
+        list[str] | None,
+        typer.Option("--keep", help="With --from: a section no revision may touch (repeatable)."),
+    ] = None,  # fmt: skip
     model: ModelOpt = None,
     critic_model: CriticOpt = None,
     critic: Annotated[
@@ -97,10 +112,42 @@ def write(
             "research": {"sources": sources},
             "memory": {"enabled": False if no_memory else None},
         })  # fmt: skip
-        result = Runner(ui).write(task, settings, thread_id)
+        draft = None
+        if from_file is not None:
+            task, draft = _read_draft(from_file, task, keep or [])
+        elif keep:
+            raise UserError("--keep goes with --from FILE", exit_code=2)
+        if task is None:
+            raise UserError(
+                "say what to write (a task), or start from your draft with --from FILE", exit_code=2
+            )
+        result = Runner(ui).write(task, settings, thread_id, draft)
     except (UserError, RunInterrupted, Exception) as exc:
         raise _fail(ui, exc, debug) from None
     _ending(ui, result)
+
+
+def _read_draft(where: str, task: str | None, keep: list[str]) -> tuple[str, dict]:
+    """(the task, the run's starting state) from a Markdown file or stdin; bad input is one line."""
+    import sys
+
+    from reflectcli.graph.human import draft_start
+    from reflectcli.writing.draftfile import locked_sections, read_draft
+
+    try:
+        raw = sys.stdin.buffer.read() if where == "-" else Path(where).expanduser().read_bytes()
+        text = raw.decode("utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot read {where}: {exc.strerror or exc}", exit_code=2) from None
+    except UnicodeDecodeError:
+        raise UserError(f"{where} is not UTF-8 text", hint="save it as UTF-8 Markdown", exit_code=2) from None
+    stem = "Draft" if where == "-" else Path(where).stem.replace("_", " ").replace("-", " ")
+    try:
+        draft = read_draft(text, stem)
+        locked = locked_sections(keep, draft.titles)
+    except ValueError as exc:
+        raise UserError(f"{where}: {exc}", exit_code=2) from None
+    return task or draft.title or stem, draft_start(draft.titles, draft.bodies, draft.text, locked)
 
 
 def resume(
@@ -158,6 +205,55 @@ def revise(
     except (UserError, RunInterrupted, Exception) as exc:
         raise _fail(ui, exc, debug) from None
     _ending(ui, result)
+
+
+def review(
+    file: Annotated[str, typer.Argument(help="Your article: a Markdown file, or - for stdin.")],
+    task: Annotated[
+        str | None, typer.Option(help="What the article is meant to do (default: its title).")
+    ] = None,
+    model: ModelOpt = None,
+    critic_model: CriticOpt = None,
+    critic: Annotated[str | None, typer.Option(help="llm or checklist.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the review as JSON.")] = False,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Also write the review as a Markdown report.")
+    ] = None,  # fmt: skip
+    thread_id: Annotated[str | None, typer.Option(help="Use this thread id.")] = None,
+    runs_dir: RunsDirOpt = None,
+    config: ConfigOpt = None,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Review an article you wrote: scores, feedback, improvements by section; a run you can continue."""
+    _setup_logging(debug)
+    ui = _renderer(quiet or as_json)
+    try:
+        from reflectcli.config import load_settings
+        from reflectcli.runner import Runner
+
+        settings = load_settings(config, flags={
+            "model": model, "critic_model": critic_model, "critic": critic, "max_rounds": 1,
+            "runs_dir": str(runs_dir) if runs_dir else None, "memory": {"enabled": False},
+        })  # fmt: skip
+        task, draft = _read_draft(file, task, [])
+        result = Runner(ui).write(task, settings, thread_id, draft)
+    except (UserError, RunInterrupted, Exception) as exc:
+        raise _fail(ui, exc, debug) from None
+    reviewed = (result.state.get("reviews") or [{}])[-1]
+    if output is not None:
+        from reflectcli.output.artifacts import review_report
+
+        output.write_text(review_report(result.state, result.thread_id, file), encoding="utf-8")
+    if as_json:
+        import json
+
+        keep = ("score", "dimensions", "feedback", "improvements", "claims", "source", "errors")
+        print(json.dumps({"thread_id": result.thread_id, **{k: reviewed.get(k) for k in keep}},
+                         ensure_ascii=False, indent=2))  # fmt: skip
+        return
+    ui.console.print(f"continue: `reflectcli revise {result.thread_id} \"your feedback\"`; or let the "
+                     f"critic revise it: `reflectcli write --from {file}`", markup=False)  # fmt: skip
 
 
 def fetch_model(debug: DebugOpt = False) -> None:

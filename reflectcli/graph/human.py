@@ -78,3 +78,19 @@ def steer(
             )
         ],  # fmt: skip
     }
+
+
+def draft_start(titles: list[str], bodies: list[str], text: str, locked: list[int]) -> dict[str, Any]:
+    """The state a run from the person's own draft starts with: its headings as the outline
+    (no plan step), its sections as drafted, the file itself as version 1, byte for byte; the
+    graph goes on at the review (the runner writes it as the draft step's result)."""
+    kept = ", ".join(repr(titles[i]) for i in locked)
+    note = f"your draft: {len(titles)} section{'s' if len(titles) != 1 else ''}, version 1 as written"
+    return {
+        "outline": {"sections": [{"title": t, "goal": ""} for t in titles], "source": "file", "errors": []},
+        "plans": 1,
+        "sections": list(bodies),
+        "versions": [{"n": 1, "round": 0, "kind": "file", "text": text}],
+        "locked": list(locked),
+        "trace": [note_event("draft", "human", note + (f"; locked: {kept}" if locked else ""))],
+    }

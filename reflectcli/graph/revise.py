@@ -70,11 +70,14 @@ def plan_revision(state: dict[str, Any], base: dict[str, Any], review: dict[str,
     outline = state["outline"]["sections"]
     titles = [s["title"] for s in outline]
     bodies = section_bodies(base["text"], titles)
-    present = [i for i, body in enumerate(bodies) if body is not None]
+    locked = set(state.get("locked") or [])  # the person's --keep: never rewritten
+    present = [i for i, body in enumerate(bodies) if body is not None and i not in locked]
     per: dict[int, list[dict[str, Any]]] = {}
     general = []
     for imp in review.get("improvements") or []:
         index = match_section(imp.get("section") or "", titles)
+        if index in locked:
+            continue  # shown in the review, not applied
         if index is None or bodies[index] is None:
             general.append(imp)
         else:
@@ -138,7 +141,9 @@ class Reviser:
             revision = None
         mode = (state["params"].get("policy") or {}).get("revision", "full")
         titles = [s["title"] for s in state["outline"]["sections"]]
-        if mode == "section" and not any(locate_sections(base["text"], titles)):
+        if state.get("locked"):
+            mode = "section"  # a whole-article rewrite would touch the locked sections
+        elif mode == "section" and not any(locate_sections(base["text"], titles)):
             mode = "full"  # no outline heading left to revise by: rewrite it whole
         writer = Budgeted(self.writer, state)
         try:
@@ -147,7 +152,11 @@ class Reviser:
             else:
                 tiny = bool(getattr(self.writer, "tiny", False))
                 revision = revision or plan_revision(state, base, review, round_no, tiny)
-                if revision["together"]:
+                if not revision["targets"]:  # every section it could rewrite is locked
+                    note = note_event("revise", "guard", "nothing to revise: every section the review "
+                                      "names is locked (--keep)", guard="locked", round=round_no)  # fmt: skip
+                    update = {"trace": [note], "revision": None}
+                elif revision["together"]:
                     update = self._together(state, writer, base, revision, round_no)
                 else:
                     update = self._section(state, writer, base, revision, round_no)
@@ -191,8 +200,12 @@ class Reviser:
         trace = [call_event("revise", completion, round=round_no), *notes, *removed, *cited]
         titles = [s["title"] for s in state["outline"]["sections"]]
         guard = rewrite_guard(base["text"], text)
-        if guard is None and None in locate_sections(text, titles):
-            guard = "lost_sections"
+        if (
+            guard is None
+            and None in locate_sections(text, titles)
+            and any(locate_sections(base["text"], titles))
+        ):
+            guard = "lost_sections"  # (a draft without headings has none to lose)
         if guard:
             trace.append(note_event(
                 "revise", "guard", f"rewrite rejected ({_why(guard)}: {len(text)} chars vs "

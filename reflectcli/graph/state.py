@@ -35,6 +35,7 @@ class RunState(TypedDict, total=False):
     research: dict[str, Any] | None  # {"plan": n, "sections": [[ids] per section researched]}
     lessons: list[dict[str, Any]]  # recalled at the start: [{"id", "text", "score"}]
     learned: dict[str, Any] | None  # what the learning step stored (lesson ids)
+    locked: list[int]  # sections no revision may touch (`write --from FILE --keep TITLE`)
 
 
 def initial_state(task: str, params: dict[str, Any], lessons: list[dict[str, Any]] | None = None) -> RunState:

@@ -60,6 +60,33 @@ def final_text(state: dict[str, Any]) -> str | None:
     return versions[-1]["text"]
 
 
+def review_lines(review: dict[str, Any]) -> list[str]:
+    """One review in Markdown: scores, feedback, why earlier answers were rejected, improvements,
+    cited claims (the artifact's and `reflectcli review -o`'s)."""
+    out = [f"## {rows.review_title(review)}", "", "| dimension | score |", "|---|---|"]
+    out += [f"| {name} | {value:g} |" for name, value in rows.dimension_rows(review)[1:]]
+    out += ["", f"**Feedback:** {review['feedback'] or '(none)'}", ""]
+    if rows.rejections(review):
+        out += [f"- {line}" for line in rows.rejections(review)] + [""]
+    if review["improvements"]:
+        out.append("**Improvements:**")
+        out += [f"- {rows.improvement(i, with_id=True)}" for i in review["improvements"]]
+        out.append("")
+    if review.get("claims"):
+        out.append("**Cited claims:**")
+        out += [f"- {rows.claim(c)}" for c in review["claims"]]
+        out.append("")
+    return out
+
+
+def review_report(state: dict[str, Any], thread_id: str, source: str) -> str:
+    """`reflectcli review FILE -o report.md`: what the critic said of the person's article."""
+    review = (state.get("reviews") or [None])[-1]
+    out = [f"# Review of {source}", "", f"- thread: `{thread_id}` (`reflectcli show {thread_id}`)",
+           f"- task: {state.get('task', '')}", ""]  # fmt: skip
+    return "\n".join(out + (review_lines(review) if review else ["No review was made."])).rstrip() + "\n"
+
+
 def run_status(state: dict[str, Any], run: dict[str, Any]) -> str:
     """The graph's status, unless the process that ran it stopped first (interrupted, failed,
     waiting at a gate): then the run row's, so the artifact and `history` agree."""
@@ -116,19 +143,7 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) 
         out += [f"## {rows.version_title(version)}", ""]
         out += [_demote(version["text"]), ""]
     for review in state.get("reviews") or []:
-        out += [f"## {rows.review_title(review)}", "", "| dimension | score |", "|---|---|"]
-        out += [f"| {name} | {value:g} |" for name, value in rows.dimension_rows(review)[1:]]
-        out += ["", f"**Feedback:** {review['feedback'] or '(none)'}", ""]
-        if rows.rejections(review):
-            out += [f"- {line}" for line in rows.rejections(review)] + [""]
-        if review["improvements"]:
-            out.append("**Improvements:**")
-            out += [f"- {rows.improvement(i, with_id=True)}" for i in review["improvements"]]
-            out.append("")
-        if review.get("claims"):
-            out.append("**Cited claims:**")
-            out += [f"- {rows.claim(c)}" for c in review["claims"]]
-            out.append("")
+        out += review_lines(review)
     critiques = list((state.get("critiques") or {}).values())
     if critiques:
         out += ["## Critiques", "", "| id | round | section | severity | status | improvement |",

@@ -155,6 +155,8 @@ def review_article(
     each section was given (by outline position)."""
     titles = [s["title"] for s in outline]
     bodies = section_bodies(text, titles) if titles else [text]
+    if len(titles) == 1 and bodies == [None]:  # a draft without headings is its one section
+        bodies = [text.strip()]
     evidence = evidence or []
     findings: list[Finding] = []
     seen_sentences: dict[str, str] = {}

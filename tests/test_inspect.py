@@ -255,3 +255,19 @@ def test_show_and_the_artifact_say_why_a_review_answer_was_rejected(scripted, ru
     shown = " ".join(invoke("show", "rej", "--runs-dir", str(runs_dir)).output.split())
     assert "answer 1 rejected: " in shown
     assert "- answer 1 rejected: " in (runs_dir / "rej.md").read_text()
+
+
+def test_the_html_page_shares_no_local_path_numbers_references_once_and_lists_known_issues():
+    from reflectcli.output.exporters import export_html
+
+    source = {"id": "S1", "source_id": 1, "title": "Notes", "location": "/home/someone/private/notes.md",
+              "kind": "md", "page": None, "heading": "Print", "text": "He printed in Mainz."}  # fmt: skip
+    issue = {"id": "r1.1", "section": "Mainz", "issue": "Name the year.", "severity": "major"}
+    version = {"n": 1, "round": 0, "kind": "draft", "text": "## Mainz\n\nHe printed there [S1]."}
+    state = {"task": "Printing", "evidence": [source], "reviews": [], "decisions": [], "versions": [version],
+             "known_issues": [issue]}  # fmt: skip
+    page = export_html({"thread_id": "t"}, state, version)
+    assert "/home/someone" not in page and "notes.md" in page
+    assert "<ol" not in page and '<li id="ref-S1">[S1]' in page  # numbered once, by its id
+    assert "<h2>Mainz</h2>" in page  # the article's sections are the page's h2, as the appendices
+    assert "<h2>Known issues</h2>" in page and "Name the year." in page

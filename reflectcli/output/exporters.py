@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from reflectcli.errors import UserError
@@ -79,13 +80,23 @@ table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;paddin
 .meta{color:#555;font:14px/1.5 system-ui,sans-serif}.bar{display:inline-block;height:.7rem;
 background:#4a7;vertical-align:middle}.major{color:#b33}.minor{color:#a70}
 article{border-top:1px solid #ddd;border-bottom:1px solid #ddd;padding:1rem 0}
-code,pre{font-family:ui-monospace,monospace;font-size:13px}
+code,pre{font-family:ui-monospace,monospace;font-size:13px}.refs{list-style:none;padding-left:0}
 """.strip()
 
 
 def markdown_to_html(text: str) -> str:
-    """The article as HTML (writing.markdown's one model of Markdown), every piece of text escaped."""
-    return markdown.to_html(text)
+    """The article as HTML (writing.markdown's one model of Markdown), every piece of text
+    escaped; its `##` sections are the page's `<h2>`s, like the appendices after them."""
+    return markdown.to_html(text, shift=0)
+
+
+def shared_place(ref: dict[str, Any]) -> str:
+    """Where a reference is, for a page others may read: a URL as it is, a file by its name
+    only (its folder on this machine is nobody's business), with its page or heading."""
+    if ref["kind"] == "url":
+        return ref["place"]
+    name = Path(ref["location"]).name
+    return ref["place"].replace(ref["location"], name, 1) if ref["location"] else ref["place"]
 
 
 def _linked(body: str, state: dict[str, Any]) -> str:
@@ -125,18 +136,26 @@ def export_html(run: dict[str, Any], state: dict[str, Any], version: dict[str, A
     ]
     found = rows.reference_rows(state, version["text"])
     if found:
-        parts.append('<h2>References</h2><ol class="refs">')
+        parts.append('<h2>References</h2><ul class="refs">')
         for r in found:
-            where = e(r["place"])
+            where = e(shared_place(r))
             if r["kind"] == "url" and r["location"].startswith(("http://", "https://")):
                 where = f'<a href="{e(r["location"])}">{where}</a>'
             cited = "".join(f"<li>{e(rows.cited_claim(c))}</li>" for c in r["claims"])
-            parts.append(f'<li id="ref-{r["id"]}" value="{r["id"][1:]}">[{r["id"]}] '
+            parts.append(f'<li id="ref-{r["id"]}">[{r["id"]}] '
                          f"{e(r['title'])} — {where}" + (f"<ul>{cited}</ul>" if cited else "")
                          + "</li>")  # fmt: skip
-        parts.append("</ol>")
+        parts.append("</ul>")
+    known = state.get("known_issues") or []
+    if known:
+        parts.append("<h2>Known issues</h2><ul>")
+        parts += [f'<li><span class="{i["severity"]}">{e(i["severity"])}</span> {e(rows.where(i))}: '
+                  f"{e(i['issue'])} ({e(i['id'])})</li>" for i in known]  # fmt: skip
+        parts.append("</ul>")
+    if state.get("reviews"):
+        parts.append("<h2>Reviews</h2>")
     for review in state.get("reviews") or []:
-        parts.append(f"<h2>{e(rows.review_title(review))}</h2><table>")
+        parts.append(f"<h3>{e(rows.review_title(review))}</h3><table>")
         for name, value in rows.dimension_rows(review):
             parts.append(
                 f"<tr><td>{name}</td><td>{value:g}</td>"

@@ -8,7 +8,9 @@ Each document is read as a capable model would write it, and each guard is asked
   `clean_article`: the text they return differs from what they were given (text lost or changed);
 - `rewrite_guard`: a section replaced by itself is rejected; `lost_sections`: a heading of the
   document is not found again (the full-mode revision guard);
-- `replace`: a section replaced by itself does not give back the document byte for byte.
+- `replace`: a section replaced by itself does not give back the document byte for byte;
+- `echo`: `strip_echo` removes anything from a section's body taken as the answer to our own
+  drafting prompt (compact and full): prompt text, labels, stray tags or chatter found in it.
 
 The sections are the document's own top-level headings (the highest level it uses), split by
 markdown-it-py's tokens here, not by the code under test, so that the same bench runs on an older
@@ -40,6 +42,8 @@ if not os.environ.get("PYTHONPATH"):  # a tree given by PYTHONPATH is measured i
 
 from markdown_it import MarkdownIt  # noqa: E402
 
+from reflectcli.writing import prompts  # noqa: E402
+from reflectcli.writing.echo import strip_echo  # noqa: E402
 from reflectcli.writing.textops import (  # noqa: E402
     clean_article,
     clean_section,
@@ -57,7 +61,7 @@ WIKITEXT = ("pytorch+examples", "word_language_model/data/wikitext-2", ("test.tx
 WEEKLY = ("ruanyf+weekly", "docs")
 PYDOC = Path("/usr/share/doc/python3.11-doc/html")
 GUARDS = ("loop", "strip_chatter", "clean_section", "clean_article", "rewrite_guard", "lost_sections",
-          "replace")  # fmt: skip
+          "replace", "echo")  # fmt: skip
 
 # the embedded model's loops as the tests hold them (each must be caught)
 LOOPS = {
@@ -224,6 +228,13 @@ def check(text: str) -> tuple[Counter, list[str]]:
                 break
         if rewrite_guard(body, body):
             hit("rewrite_guard", title)
+        for compact in (True, False):  # the body as a draft answering our own drafting prompt
+            asked = prompts.section_messages(
+                title, [{"title": title, "goal": ""}], [], 0, None, compact=compact
+            )
+            if removed := strip_echo(body, asked).removed:
+                hit("echo", removed[0])
+                break
     if parts:
         article = text[text.index(_heading_line(text)) :] if _heading_line(text) else text
         if clean_article(article) != article:

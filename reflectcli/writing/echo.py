@@ -22,6 +22,7 @@ ECHO_SHARE = 0.7  # a sentence whose words are 70 % the words of one instruction
 MIN_WORDS = 3  # content words; shorter sentences are not compared (short phrases match by chance)
 
 _DATA_BLOCK = re.compile(r"<(?P<tag>[a-zA-Z][\w-]*)(?:\s[^<>]*)?>.*?</(?P=tag)>", re.S)
+_QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”')
 _DATA_HEADER = re.compile(
     r"^(sources|facts you can use|sections already written|improvements asked for in earlier rounds|"
     r"the article cites these sources)\s*:\s*$",
@@ -34,11 +35,12 @@ _DATA_LINE = re.compile(
 )
 _LABEL = re.compile(r"^\s*(section|paragraph|title|heading|answer|(revised|rewritten|new) (section|text|"
                     r"paragraph|article))(\s+\d+)?\s*:\s*", re.I | re.M)  # fmt: skip
-_TAG = re.compile(r"<(?P<close>/?)(?P<name>p|div|span|section|article|paragraph|h[1-6]|br|body|html|text|"
+_TAG = re.compile(r"(?<!\\)<(?P<close>/?)(?P<name>p|div|span|section|article|paragraph|h[1-6]|br|body|html|text|"
                   r"answer|response)\b[^<>]*>", re.I)  # fmt: skip
 _NOT_HTML = {"paragraph", "text", "answer", "response"}  # our prompts' words, not HTML elements
 _CHATTER = re.compile(
-    r"^\W*(sure|certainly|of course|okay|absolutely)[,!.]\s*(here|i|below|this|the)\b"
+    r"^\W*(sure|certainly|of course|okay|absolutely)[,!.]?\s+(here('s| is| are)|i('ll| will| can| have)|"
+    r"below (is|are))\b"
     r"|^\W*(here is|here's|here are|below is|below are)\s+(the |a |an |my |your )?(revised |rewritten |"
     r"updated |improved |new |final |edited )?(section|article|paragraph|text|version|draft|rewrite|"
     r"answer|response|essay)\b|^\W*here'?s how (you|i|we) (can|could|might|would) (write|rewrite|revise)"
@@ -75,6 +77,7 @@ def instruction_text(messages: list[dict[str, str]]) -> str:
         if message.get("role") == "assistant":  # a retry shows the model its own answer
             continue
         content = _DATA_BLOCK.sub(" ", str(message.get("content") or ""))
+        content = _QUOTED.sub(" ", content)  # a quoted title or goal is data too
         skipping = False
         for line in content.splitlines():
             if _DATA_HEADER.match(line.strip()):

@@ -124,10 +124,13 @@ def test_nothing_half_indexed_stays_behind(corpus, runs_dir, monkeypatch, backen
 
 
 class _Pages(http.server.BaseHTTPRequestHandler):
+    hits: list[str] = []  # every path asked for, over the test session
+
     def log_message(self, *args):
         pass
 
     def do_GET(self):  # noqa: N802
+        _Pages.hits.append(self.path)
         pages = {
             "/press": (
                 "text/html",
@@ -165,13 +168,33 @@ def test_urls_are_fetched_and_bad_ones_are_one_line(site, runs_dir):
         sock.bind(("127.0.0.1", 0))
         closed = sock.getsockname()[1]
     outcomes = library.add(runs_dir, [f"{site}/press", f"{site}/log.pdf", f"{site}/missing",
-                                      f"{site}/image", f"http://127.0.0.1:{closed}/x"])  # fmt: skip
+                                      f"{site}/image", f"http://127.0.0.1:{closed}/x"],
+                           allow_private=True)  # fmt: skip
     status = {o.location.rsplit("/", 1)[-1]: (o.status, o.error) for o in outcomes}
     assert status["press"][0] == "added" and status["log.pdf"][0] == "added"
     assert "answered 404" in status["missing"][1]
     assert "unsupported content type image/png" in status["image"][1]
     assert "unreachable" in status["x"][1]
     assert library.search(runs_dir, "Vellmar psalter")[0]["kind"] == "url"
+
+
+def test_a_url_on_this_machine_is_refused_before_connecting(site, runs_dir):
+    _Pages.hits.clear()
+    outcomes = library.add(runs_dir, [f"{site}/press", "ftp://files.example/notes.txt"])
+    errors = [o.error for o in outcomes]
+    assert [o.status for o in outcomes] == ["skipped", "skipped"]
+    assert "ftp://files.example/notes.txt: unsupported scheme ftp:// (only http and https)" in errors
+    assert errors[1].startswith(f"{site}/press: refused, 127.0.0.1 is a loopback address")
+    assert _Pages.hits == [] and library.sources(runs_dir) == []
+
+
+def test_the_allow_private_key_lets_sources_add_fetch_an_intranet_page(site, runs_dir, tmp_path):
+    (tmp_path / "config.toml").write_text("[research]\nallow_private = true\n")
+    added = invoke("sources", "add", f"{site}/press", "--runs-dir", runs_dir)
+    assert added.exit_code == 0 and "1 added" in added.output, added.output
+    (tmp_path / "config.toml").write_text("")
+    refused = invoke("sources", "add", f"{site}/log.pdf", "--runs-dir", runs_dir)
+    assert refused.exit_code == 1 and "a loopback address" in refused.stderr
 
 
 @pytest.mark.parametrize("query", ['"movable', "a OR NOT b*", "NEAR(x y)", "title:foo", "^x", "''", "-"])

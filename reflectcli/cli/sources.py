@@ -38,9 +38,12 @@ def add(
     ui = Renderer(quiet=as_json)
 
     def body(views) -> None:
+        from reflectcli.config import load_settings
         from reflectcli.sources.library import add as add_sources
 
-        outcomes = add_sources(_runs_dir(runs_dir, config), targets, ui.task_progress)
+        settings = load_settings(config, flags={"runs_dir": runs_dir})
+        outcomes = add_sources(settings.runs_dir, targets, ui.task_progress,
+                               allow_private=settings.research.allow_private)  # fmt: skip
         ui.close()
         if as_json:
             views.json([o.to_dict() for o in outcomes])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from reflectcli.sources.stopwords import content_words
 from reflectcli.writing.citations import strip_invented
 
 
@@ -40,3 +41,30 @@ def number(
         if ident not in ids:
             ids.append(ident)
     return new, ids
+
+
+RELEVANT = 0.5  # a passage is kept when its score per query word is at least this share of the best's
+
+
+def strength(hit: dict[str, Any], query: str) -> float:
+    """A hit's score per query word, higher is better (both stores rank lower-is-better): a
+    long query's sum over more words is not mistaken for a better match."""
+    return -float(hit.get("score") or 0.0) / max(1, len(content_words(query)))
+
+
+def relevant(searches: list[tuple[str, list[dict[str, Any]]]], keep: int) -> list[tuple[str, dict[str, Any]]]:
+    """The passages worth citing from one or more searches, as (query, hit): each chunk once,
+    best first, only those whose strength clears RELEVANT times the best one's, at most `keep`.
+    Hits without a score (a web page none of whose chunks matched) count only when no hit has
+    one."""
+    best = max((strength(h, q) for q, hits in searches for h in hits), default=0.0)
+    floor = RELEVANT * best if best > 0 else float("-inf")
+    seen: set[Any] = set()
+    kept: list[tuple[float, int, str, dict[str, Any]]] = []
+    for query, hits in searches:
+        for hit in hits:
+            score = strength(hit, query)
+            if hit["chunk_id"] not in seen and score >= floor:
+                seen.add(hit["chunk_id"])
+                kept.append((-score, len(kept), query, hit))
+    return [(query, hit) for _, _, query, hit in sorted(kept, key=lambda k: k[:2])[:keep]]

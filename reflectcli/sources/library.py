@@ -13,15 +13,8 @@ from typing import Any
 
 from reflectcli.errors import UserError
 from reflectcli.sources.chunking import chunk_document, searchable
-from reflectcli.sources.readers import (
-    Document,
-    Segment,
-    SourceError,
-    digest,
-    kind_of,
-    read_path,
-    read_url,
-)
+from reflectcli.sources.fetch import Refused, read_url, scheme_problem
+from reflectcli.sources.readers import Document, Segment, SourceError, digest, kind_of, read_path
 from reflectcli.store.db import Store
 from reflectcli.store.library import Library
 
@@ -44,7 +37,8 @@ class Outcome:
 
 
 def is_url(target: str) -> bool:
-    return bool(re.match(r"^https?://", target, re.I))
+    """A target written as a URL (any scheme: an unsupported one gets its own message)."""
+    return bool(re.match(r"^[a-z][a-z0-9+.-]*://", target, re.I))
 
 
 def expand(targets: list[str]) -> tuple[list[str], list[Outcome]]:
@@ -54,7 +48,11 @@ def expand(targets: list[str]) -> tuple[list[str], list[Outcome]]:
     problems: list[Outcome] = []
     for target in targets:
         if is_url(target):
-            items.append(target)
+            problem = scheme_problem(target)
+            if problem:
+                problems.append(Outcome(target, "skipped", error=f"{target}: {problem}"))
+            else:
+                items.append(target)
             continue
         path = Path(target).expanduser()
         if path.is_dir():
@@ -88,16 +86,19 @@ def _library(runs_dir: str | Path, write: bool) -> Iterator[Library | None]:
             store.close()
 
 
-def add(runs_dir: str | Path, targets: list[str], progress: Progress | None = None) -> list[Outcome]:
+def add(runs_dir: str | Path, targets: list[str], progress: Progress | None = None,
+        allow_private: bool = False) -> list[Outcome]:  # fmt: skip
     """Index files, folders and URLs. An unchanged file (same content hash) is left as it is, a
     changed one is re-indexed under its id; one that cannot be read is skipped with one line,
-    and the rest go on. Each source is written in one transaction: nothing half indexed."""
+    and the rest go on. Each source is written in one transaction: nothing half indexed. A URL
+    is fetched safely (fetch.py): one on this machine or a private network is refused unless
+    `allow_private`."""
     items, outcomes = expand(targets)
     with _library(runs_dir, write=True) as library:
         for n, item in enumerate(items):
             if progress is not None:
                 progress(n, len(items), item)
-            outcomes.append(_add_one(library, item))
+            outcomes.append(_add_one(library, item, allow_private))
         if progress is not None:
             progress(len(items), len(items), "")
     return outcomes
@@ -115,10 +116,10 @@ def _read(reader, item):
         raise SourceError(f"{name}: could not be read ({type(exc).__name__}: {str(exc)[:120]})") from exc
 
 
-def _add_one(library: Library, item: str) -> Outcome:
+def _add_one(library: Library, item: str, allow_private: bool = False) -> Outcome:
     try:
         if is_url(item):
-            document = _read(read_url, item)
+            document = _read(lambda url: read_url(url, allow_private), item)
         else:
             path = Path(item)
             known = library.find(str(path.resolve()))
@@ -185,21 +186,27 @@ def remove(runs_dir: str | Path, source_id: int) -> dict[str, Any]:
         return source
 
 
-def add_web_results(runs_dir: str | Path, results: list[dict[str, Any]], fetch: bool = True) -> list[int]:
-    """Web search results into the library, like any source: each page fetched and read when
-    `fetch` (and reachable), else its title and snippet as a short source of kind `web`. Ids
-    of the sources, in the results' order (a result that yields nothing is left out)."""
+def add_web_results(runs_dir: str | Path, results: list[dict[str, Any]], fetch: bool = True,
+                    allow_private: bool = False) -> tuple[list[int], list[str]]:  # fmt: skip
+    """Web search results into the library, like any source: each page fetched (safely, see
+    fetch.py) and read when `fetch` (and reachable), else its title and snippet as a short
+    source of kind `web`. Returns the ids of the sources, in the results' order (a result that
+    yields nothing is left out), and one line per URL refused for where it points."""
     ids: list[int] = []
+    refused: list[str] = []
     with _library(runs_dir, write=True) as library:
         for result in results:
             url, title = result.get("url") or "", result.get("title") or ""
             snippet = " ".join((result.get("snippet") or "").split())
-            if not url.startswith(("http://", "https://")):
+            if scheme_problem(url):
+                refused.append(f"{url or '(no URL)'}: refused, {scheme_problem(url)}")
                 continue
             document = None
             if fetch:
                 try:
-                    document = read_url(url)
+                    document = read_url(url, allow_private)
+                except Refused as exc:
+                    refused.append(str(exc))
                 except SourceError:
                     document = None
             if document is None or not document.chars:
@@ -216,7 +223,7 @@ def add_web_results(runs_dir: str | Path, results: list[dict[str, Any]], fetch: 
             source = {"kind": document.kind, "location": document.location, "title": document.title,
                       "content_hash": document.content_hash, "chars": document.chars}  # fmt: skip
             ids.append(library.save(source, chunk_document(document))[0])
-    return ids
+    return ids, refused
 
 
 def best_chunks(runs_dir: str | Path, query: str, source_ids: list[int]) -> list[dict[str, Any]]:

@@ -1,5 +1,5 @@
 """Reading a source into text: Markdown, plain text, HTML (main text by trafilatura), PDF
-(pypdf, page by page), DOCX (python-docx, with its headings) and http(s) URLs. Each reader
+(pypdf, page by page), DOCX (python-docx, with its headings); URLs: fetch.py. Each reader
 returns a Document of segments that keep their place in the source (page, heading); anything
 that cannot be read raises SourceError with one line saying why."""
 
@@ -15,7 +15,6 @@ from pathlib import Path
 KINDS = {".md": "md", ".markdown": "md", ".txt": "txt", ".text": "txt", ".html": "html",
          ".htm": "html", ".pdf": "pdf", ".docx": "docx"}  # fmt: skip
 MAX_BYTES = 50_000_000  # one source at most (a larger file is almost surely not notes)
-URL_TIMEOUT = 20.0
 
 
 class SourceError(Exception):
@@ -180,29 +179,3 @@ def _docx(data: bytes, location: str) -> tuple[str, list[Segment]]:
     segments.append(Segment("\n".join(lines), heading=heading))
     return title, segments
 
-
-def read_url(url: str, timeout: float = URL_TIMEOUT) -> Document:
-    """Fetch an http(s) URL and read it by its content type (HTML, PDF, plain text)."""
-    import http.client
-    import urllib.error
-    import urllib.request
-
-    request = urllib.request.Request(url, headers={"User-Agent": "reflectcli (source library)"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            data = response.read(MAX_BYTES + 1)
-            ctype = response.headers.get_content_type()
-    except urllib.error.HTTPError as exc:
-        raise SourceError(f"{url}: the server answered {exc.code} {exc.reason}") from exc
-    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
-        reason = getattr(exc, "reason", None) or str(exc) or type(exc).__name__
-        raise SourceError(f"{url}: unreachable ({reason})") from exc
-    if len(data) > MAX_BYTES:
-        raise SourceError(f"{url}: larger than {MAX_BYTES // 1_000_000} MB")
-    kind = {"application/pdf": "pdf", "text/plain": "txt", "text/markdown": "md"}.get(ctype, "html")
-    if kind == "html" and ctype not in ("text/html", "application/xhtml+xml"):
-        raise SourceError(f"{url}: unsupported content type {ctype}")
-    name = url.rstrip("/").rsplit("/", 1)[-1] or url
-    document = parse(data, kind, url, name)
-    document.kind = "url"
-    return document

@@ -52,7 +52,7 @@ def address_problem(address: str) -> str | None:
     ip = ipaddress.ip_address(address.split("%", 1)[0])  # an IPv6 zone id is not part of it
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
-    for kind in ("loopback", "unspecified", "link_local", "multicast", "private", "reserved"):
+    for kind in ("loopback", "unspecified", "link_local", "multicast", "reserved", "private"):
         if getattr(ip, f"is_{kind}"):
             return f"a {kind.replace('_', '-')} address"
     if not ip.is_global:  # shared (100.64/10), documentation and other special ranges
@@ -161,7 +161,7 @@ def _read_capped(response: http.client.HTTPResponse, url: str, max_bytes: int, d
     if length and length.isdigit() and int(length) > max_bytes:
         raise SourceError(f"{url}: larger than {max_bytes:,} bytes")
     parts, size = [], 0
-    while chunk := response.read(min(65536, max_bytes + 1 - size)):
+    while chunk := response.read1(min(65536, max_bytes + 1 - size)):  # what has arrived
         parts.append(chunk)
         size += len(chunk)
         if size > max_bytes:

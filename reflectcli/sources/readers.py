@@ -178,4 +178,3 @@ def _docx(data: bytes, location: str) -> tuple[str, list[Segment]]:
             lines.append(paragraph.text)
     segments.append(Segment("\n".join(lines), heading=heading))
     return title, segments
-

@@ -202,9 +202,9 @@ def test_a_resumed_run_never_searches_again(backend, grounded, runs_dir, monkeyp
     grounded.responder = FailOnce(Grounded(), "draft:s1", KeyboardInterrupt())
     with pytest.raises(RunInterrupted) as err:
         write(runs_dir)
-    assert len(searched) == 2  # both sections researched before the first draft
+    assert len(searched) == 3  # both sections and the task researched before the first draft
     result = Runner(quiet_ui()).resume(err.value.thread_id, str(runs_dir), {})
-    assert result.state["status"] == "finished" and len(searched) == 2
+    assert result.state["status"] == "finished" and len(searched) == 3
     assert [e["section"] for e in result.state["trace"] if e.get("kind") == "search"] == [1, 2]
 
 

@@ -106,7 +106,7 @@ class Nodes:
                  learner: Any = None):  # fmt: skip
         self.writer = writer
         self.critic = critic
-        self.retriever = retriever  # query -> ranked passages; None: the run has no sources
+        self.retriever = retriever  # query -> {"hits": ranked passages, "notes"}; None: no sources
         self.learner = learner  # state -> what was learned; None: the run learns nothing
 
     def plan(self, state: dict[str, Any]) -> dict[str, Any]:

@@ -262,3 +262,40 @@ def test_common_words_do_not_drown_the_rare_one(runs_dir, monkeypatch):
     monkeypatch.setattr(store_library, "CANDIDATES", 5)
     assert len(lib.search("the", limit=10)) == 5
     store.close()
+
+
+def test_stemmed_matching_with_the_words_as_written_first(runs_dir, tmp_path, backend):
+    """"coroutines" finds "coroutine" (and back), and the chunk holding the query's own form
+    ranks first, on both stores."""
+    notes = tmp_path / "stems"
+    notes.mkdir()
+    (notes / "one.md").write_text("# One\n\nA coroutine is awaited by the event loop here.\n")
+    (notes / "many.md").write_text("# Many\n\nCoroutines are awaited by the event loop here.\n")
+    (notes / "other.md").write_text("# Other\n\nThreads are scheduled by the kernel.\n")
+    library.add(runs_dir, [str(notes)])
+    for query, first in (("coroutines", "Coroutines are"), ("coroutine", "A coroutine"),
+                         ("awaiting coroutine", "A coroutine")):  # fmt: skip
+        hits = library.search(runs_dir, query)
+        assert len(hits) == 2 and hits[0]["text"].startswith(first), (query, hits)
+        assert hits[0]["score"] < hits[1]["score"]
+
+
+def test_an_older_library_gets_its_stemmed_index_built(corpus, runs_dir, backend):
+    """A library indexed before migration 010 (no stemmed index yet) is upgraded on open, and
+    what it already holds is found by stem."""
+    library.add(runs_dir, [str(corpus["md"])])
+    with raw_db(runs_dir) as db:
+        if backend:
+            db.execute("ALTER TABLE chunk_index DROP COLUMN stems")
+        else:
+            db.execute("DROP TABLE chunk_stems")
+        db.execute("DELETE FROM _migrations WHERE name = '010_chunk_stems'")
+    assert library.search(runs_dir, "zoetropes")  # the file says "zoetrope"
+    with raw_db(runs_dir) as db:
+        assert db.execute("SELECT COUNT(*) FROM _migrations WHERE name = '010_chunk_stems'").fetchone()[0] == 1
+
+
+def test_a_query_of_stop_words_is_one_clear_line(corpus, runs_dir):
+    library.add(runs_dir, [str(corpus["md"])])
+    out = invoke("sources", "search", "the of and", "--runs-dir", runs_dir)
+    assert out.exit_code == 1 and "holds only stop words" in out.stderr and "0.00" not in out.output

@@ -15,6 +15,7 @@ from reflectcli.errors import UserError
 from reflectcli.sources.chunking import chunk_document, searchable
 from reflectcli.sources.fetch import Refused, read_url, scheme_problem
 from reflectcli.sources.readers import Document, Segment, SourceError, digest, kind_of, read_path
+from reflectcli.sources.stopwords import only_stop_words, stop_words_message
 from reflectcli.store.db import Store
 from reflectcli.store.library import Library
 
@@ -149,7 +150,10 @@ def sources(runs_dir: str | Path) -> list[dict[str, Any]]:
 
 
 def search(runs_dir: str | Path, query: str, limit: int = 10) -> list[dict[str, Any]]:
-    """Ranked chunks for a query, each with a snippet around the first word that matched."""
+    """Ranked chunks for a query, each with a snippet around the first word that matched. A
+    query of only stop words ("the of and") is an error: it would rank arbitrary chunks."""
+    if only_stop_words(query):
+        raise UserError(stop_words_message(query), hint="search for the words that say what you want")
     with _library(runs_dir, write=False) as library:
         found = library.search(searchable(query), limit) if library else []
     for hit in found:

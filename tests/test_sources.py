@@ -300,3 +300,73 @@ def test_a_query_of_stop_words_is_one_clear_line(corpus, runs_dir):
     library.add(runs_dir, [str(corpus["md"])])
     out = invoke("sources", "search", "the of and", "--runs-dir", runs_dir)
     assert out.exit_code == 1 and "holds only stop words" in out.stderr and "0.00" not in out.output
+
+
+def test_output_cut_off_by_head_is_silent(corpus, runs_dir):
+    """`reflectcli sources list | head -1`: the reader goes away, we stop without a word."""
+    import subprocess
+    import sys
+
+    library.add(runs_dir, [str(corpus["md"])])
+    child = subprocess.Popen([sys.executable, "-m", "reflectcli", "sources", "list", "--runs-dir",
+                              str(runs_dir)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    child.stdout.close()  # before it writes anything
+    err = child.stderr.read()
+    child.stderr.close()
+    assert child.wait(timeout=60) in (1, 141) and err == b""  # 1: click's own EPIPE exit at the flush
+
+
+def test_symlinked_folders_are_followed_once_and_loops_reported(tmp_path, runs_dir):
+    root, elsewhere = tmp_path / "notes", tmp_path / "elsewhere"
+    (root / "sub").mkdir(parents=True)
+    elsewhere.mkdir()
+    (root / "sub" / "a.md").write_text("# A\n\nThe Arvelo archive holds ledgers.\n")
+    (elsewhere / "b.md").write_text("# B\n\nThe Kestrel log lists ships.\n")
+    (root / "linked").symlink_to(elsewhere, target_is_directory=True)
+    (root / "sub" / "up").symlink_to(root, target_is_directory=True)  # a loop
+    outcomes = library.add(runs_dir, [str(root)])
+    assert sorted(o.title for o in outcomes if o.status == "added") == ["A", "B"]
+    notes = [o.error for o in outcomes if o.status == "ignored"]
+    assert len(notes) == 1 and "sub/up: a link to" in notes[0] and "already read" in notes[0]
+
+
+def test_a_library_warning_joins_its_files_one_line(tmp_path, runs_dir):
+    data = text_pdf(["The Kestrel lighthouse log notes forty-one ships in the winter gale."])
+    at = data.rindex(b"startxref\n") + len(b"startxref\n")
+    end = data.index(b"\n", at)
+    (tmp_path / "log.pdf").write_bytes(data[:at] + str(int(data[at:end]) + 7).encode() + data[end:])
+    out = invoke("sources", "add", tmp_path / "log.pdf", "--runs-dir", runs_dir)
+    assert out.exit_code == 0 and "1 added" in out.stdout, out.output
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"note: {tmp_path / 'log.pdf'}: the reader warned: "
+                                                   "incorrect startxref pointer")  # fmt: skip
+    assert "WARNING" not in out.output
+
+
+def test_ctrl_c_during_add_says_what_was_kept(corpus, runs_dir, monkeypatch):
+    real, calls = library._add_read, []
+
+    def stop_at_the_third(*args):
+        calls.append(args[1])
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(library, "_add_read", stop_at_the_third)
+    out = invoke("sources", "add", corpus["md"].parent, "--runs-dir", runs_dir)
+    assert out.exit_code == 130
+    assert "2 added" in out.stdout and "interrupted after 2 of 6: the sources listed are kept" in out.stderr
+    assert len(library.sources(runs_dir)) == 2
+
+
+def test_prune_removes_the_sources_of_files_gone_from_a_folder(corpus, runs_dir):
+    folder = corpus["md"].parent
+    library.add(runs_dir, [str(folder)])
+    corpus["txt"].unlink()
+    again = invoke("sources", "add", folder, "--runs-dir", runs_dir)
+    assert "1 source in the library no longer in this folder (--prune removes them)" in again.stderr
+    assert len(library.sources(runs_dir)) == 6
+    pruned = invoke("sources", "add", folder, "--prune", "--runs-dir", runs_dir)
+    assert pruned.exit_code == 0 and "removed [" in pruned.stdout and "1 removed" in pruned.stdout
+    assert str(corpus["txt"].resolve()) not in {s["location"] for s in library.sources(runs_dir)}
+    assert len(library.sources(runs_dir)) == 5

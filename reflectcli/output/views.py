@@ -283,9 +283,13 @@ class Views:
             chunks += o.chunks
             if o.status in ("skipped", "ignored"):
                 sys.stderr.write(f"{'error' if o.status == 'skipped' else 'note'}: {o.error}\n")
-            elif o.status in ("added", "updated"):
-                self.message(f"{o.status} [{o.source_id}] {o.title} ({o.chunks} chunks)")
-        order = ("added", "updated", "unchanged", "skipped")
+            elif o.status in ("added", "updated", "removed"):
+                size = "" if o.status == "removed" else f" ({o.chunks} chunks)"
+                self.message(f"{o.status} [{o.source_id}] {o.title}{size}")
+            if o.warnings and o.status != "skipped":  # a skipped one's line holds them already
+                more = f" and {len(o.warnings) - 1} more" if len(o.warnings) > 1 else ""
+                sys.stderr.write(f"note: {o.location}: the reader warned: {o.warnings[0][:160]}{more}\n")
+        order = ("added", "updated", "unchanged", "removed", "skipped")
         summary = ", ".join(f"{counts[k]} {k}" for k in order if counts.get(k))
         self.message(f"{summary or 'nothing to add'}; {chunks} chunks indexed")
 

@@ -4,10 +4,12 @@ store/library.py; this module ties them to the runs folder's database."""
 
 from __future__ import annotations
 
+import logging
 import re
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,7 @@ from reflectcli.sources.chunking import chunk_document, searchable
 from reflectcli.sources.fetch import Refused, read_url, scheme_problem
 from reflectcli.sources.readers import Document, Segment, SourceError, digest, kind_of, read_path
 from reflectcli.sources.stopwords import only_stop_words, stop_words_message
+from reflectcli.sources.walk import folder_files
 from reflectcli.store.db import Store
 from reflectcli.store.library import Library
 
@@ -27,11 +30,12 @@ class Outcome:
     """What `sources add` did with one file or URL."""
 
     location: str
-    status: str  # added | updated | unchanged | skipped (an error) | ignored (a note)
+    status: str  # added | updated | unchanged | removed (--prune) | skipped (an error) | ignored (a note)
     source_id: int | None = None
     chunks: int = 0
     title: str = ""
     error: str | None = None
+    warnings: list[str] = field(default_factory=list)  # what the reader's library warned about
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -44,7 +48,8 @@ def is_url(target: str) -> bool:
 
 def expand(targets: list[str]) -> tuple[list[str], list[Outcome]]:
     """Files and URLs to read, from files, folders (recursively: the supported types, hidden
-    folders skipped) and URLs; plus an outcome for each target that cannot be one."""
+    folders skipped, symlinked folders followed once: walk.py) and URLs; plus an outcome for
+    each target that cannot be one."""
     items: list[str] = []
     problems: list[Outcome] = []
     for target in targets:
@@ -57,8 +62,8 @@ def expand(targets: list[str]) -> tuple[list[str], list[Outcome]]:
             continue
         path = Path(target).expanduser()
         if path.is_dir():
-            files = [p for p in path.rglob("*") if p.is_file()
-                     and not any(part.startswith(".") for part in p.relative_to(path).parts)]  # fmt: skip
+            files, loops = folder_files(path)
+            problems += [Outcome(str(path), "ignored", error=note) for note in loops]
             found = sorted(p for p in files if kind_of(p))
             others = sorted({p.suffix.lower() or "(no extension)" for p in files if not kind_of(p)})
             if not found:
@@ -88,20 +93,56 @@ def _library(runs_dir: str | Path, write: bool) -> Iterator[Library | None]:
 
 
 def add(runs_dir: str | Path, targets: list[str], progress: Progress | None = None,
-        allow_private: bool = False) -> list[Outcome]:  # fmt: skip
+        allow_private: bool = False, prune: bool = False) -> list[Outcome]:  # fmt: skip
     """Index files, folders and URLs. An unchanged file (same content hash) is left as it is, a
     changed one is re-indexed under its id; one that cannot be read is skipped with one line,
     and the rest go on. Each source is written in one transaction: nothing half indexed. A URL
     is fetched safely (fetch.py): one on this machine or a private network is refused unless
-    `allow_private`."""
+    `allow_private`. A folder's sources whose files are gone are removed with `prune` (else
+    noted). Ctrl-C raises AddInterrupted with what was done."""
     items, outcomes = expand(targets)
     with _library(runs_dir, write=True) as library:
-        for n, item in enumerate(items):
-            if progress is not None:
-                progress(n, len(items), item)
-            outcomes.append(_add_one(library, item, allow_private))
+        n = 0
+        try:
+            for n, item in enumerate(items):
+                if progress is not None:
+                    progress(n, len(items), item)
+                outcomes.append(_add_one(library, item, allow_private))
+        except KeyboardInterrupt:
+            raise AddInterrupted(outcomes, n, len(items)) from None
         if progress is not None:
             progress(len(items), len(items), "")
+        outcomes += _gone(library, targets, prune)
+    return outcomes
+
+
+class AddInterrupted(KeyboardInterrupt):
+    """Ctrl-C during `sources add`: what was done before it is kept (each source is written in
+    one transaction), and is carried here to be reported."""
+
+    def __init__(self, outcomes: list[Outcome], done: int, total: int):
+        super().__init__(f"interrupted after {done} of {total}")
+        self.outcomes, self.done, self.total = outcomes, done, total
+
+
+def _gone(library: Library, targets: list[str], prune: bool) -> list[Outcome]:
+    """Sources from the folders in `targets` whose file is no longer there: removed with
+    `prune`, else one note per folder saying how many and how to remove them."""
+    outcomes: list[Outcome] = []
+    for folder in (Path(t).expanduser() for t in targets if not is_url(t)):
+        if not folder.is_dir():
+            continue
+        folder = folder.resolve()
+        files = [(s, Path(s["location"])) for s in library.sources() if s["kind"] not in ("url", "web")]
+        gone = [s for s, path in files if path.is_relative_to(folder) and not path.is_file()]
+        if gone and prune:
+            for source in gone:
+                library.remove(source["id"])
+                outcomes.append(Outcome(source["location"], "removed", source["id"], title=source["title"]))
+        elif gone:
+            outcomes.append(Outcome(str(folder), "ignored", error=f"{folder}: {len(gone)} source"
+                                    f"{'s' if len(gone) != 1 else ''} in the library no longer in "
+                                    "this folder (--prune removes them)"))  # fmt: skip
     return outcomes
 
 
@@ -117,7 +158,40 @@ def _read(reader, item):
         raise SourceError(f"{name}: could not be read ({type(exc).__name__}: {str(exc)[:120]})") from exc
 
 
+@contextmanager
+def _library_warnings() -> Iterator[list[str]]:
+    """What reader libraries warn about while one source is read (pypdf logs its warnings,
+    others use `warnings`), kept for that source's line instead of printed on their own."""
+    said: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            said.append(" ".join(record.getMessage().split()))
+
+    handler = Keep(logging.WARNING)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield said
+            said += [" ".join(str(w.message).split()) for w in caught]
+    finally:
+        root.removeHandler(handler)
+
+
 def _add_one(library: Library, item: str, allow_private: bool = False) -> Outcome:
+    with _library_warnings() as said:
+        outcome = _add_read(library, item, allow_private)
+    said[:] = list(dict.fromkeys(said))
+    if said and outcome.status == "skipped":
+        more = f" and {len(said) - 1} more" if len(said) > 1 else ""
+        outcome.error = f"{outcome.error} (the reader warned: {said[0][:160]}{more})"
+    outcome.warnings = said
+    return outcome
+
+
+def _add_read(library: Library, item: str, allow_private: bool = False) -> Outcome:
     try:
         if is_url(item):
             document = _read(lambda url: read_url(url, allow_private), item)

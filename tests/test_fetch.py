@@ -195,3 +195,51 @@ def test_too_many_redirects_end_with_one_line(site, loopback_is_public):
         url = f"{base}/to?{url}"
     with pytest.raises(SourceError, match=f"more than {fetch.MAX_REDIRECTS} redirects"):
         fetch.fetch(url, resolver=resolver)
+
+
+def test_https_goes_to_the_checked_address_and_still_checks_the_certificate(tmp_path, loopback_is_public):
+    """TLS to the pinned address, with the URL's host for SNI and the certificate check: a
+    self-signed certificate is refused (verification is not turned off by pinning)."""
+    import datetime
+    import ssl
+
+    pytest.importorskip("cryptography")
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "secure.example")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("secure.example")]), False)
+            .sign(key, hashes.SHA256()))  # fmt: skip
+    (tmp_path / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    pem = serialization.Encoding.PEM
+    (tmp_path / "key.pem").write_bytes(key.private_bytes(pem, serialization.PrivateFormat.PKCS8,
+                                                         serialization.NoEncryption()))  # fmt: skip
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(tmp_path / "cert.pem", tmp_path / "key.pem")
+    names = []
+    context.sni_callback = lambda sock, server_name, ctx: names.append(server_name)
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def serve():
+        conn, _ = listener.accept()
+        try:
+            context.wrap_socket(conn, server_side=True)
+        except (ssl.SSLError, OSError):
+            pass
+        finally:
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    with pytest.raises(SourceError, match="CERTIFICATE_VERIFY_FAILED"):
+        fetch.fetch(f"https://secure.example:{port}/", resolver=lambda host, p: ["127.0.0.1"])
+    thread.join(5)
+    listener.close()
+    assert names == ["secure.example"]

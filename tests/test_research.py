@@ -72,4 +72,4 @@ def test_a_query_of_stop_words_finds_nothing_and_says_why(runs_dir, tmp_path):
     (tmp_path / "a.md").write_text("# The\n\nThe of and the to in.\n")
     library.add(runs_dir, [str(tmp_path / "a.md")])
     found = LocalRetriever(runs_dir)("The of and")
-    assert found["hits"] == [] and "holds only stop words" in found["notes"][0]
+    assert found["hits"] == [] and "holds only stop words" in found["notes"][0]["note"]

@@ -117,7 +117,7 @@ def test_results_on_this_machine_are_never_fetched_and_the_run_completes_from_th
     assert {s["kind"] for s in library.sources(runs_dir)} == {"web"}
     refused = [e for e in state["trace"] if e.get("kind") == "refused"]
     assert refused and all("refused, 127.0.0.1 is a loopback address" in e["note"] for e in refused)
-    assert len({e["note"] for e in refused}) == 3  # one line per URL (top_k 3 of the 4 pages)
+    assert len(refused) == len({e["note"] for e in refused}) == 3  # one line per URL (top_k 3 of 4)
     assert all(secret not in json.dumps(c["messages"]) for c in fake.history)
     store = Store(runs_dir)
     run, saved = store.get_run(result.thread_id), store.load_state(result.thread_id)

@@ -182,8 +182,9 @@ class Nodes:
                            query=query, ids=ids, duration=round(time.perf_counter() - started, 3),
                            **({"section": index + 1} if index is not None else
                               {"round": search["round"]}))  # fmt: skip
-        trace = [event] + [note_event("research", "refused", note, query=q) for q, f in found
-                           for note in f.get("notes") or []]  # fmt: skip
+        said = {e.get("note") for e in state.get("trace") or [] if e.get("node") == "research"}
+        notes = {n["note"]: n for _, f in found for n in f.get("notes") or [] if n["note"] not in said}
+        trace = [event] + [note_event("research", n["kind"], n["note"]) for n in notes.values()]
         if index is not None and len(queries) > 1 and kept and all(q != queries[0] for q, _ in kept):
             title = outline[index]["title"]
             trace.append(note_event("research", "off_task", f"section {index + 1} “{title}”: its own "

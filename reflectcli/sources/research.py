@@ -67,7 +67,8 @@ def resolve_mode(mode: str, runs_dir: str | Path, web: str | None = None) -> str
 
 class LocalRetriever:
     """Top passages from the source library for a query (a fresh connection each time: a
-    graph step may run on any thread), as `{"hits": [...], "notes": [...]}`."""
+    graph step may run on any thread), as `{"hits": [...], "notes": [{"kind", "note"}, ...]}`
+    (every retriever answers so; a note is one line for the run's trace)."""
 
     def __init__(self, runs_dir: str | Path, top_k: int = 3):
         self.runs_dir = runs_dir
@@ -75,15 +76,15 @@ class LocalRetriever:
 
     def __call__(self, query: str) -> dict[str, Any]:
         if only_stop_words(query):
-            return {"hits": [], "notes": [stop_words_message(query)]}
+            return {"hits": [], "notes": [{"kind": "stop_words", "note": stop_words_message(query)}]}
         return {"hits": search(self.runs_dir, query, limit=self.top_k), "notes": []}
 
 
 class WebRetriever:
     """Top passages from the web: a search (through `search_fn`), each result read into the
     library (its page, fetched safely, or its snippet), then each result's best chunk for the
-    query. With `local`, the library's own top passages come first (hybrid). Its notes are one
-    line per URL refused for where it points."""
+    query. With `local`, the library's own top passages come first (hybrid). Its notes: one
+    per URL refused for where it points."""
 
     def __init__(self, search_fn: WebSearch, runs_dir: str | Path, top_k: int = 3,
                  fetch: bool = True, local: bool = False, allow_private: bool = False):  # fmt: skip
@@ -101,7 +102,7 @@ class WebRetriever:
                                        self.allow_private)  # fmt: skip
         seen = {h["chunk_id"] for h in hits}
         hits += [h for h in best_chunks(self.runs_dir, query, ids) if h["chunk_id"] not in seen]
-        return {"hits": hits, "notes": refused}
+        return {"hits": hits, "notes": [{"kind": "refused", "note": line} for line in refused]}
 
 
 class JournaledSearch:

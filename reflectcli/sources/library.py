@@ -282,7 +282,8 @@ def add_web_results(runs_dir: str | Path, results: list[dict[str, Any]], fetch: 
             document = None
             if fetch:
                 try:
-                    document = read_url(url, allow_private)
+                    with _library_warnings():  # a page's reader warnings are not the run's output
+                        document = read_url(url, allow_private)
                 except Refused as exc:
                     refused.append(str(exc))
                 except SourceError:

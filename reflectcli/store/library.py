@@ -217,24 +217,26 @@ class Library:
         "coroutine"), ranked by the stemmed score plus the exact-form score, so that a chunk
         with the words as written comes first; lower is better on both stores."""
         cut = f" LIMIT {bound}" if bound else ""
-        only = " WHERE c.source_id = ?" if source_id is not None else ""
+        only = " AND rowid IN (SELECT id FROM chunks WHERE source_id = ?)" if source_id is not None else ""
+        one = (source_id,) if source_id is not None else ()
         if self.postgres:  # minus ts_rank: lower is better, as with SQLite's BM25
-            sql = (
-                f"SELECT {_HIT_COLUMNS}, m.rank FROM (SELECT rowid, -(ts_rank(stems, qs) + "
-                "ts_rank(tsv, qe)) AS rank FROM chunk_index, to_tsquery('english', ?) qs, "
-                f"to_tsquery('simple', ?) qe WHERE stems @@ qs{cut}) m JOIN chunks c ON c.id = m.rowid "
-                f"JOIN sources s ON s.id = c.source_id{only} ORDER BY m.rank LIMIT ?"
+            ranked = (
+                "SELECT rowid, score FROM (SELECT rowid, -(ts_rank(stems, qs) + ts_rank(tsv, qe)) AS "
+                "score FROM chunk_index, to_tsquery('english', ?) qs, to_tsquery('simple', ?) qe "
+                f"WHERE stems @@ qs{only}{cut}) x"
             )
-            args: tuple = (tsquery(query), tsquery(query))
+            args: tuple = (tsquery(query), tsquery(query), *one)
         else:
-            sql = (
-                f"SELECT {_HIT_COLUMNS}, m.rank + COALESCE(e.rank, 0) AS score FROM (SELECT rowid, "
-                f"bm25(chunk_stems) AS rank FROM chunk_stems WHERE chunk_stems MATCH ?{cut}) m "
+            ranked = (
+                "SELECT m.rowid, m.rank + COALESCE(e.rank, 0) AS score FROM (SELECT rowid, "
+                f"bm25(chunk_stems) AS rank FROM chunk_stems WHERE chunk_stems MATCH ?{only}{cut}) m "
                 "LEFT JOIN (SELECT rowid, bm25(chunk_index) AS rank FROM chunk_index WHERE "
-                f"chunk_index MATCH ?{cut}) e ON e.rowid = m.rowid JOIN chunks c ON c.id = m.rowid "
-                f"JOIN sources s ON s.id = c.source_id{only} ORDER BY score LIMIT ?"
+                f"chunk_index MATCH ?{cut}) e ON e.rowid = m.rowid"
             )
-            args = (query, query)
-        args += (source_id,) if source_id is not None else ()
+            args = (query, *one, query)
+        sql = (  # the best `limit` by score first, then only their text (no join for every match)
+            f"SELECT {_HIT_COLUMNS}, t.score FROM ({ranked} ORDER BY score LIMIT ?) t "
+            "JOIN chunks c ON c.id = t.rowid JOIN sources s ON s.id = c.source_id ORDER BY t.score"
+        )
         cursor = self.conn.execute(sql, (*args, limit))
         return [dict(zip(HIT_KEYS, row, strict=True)) for row in cursor]

@@ -4,12 +4,13 @@ A source and all its chunks are written in one transaction, so a failure half wa
 nothing half indexed. The indexes hold each chunk's searchable form (`body`, prepared by the
 caller: CJK characters spaced out so that unicode61 can match them one by one) under the
 chunk's id as rowid: `chunk_index` as written, `chunk_stems` Porter-stemmed (on PostgreSQL,
-both are tsvectors of `chunk_index`: `simple` and `english`). Matching is by stem, ranking by
-both, so the words as written rank first.
+both are tsvectors of `chunk_index`: `simple` and `english`). Matching is by stem; the words as
+written add to the score, so they rank first.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 import time
@@ -25,6 +26,7 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 COMMON = 0.2  # a word in more than this share of the chunks adds little to BM25, costs a lot
 MANY = 2000  # ... and in more chunks than this (a small library keeps every word: it is fast)
 CANDIDATES = 5000  # a query of only common words ranks the first this many matching chunks
+POOL = 3  # chunks ranked by stem per chunk asked for, among which the exact forms then count
 
 
 def fts_query(prepared: str) -> str | None:
@@ -48,6 +50,14 @@ def _folded(word: str) -> str:
     writing.textops.fold: the store layer imports nothing above it, so it keeps its own."""
     decomposed = unicodedata.normalize("NFKD", word.lower())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+_MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+
+
+def _folded_text(text: str) -> str:
+    """A long text folded as `_folded` does a word, at C speed: the combining marks' blocks."""
+    return _MARKS.sub("", unicodedata.normalize("NFKD", text.lower()))
 
 
 class Library:
@@ -169,17 +179,21 @@ class Library:
             return "", 0
         if self.postgres:  # no vocabulary table: every word stays, the ranking is bounded below
             return " ".join(words), CANDIDATES + 1
-        marks = ", ".join("?" * len(words))
-        docs = dict(self.conn.execute(
-            f"SELECT term, doc FROM chunk_terms WHERE term IN ({marks})", words
-        ).fetchall())  # fmt: skip
+        docs, total = self._vocabulary(words)
         present = sorted((docs[w], w) for w in words if docs.get(w))
         present += [(0, w) for w in words if not docs.get(w) and self._stem_matches(w)]
         if not present:
             return "", 0
-        total = self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0] or 1
         kept = [(n, w) for n, w in present if n <= max(COMMON * total, MANY)] or present[:1]
         return " ".join(w for _, w in kept), sum(n for n, _ in kept)
+
+    def _vocabulary(self, words: list[str]) -> tuple[dict[str, int], int]:
+        """How many chunks hold each word as written (FTS5's vocabulary), and how many there are."""
+        marks = ", ".join("?" * len(words))
+        docs = dict(self.conn.execute(
+            f"SELECT term, doc FROM chunk_terms WHERE term IN ({marks})", words
+        ).fetchall())  # fmt: skip
+        return docs, self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0] or 1
 
     def _stem_matches(self, word: str) -> bool:
         """A word in no chunk as written that some chunk holds in another form ("coroutines")."""
@@ -214,29 +228,48 @@ class Library:
 
     def _ranked(self, query: str, limit: int, bound: int | None, source_id: int | None = None) -> list[dict]:
         """Chunks matching any word of `query` in its stemmed form ("coroutines" finds
-        "coroutine"), ranked by the stemmed score plus the exact-form score, so that a chunk
-        with the words as written comes first; lower is better on both stores."""
+        "coroutine"), ranked by the stemmed score plus a score for the words as written (the
+        exact index's on PostgreSQL; their IDF on SQLite), so that a chunk holding the query's
+        own forms comes first; lower is better on both stores."""
         cut = f" LIMIT {bound}" if bound else ""
         only = " AND rowid IN (SELECT id FROM chunks WHERE source_id = ?)" if source_id is not None else ""
         one = (source_id,) if source_id is not None else ()
-        if self.postgres:  # minus ts_rank: lower is better, as with SQLite's BM25
-            ranked = (
-                "SELECT rowid, score FROM (SELECT rowid, -(ts_rank(stems, qs) + ts_rank(tsv, qe)) AS "
-                "score FROM chunk_index, to_tsquery('english', ?) qs, to_tsquery('simple', ?) qe "
-                f"WHERE stems @@ qs{only}{cut}) x"
-            )
-            args: tuple = (tsquery(query), tsquery(query), *one)
-        else:
-            ranked = (
-                "SELECT m.rowid, m.rank + COALESCE(e.rank, 0) AS score FROM (SELECT rowid, "
-                f"bm25(chunk_stems) AS rank FROM chunk_stems WHERE chunk_stems MATCH ?{only}{cut}) m "
-                "LEFT JOIN (SELECT rowid, bm25(chunk_index) AS rank FROM chunk_index WHERE "
-                f"chunk_index MATCH ?{cut}) e ON e.rowid = m.rowid"
-            )
-            args = (query, *one, query)
-        sql = (  # the best `limit` by score first, then only their text (no join for every match)
-            f"SELECT {_HIT_COLUMNS}, t.score FROM ({ranked} ORDER BY score LIMIT ?) t "
-            "JOIN chunks c ON c.id = t.rowid JOIN sources s ON s.id = c.source_id ORDER BY t.score"
+        if not self.postgres:
+            return self._ranked_sqlite(query, limit, cut, only, one)
+        ranked = (  # minus ts_rank: lower is better, as with SQLite's BM25
+            "SELECT rowid, score FROM (SELECT rowid, -(ts_rank(stems, qs) + ts_rank(tsv, qe)) AS "
+            "score FROM chunk_index, to_tsquery('english', ?) qs, to_tsquery('simple', ?) qe "
+            f"WHERE stems @@ qs{only}{cut}) x"
         )
-        cursor = self.conn.execute(sql, (*args, limit))
+        cursor = self.conn.execute(
+            f"SELECT {_HIT_COLUMNS}, t.score FROM ({ranked} ORDER BY score LIMIT ?) t JOIN chunks c "
+            "ON c.id = t.rowid JOIN sources s ON s.id = c.source_id ORDER BY t.score",
+            (tsquery(query), tsquery(query), *one, limit),
+        )
         return [dict(zip(HIT_KEYS, row, strict=True)) for row in cursor]
+
+    def _ranked_sqlite(self, query: str, limit: int, cut: str, only: str, one: tuple) -> list[dict]:
+        """The best POOL x `limit` chunks by stemmed BM25, then each given the weight (BM25's
+        IDF) of every query word it holds as written: one index scan, where scoring the exact
+        index too would be a second one over every match."""
+        pool = max(POOL * limit, 30)
+        cursor = self.conn.execute(
+            f"SELECT {_HIT_COLUMNS}, t.rank, i.body FROM (SELECT rowid, rank FROM (SELECT rowid, "
+            f"bm25(chunk_stems) AS rank FROM chunk_stems WHERE chunk_stems MATCH ?{only}{cut}) "
+            "ORDER BY rank LIMIT ?) t JOIN chunks c ON c.id = t.rowid JOIN sources s ON "
+            "s.id = c.source_id JOIN chunk_index i ON i.rowid = c.id",
+            (query, *one, pool),
+        )
+        rows = cursor.fetchall()
+        words = [w for w in dict.fromkeys(_folded(w) for w in re.findall(r'"([^"]*)"', query)) if w]
+        docs, total = self._vocabulary(words) if rows and words else ({}, 1)
+        weight = {w: max(math.log((total - n + 0.5) / (n + 0.5)), 1e-6) for w, n in docs.items() if n}
+        written = re.compile(r"(?<!\w)(" + "|".join(map(re.escape, weight)) + r")(?!\w)") if weight else None
+        hits = []
+        for *row, body in rows:
+            hit = dict(zip(HIT_KEYS, row, strict=True))
+            if written is not None:
+                held = set(written.findall(body.lower() if body.isascii() else _folded_text(body)))
+                hit["score"] -= sum(weight[w] for w in held)
+            hits.append(hit)
+        return sorted(hits, key=lambda h: h["score"])[:limit]

@@ -11,6 +11,8 @@ import threading
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reflectcli.sources import fetch
 from reflectcli.sources.fetch import Refused, address_problem, read_url
@@ -35,6 +37,12 @@ def test_addresses_on_this_machine_or_a_private_network_are_refused(address, kin
 @pytest.mark.parametrize("address", ["93.184.215.14", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8"])
 def test_public_addresses_pass(address):
     assert address_problem(address) is None
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.ip_addresses(v=4))
+def test_an_ipv4_mapped_address_is_judged_as_its_ipv4(address):
+    assert (address_problem(str(address)) is None) == (address_problem(f"::ffff:{address}") is None)
 
 
 @pytest.fixture
@@ -134,9 +142,10 @@ def loopback_is_public(monkeypatch):
 
 
 def test_a_page_on_this_machine_is_refused_and_never_hit(site):
-    for url in (f"http://127.0.0.1:{site.port}/page", f"http://localhost:{site.port}/page"):
+    """By name, by address and by the spellings that hide one (decimal, hex, IPv4-mapped)."""
+    for host in ("127.0.0.1", "localhost", "2130706433", "0x7f.1", "[::ffff:127.0.0.1]", "[::1]"):
         with pytest.raises(Refused, match="a loopback address"):
-            read_url(url)
+            read_url(f"http://{host}:{site.port}/page")
     assert site.hits == []
     assert "vault code" in read_url(f"http://127.0.0.1:{site.port}/page", allow_private=True).segments[0].text
 

@@ -15,6 +15,11 @@ recall@1, recall@5 and MRR over the queries, searched two ways on the same index
 The queries were written (with their answer pages) before any was run, in the words a user
 would type, inflected forms included; none is tuned to the result.
 
+Then research on the same index for the issue's drifted outline (task "What does
+csv.DictReader do...", sections on recipes and pitfalls): for each section, the pages its own
+search finds (all research had before) and the passages research keeps now (the section's
+search and the task's, above the relevance floor), with the off-task flag.
+
     python bench/bench_search_stems.py [HTML_DIR]
 """
 
@@ -29,8 +34,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from reflectcli.graph.nodes import Nodes  # noqa: E402
 from reflectcli.sources import library  # noqa: E402
 from reflectcli.sources.chunking import searchable  # noqa: E402
+from reflectcli.sources.research import LocalRetriever  # noqa: E402
 from reflectcli.store.db import Store  # noqa: E402
 from reflectcli.store.library import HIT_KEYS, Library, fts_query  # noqa: E402
 
@@ -129,6 +136,29 @@ def score(name: str, search, runs: Path) -> None:
           f"ranks {[r or '-' for r in ranks]}")  # fmt: skip
 
 
+TASK = "What does csv.DictReader do, and when should you use it?"
+OUTLINE = [
+    {"title": "Recipes for everyday scripts", "goal": "Show practical recipes that readers can copy"},
+    {"title": "Reading rows as dictionaries",
+     "goal": "Explain how DictReader maps each row to a dict keyed by the header"},
+    {"title": "Common pitfalls", "goal": "Warn about mistakes people make"},
+]  # fmt: skip
+
+
+def research(runs: Path) -> None:
+    retriever = LocalRetriever(runs, 3)
+    page = lambda e: e["location"].split("/html/")[-1]  # noqa: E731
+    for n, section in enumerate(OUTLINE):
+        state = {"task": TASK, "plans": 1, "params": {"research": {"sources": "local"}},
+                 "outline": {"sections": OUTLINE}, "research": {"plan": 1, "sections": [[]] * n}}  # fmt: skip
+        update = Nodes(None, None, retriever).research(state)
+        alone = retriever(f"{section['title']} {section['goal']}")["hits"]
+        kept = [f"{page(e)} ({'task' if e['query'] == TASK else 'section'})" for e in update["evidence"]]
+        flagged = any(e["kind"] == "off_task" for e in update["trace"])
+        print(f"section {n + 1} “{section['title']}”: alone {[page(h) for h in alone]}; kept {kept}"
+              f"{'; flagged off-task' if flagged else ''}")  # fmt: skip
+
+
 def main() -> None:
     html = Path(sys.argv[1] if len(sys.argv) > 1 else "/usr/share/doc/python3.11/html")
     if not (html / "library" / "csv.html").is_file():
@@ -142,6 +172,7 @@ def main() -> None:
     print(f"{len(QUERIES)} queries over {len(pages(html))} pages, {chunks} chunks")
     score("stemmed", lambda r, q, n: library.search(r, q, limit=n), runs)
     score("exact", exact, runs)
+    research(runs)
 
 
 if __name__ == "__main__":

@@ -53,18 +53,17 @@ def strength(hit: dict[str, Any], query: str) -> float:
 
 
 def relevant(searches: list[tuple[str, list[dict[str, Any]]]], keep: int) -> list[tuple[str, dict[str, Any]]]:
-    """The passages worth citing from one or more searches, as (query, hit): each chunk once,
-    best first, only those whose strength clears RELEVANT times the best one's, at most `keep`.
-    Hits without a score (a web page none of whose chunks matched) count only when no hit has
-    one."""
+    """The passages worth citing from one or more searches, as (query, hit): only those whose
+    strength clears RELEVANT times the best one's (over all the searches), each chunk once, the
+    first search's first (best first within each), at most `keep`. Hits without a score (a
+    web page none of whose chunks matched) count only when no hit has one."""
     best = max((strength(h, q) for q, hits in searches for h in hits), default=0.0)
     floor = RELEVANT * best if best > 0 else float("-inf")
     seen: set[Any] = set()
-    kept: list[tuple[float, int, str, dict[str, Any]]] = []
+    kept: list[tuple[str, dict[str, Any]]] = []
     for query, hits in searches:
-        for hit in hits:
-            score = strength(hit, query)
-            if hit["chunk_id"] not in seen and score >= floor:
+        for hit in sorted(hits, key=lambda h: -strength(h, query)):
+            if hit["chunk_id"] not in seen and strength(hit, query) >= floor:
                 seen.add(hit["chunk_id"])
-                kept.append((-score, len(kept), query, hit))
-    return [(query, hit) for _, _, query, hit in sorted(kept, key=lambda k: k[:2])[:keep]]
+                kept.append((query, hit))
+    return kept[:keep]

@@ -252,3 +252,14 @@ def test_https_goes_to_the_checked_address_and_still_checks_the_certificate(tmp_
     thread.join(5)
     listener.close()
     assert names == ["secure.example"]
+
+
+def test_a_resolver_that_hangs_is_given_up_on_within_the_time_cap(no_connections):
+    def hang(host, port):
+        time.sleep(2)
+        return ["93.184.215.14"]
+
+    started = time.monotonic()
+    with pytest.raises(SourceError, match="cannot resolve slow-dns.example: no answer within"):
+        fetch.fetch("http://slow-dns.example/", timeout=0.2, resolver=hang)
+    assert time.monotonic() - started < 1 and no_connections == []

@@ -16,6 +16,7 @@ import http.client
 import ipaddress
 import socket
 import ssl
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -68,7 +69,29 @@ def scheme_problem(url: str) -> str | None:
     return f"unsupported scheme {scheme + '://' if scheme else '(none)'} (only http and https)"
 
 
-def checked_address(url: str, allow_private: bool, resolver: Resolver) -> tuple[str, str, int]:
+def resolve_within(resolver: Resolver, host: str, port: int, seconds: float) -> list[str]:
+    """The resolver's answer, given up on after `seconds` (getaddrinfo has no timeout)."""
+    answer: list[tuple[bool, object]] = []
+
+    def ask() -> None:
+        try:
+            answer.append((True, resolver(host, port)))
+        except Exception as exc:  # re-raised in the caller's thread
+            answer.append((False, exc))
+
+    thread = threading.Thread(target=ask, daemon=True)  # left behind if it hangs: never joined
+    thread.start()
+    thread.join(max(seconds, 0.0))
+    if not answer:
+        raise OSError(f"no answer within {seconds:g} s")
+    ok, value = answer[0]
+    if not ok:
+        raise value  # type: ignore[misc]
+    return value  # type: ignore[return-value]
+
+
+def checked_address(url: str, allow_private: bool, resolver: Resolver,
+                    seconds: float = URL_TIMEOUT) -> tuple[str, str, int]:  # fmt: skip
     """(host, address to connect to, port) for a URL, after its checks; Refused otherwise."""
     problem = scheme_problem(url)
     if problem:
@@ -82,7 +105,7 @@ def checked_address(url: str, allow_private: bool, resolver: Resolver) -> tuple[
     except ValueError as exc:
         raise Refused(f"{url}: refused, {exc}") from exc
     try:
-        addresses = resolver(host, port)
+        addresses = resolve_within(resolver, host, port, seconds)
     except (OSError, UnicodeError) as exc:
         raise SourceError(f"{url}: unreachable (cannot resolve {host}: {exc})") from exc
     if not addresses:
@@ -127,7 +150,7 @@ def fetch(url: str, allow_private: bool = False, timeout: float = URL_TIMEOUT,
     deadline = time.monotonic() + timeout
     current = url
     for _ in range(MAX_REDIRECTS + 1):
-        host, address, port = checked_address(current, allow_private, resolver)
+        host, address, port = checked_address(current, allow_private, resolver, deadline - time.monotonic())
         left = deadline - time.monotonic()
         if left <= 0:
             raise SourceError(f"{url}: unreachable (no answer within {timeout:g} s)")

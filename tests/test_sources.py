@@ -367,6 +367,6 @@ def test_prune_removes_the_sources_of_files_gone_from_a_folder(corpus, runs_dir)
     assert "1 source in the library no longer in this folder (--prune removes them)" in again.stderr
     assert len(library.sources(runs_dir)) == 6
     pruned = invoke("sources", "add", folder, "--prune", "--runs-dir", runs_dir)
-    assert pruned.exit_code == 0 and "removed [" in pruned.stdout and "1 removed" in pruned.stdout
+    assert pruned.exit_code == 0 and "removed [" in pruned.stdout and "no longer" not in pruned.stderr
     assert str(corpus["txt"].resolve()) not in {s["location"] for s in library.sources(runs_dir)}
     assert len(library.sources(runs_dir)) == 5

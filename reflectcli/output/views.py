@@ -276,6 +276,8 @@ class Views:
 
     def sources_added(self, outcomes: list[Any]) -> None:
         """One line per source that changed or failed, then the totals."""
+        self._sources_pruned_and_warned(outcomes)
+
         counts: dict[str, int] = {}
         chunks = 0
         for o in outcomes:
@@ -283,15 +285,20 @@ class Views:
             chunks += o.chunks
             if o.status in ("skipped", "ignored"):
                 sys.stderr.write(f"{'error' if o.status == 'skipped' else 'note'}: {o.error}\n")
-            elif o.status in ("added", "updated", "removed"):
-                size = "" if o.status == "removed" else f" ({o.chunks} chunks)"
-                self.message(f"{o.status} [{o.source_id}] {o.title}{size}")
+            elif o.status in ("added", "updated"):
+                self.message(f"{o.status} [{o.source_id}] {o.title} ({o.chunks} chunks)")
+        order = ("added", "updated", "unchanged", "skipped")
+        summary = ", ".join(f"{counts[k]} {k}" for k in order if counts.get(k))
+        self.message(f"{summary or 'nothing to add'}; {chunks} chunks indexed")
+
+    def _sources_pruned_and_warned(self, outcomes: list[Any]) -> None:
+        """`sources add`'s removed sources (--prune), and the notes its readers' warnings make."""
+        for o in outcomes:
+            if o.status == "removed":
+                self.message(f"removed [{o.source_id}] {o.title}")
             if o.warnings and o.status != "skipped":  # a skipped one's line holds them already
                 more = f" and {len(o.warnings) - 1} more" if len(o.warnings) > 1 else ""
                 sys.stderr.write(f"note: {o.location}: the reader warned: {o.warnings[0][:160]}{more}\n")
-        order = ("added", "updated", "unchanged", "removed", "skipped")
-        summary = ", ".join(f"{counts[k]} {k}" for k in order if counts.get(k))
-        self.message(f"{summary or 'nothing to add'}; {chunks} chunks indexed")
 
     def sources(self, found: list[dict[str, Any]], runs_dir) -> None:
         if not found:

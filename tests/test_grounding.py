@@ -44,8 +44,8 @@ class Grounded:
         kind = step.split(":")[0]
         if kind == "plan":
             return json.dumps({"sections": [
-                {"title": TITLES[0], "goal": "Mainz workshop typeface psalter 1457"},
-                {"title": TITLES[1], "goal": "Kestrel lighthouse ships winter gale"},
+                {"title": TITLES[0], "goal": "Printing: Mainz workshop typeface psalter 1457"},
+                {"title": TITLES[1], "goal": "Printing: Kestrel lighthouse ships winter gale"},
             ]})  # fmt: skip
         if kind == "draft":
             ids = ids_for(prompt) or ["S1"]  # a tiny writer is shown facts without ids

@@ -276,7 +276,7 @@ class Views:
 
     def sources_added(self, outcomes: list[Any]) -> None:
         """One line per source that changed or failed, then the totals."""
-        self._sources_pruned_and_warned(outcomes)
+        self._sources_pruned(outcomes)
 
         counts: dict[str, int] = {}
         chunks = 0
@@ -291,14 +291,11 @@ class Views:
         summary = ", ".join(f"{counts[k]} {k}" for k in order if counts.get(k))
         self.message(f"{summary or 'nothing to add'}; {chunks} chunks indexed")
 
-    def _sources_pruned_and_warned(self, outcomes: list[Any]) -> None:
-        """`sources add`'s removed sources (--prune), and the notes its readers' warnings make."""
+    def _sources_pruned(self, outcomes: list[Any]) -> None:
+        """The sources `sources add --prune` removed, one line each."""
         for o in outcomes:
             if o.status == "removed":
                 self.message(f"removed [{o.source_id}] {o.title}")
-            if o.warnings and o.status != "skipped":  # a skipped one's line holds them already
-                more = f" and {len(o.warnings) - 1} more" if len(o.warnings) > 1 else ""
-                sys.stderr.write(f"note: {o.location}: the reader warned: {o.warnings[0][:160]}{more}\n")
 
     def sources(self, found: list[dict[str, Any]], runs_dir) -> None:
         if not found:

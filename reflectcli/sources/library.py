@@ -9,7 +9,7 @@ import re
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ from reflectcli.sources.chunking import chunk_document, searchable
 from reflectcli.sources.fetch import Refused, read_url, scheme_problem
 from reflectcli.sources.readers import Document, Segment, SourceError, digest, kind_of, read_path
 from reflectcli.sources.stopwords import only_stop_words, stop_words_message
-from reflectcli.sources.walk import folder_files
+from reflectcli.sources.walk import linked_files
 from reflectcli.store.db import Store
 from reflectcli.store.library import Library
 
@@ -35,7 +35,6 @@ class Outcome:
     chunks: int = 0
     title: str = ""
     error: str | None = None
-    warnings: list[str] = field(default_factory=list)  # what the reader's library warned about
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -62,8 +61,8 @@ def expand(targets: list[str]) -> tuple[list[str], list[Outcome]]:
             continue
         path = Path(target).expanduser()
         if path.is_dir():
-            files, loops = folder_files(path)
-            problems += [Outcome(str(path), "ignored", error=note) for note in loops]
+            files = [p for p in path.rglob("*") if p.is_file()
+                     and not any(part.startswith(".") for part in p.relative_to(path).parts)]  # fmt: skip
             found = sorted(p for p in files if kind_of(p))
             others = sorted({p.suffix.lower() or "(no extension)" for p in files if not kind_of(p)})
             if not found:
@@ -75,6 +74,10 @@ def expand(targets: list[str]) -> tuple[list[str], list[Outcome]]:
                                         f"{'s' if count != 1 else ''} of other types ignored "
                                         f"({', '.join(others[:6])})"))  # fmt: skip
             items += [str(p) for p in found]
+
+            linked, loops = linked_files(path)  # what rglob does not enter
+            items += [str(p) for p in sorted(linked) if kind_of(p)]
+            problems += [Outcome(str(path), "ignored", error=note) for note in loops]
         elif path.is_file():
             items.append(str(path))
         else:
@@ -107,7 +110,7 @@ def add(runs_dir: str | Path, targets: list[str], progress: Progress | None = No
             for n, item in enumerate(items):
                 if progress is not None:
                     progress(n, len(items), item)
-                outcomes.append(_add_one(library, item, allow_private))
+                outcomes += _add_one(library, item, allow_private)
         except KeyboardInterrupt:
             raise AddInterrupted(outcomes, n, len(items)) from None
         if progress is not None:
@@ -180,15 +183,19 @@ def _library_warnings() -> Iterator[list[str]]:
         root.removeHandler(handler)
 
 
-def _add_one(library: Library, item: str, allow_private: bool = False) -> Outcome:
+def _add_one(library: Library, item: str, allow_private: bool = False) -> list[Outcome]:
+    """The outcome of one file or URL, its reader's warnings in its own line (a skipped one's
+    error) or in one note after it."""
     with _library_warnings() as said:
         outcome = _add_read(library, item, allow_private)
-    said[:] = list(dict.fromkeys(said))
-    if said and outcome.status == "skipped":
-        more = f" and {len(said) - 1} more" if len(said) > 1 else ""
-        outcome.error = f"{outcome.error} (the reader warned: {said[0][:160]}{more})"
-    outcome.warnings = said
-    return outcome
+    said = list(dict.fromkeys(said))
+    if not said:
+        return [outcome]
+    warned = f"the reader warned: {said[0][:160]}" + (f" and {len(said) - 1} more" if len(said) > 1 else "")
+    if outcome.status == "skipped":
+        outcome.error = f"{outcome.error} ({warned})"
+        return [outcome]
+    return [outcome, Outcome(outcome.location, "ignored", error=f"{outcome.location}: {warned}")]
 
 
 def _add_read(library: Library, item: str, allow_private: bool = False) -> Outcome:

@@ -1,5 +1,5 @@
 """Reading a source into text: Markdown, plain text, HTML (main text by trafilatura), PDF
-(pypdf, page by page), DOCX (python-docx, with its headings); URLs: fetch.py. Each reader
+(pypdf, page by page), DOCX (python-docx, with its headings) and http(s) URLs. Each reader
 returns a Document of segments that keep their place in the source (page, heading); anything
 that cannot be read raises SourceError with one line saying why."""
 
@@ -15,6 +15,7 @@ from pathlib import Path
 KINDS = {".md": "md", ".markdown": "md", ".txt": "txt", ".text": "txt", ".html": "html",
          ".htm": "html", ".pdf": "pdf", ".docx": "docx"}  # fmt: skip
 MAX_BYTES = 50_000_000  # one source at most (a larger file is almost surely not notes)
+URL_TIMEOUT = 20.0
 
 
 class SourceError(Exception):
@@ -178,3 +179,10 @@ def _docx(data: bytes, location: str) -> tuple[str, list[Segment]]:
             lines.append(paragraph.text)
     segments.append(Segment("\n".join(lines), heading=heading))
     return title, segments
+
+
+def read_url(url: str, timeout: float = URL_TIMEOUT) -> Document:
+    """An http(s) URL, fetched safely (fetch.py: addresses checked first, redirects too)."""
+    from reflectcli.sources.fetch import read_url as fetch_url
+
+    return fetch_url(url, timeout=timeout)

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reflectcli.sources import fetch
-from reflectcli.sources.fetch import Refused, address_problem, read_url
-from reflectcli.sources.readers import SourceError
+from reflectcli.sources.fetch import FetchError, Refused, address_problem
+from reflectcli.sources.readers import URLRefused, read_url
 
 REFUSED = {
     "127.0.0.1": "loopback", "127.8.9.10": "loopback", "::1": "loopback",
@@ -72,7 +72,7 @@ def test_a_private_answer_is_refused_without_connecting(answers, kind, no_connec
 
 @pytest.mark.parametrize("url", ["ftp://files.example/a.txt", "file:///etc/passwd", "gopher://x/1"])
 def test_other_schemes_have_their_own_message(url, no_connections):
-    with pytest.raises(Refused, match=r"unsupported scheme \w+:// \(only http and https\)"):
+    with pytest.raises(URLRefused, match=r"unsupported scheme \w+:// \(only http and https\)"):
         read_url(url, allow_private=True)  # never fetched, whatever allow_private says
     assert no_connections == []
 
@@ -144,7 +144,7 @@ def loopback_is_public(monkeypatch):
 def test_a_page_on_this_machine_is_refused_and_never_hit(site):
     """By name, by address and by the spellings that hide one (decimal, hex, IPv4-mapped)."""
     for host in ("127.0.0.1", "localhost", "2130706433", "0x7f.1", "[::ffff:127.0.0.1]", "[::1]"):
-        with pytest.raises(Refused, match="a loopback address"):
+        with pytest.raises(URLRefused, match="a loopback address"):
             read_url(f"http://{host}:{site.port}/page")
     assert site.hits == []
     assert "vault code" in read_url(f"http://127.0.0.1:{site.port}/page", allow_private=True).segments[0].text
@@ -188,10 +188,10 @@ def test_the_connection_goes_to_the_address_that_was_checked(site, loopback_is_p
 
 def test_size_and_time_are_capped(site, loopback_is_public):
     resolver = lambda host, port: ["127.0.0.1"]  # noqa: E731
-    with pytest.raises(SourceError, match="larger than 1,000 bytes"):
+    with pytest.raises(FetchError, match="larger than 1,000 bytes"):
         fetch.fetch(f"http://big.example:{site.port}/big", max_bytes=1000, resolver=resolver)
     started = time.monotonic()
-    with pytest.raises(SourceError, match="unreachable"):
+    with pytest.raises(FetchError, match="unreachable"):
         fetch.fetch(f"http://slow.example:{site.port}/slow", timeout=0.3, resolver=resolver)
     assert time.monotonic() - started < 0.9
 
@@ -202,7 +202,7 @@ def test_too_many_redirects_end_with_one_line(site, loopback_is_public):
     url = f"{base}/page"
     for _ in range(fetch.MAX_REDIRECTS + 1):
         url = f"{base}/to?{url}"
-    with pytest.raises(SourceError, match=f"more than {fetch.MAX_REDIRECTS} redirects"):
+    with pytest.raises(FetchError, match=f"more than {fetch.MAX_REDIRECTS} redirects"):
         fetch.fetch(url, resolver=resolver)
 
 
@@ -247,7 +247,7 @@ def test_https_goes_to_the_checked_address_and_still_checks_the_certificate(tmp_
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
-    with pytest.raises(SourceError, match="CERTIFICATE_VERIFY_FAILED"):
+    with pytest.raises(FetchError, match="CERTIFICATE_VERIFY_FAILED"):
         fetch.fetch(f"https://secure.example:{port}/", resolver=lambda host, p: ["127.0.0.1"])
     thread.join(5)
     listener.close()
@@ -260,6 +260,6 @@ def test_a_resolver_that_hangs_is_given_up_on_within_the_time_cap(no_connections
         return ["93.184.215.14"]
 
     started = time.monotonic()
-    with pytest.raises(SourceError, match="cannot resolve slow-dns.example: no answer within"):
+    with pytest.raises(FetchError, match="cannot resolve slow-dns.example: no answer within"):
         fetch.fetch("http://slow-dns.example/", timeout=0.2, resolver=hang)
     assert time.monotonic() - started < 1 and no_connections == []

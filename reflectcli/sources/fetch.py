@@ -7,7 +7,8 @@ multicast, reserved and unspecified addresses are refused, IPv4 and IPv6, IPv4-m
 too) and the connection goes to the very address that was checked, so a second DNS answer
 cannot swap it (no rebinding window). Redirects are followed here, one hop at a time, never by
 urllib. Only http and https, always; size and time are capped. `allow_private` (`[research]
-allow_private`, for an intranet) lifts the address check only.
+allow_private`, for an intranet) lifts the address check only. Bytes only: readers.read_url
+reads what comes back.
 """
 
 from __future__ import annotations
@@ -22,16 +23,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
-from reflectcli.sources.readers import MAX_BYTES, Document, SourceError, parse
-
 URL_TIMEOUT = 20.0  # seconds for the whole fetch, redirects included
+MAX_BYTES = 50_000_000  # the most a fetch reads (readers.py caps a file the same)
 MAX_REDIRECTS = 5
 SCHEMES = ("http", "https")
 USER_AGENT = "reflectcli (source library)"
 Resolver = Callable[[str, int], list[str]]  # (host, port) -> IP addresses
 
 
-class Refused(SourceError):
+class FetchError(Exception):
+    """A URL that could not be fetched; the message is one line fit to show the user."""
+
+
+class Refused(FetchError):
     """A URL not fetched because of where it points (checked before any connection)."""
 
 
@@ -107,9 +111,9 @@ def checked_address(url: str, allow_private: bool, resolver: Resolver,
     try:
         addresses = resolve_within(resolver, host, port, seconds)
     except (OSError, UnicodeError) as exc:
-        raise SourceError(f"{url}: unreachable (cannot resolve {host}: {exc})") from exc
+        raise FetchError(f"{url}: unreachable (cannot resolve {host}: {exc})") from exc
     if not addresses:
-        raise SourceError(f"{url}: unreachable (no address for {host})")
+        raise FetchError(f"{url}: unreachable (no address for {host})")
     if not allow_private:
         for address in addresses:  # one bad answer is enough: the connection could pick it
             problem = address_problem(address)
@@ -153,7 +157,7 @@ def fetch(url: str, allow_private: bool = False, timeout: float = URL_TIMEOUT,
         host, address, port = checked_address(current, allow_private, resolver, deadline - time.monotonic())
         left = deadline - time.monotonic()
         if left <= 0:
-            raise SourceError(f"{url}: unreachable (no answer within {timeout:g} s)")
+            raise FetchError(f"{url}: unreachable (no answer within {timeout:g} s)")
         pinned = _PinnedTLS if urlsplit(current).scheme.lower() == "https" else _Pinned
         conn = pinned(host, port, address, left)
         try:
@@ -165,16 +169,16 @@ def fetch(url: str, allow_private: bool = False, timeout: float = URL_TIMEOUT,
                 current = urljoin(current, response.getheader("Location"))
                 continue
             if response.status >= 400:
-                raise SourceError(f"{url}: the server answered {response.status} {response.reason}")
+                raise FetchError(f"{url}: the server answered {response.status} {response.reason}")
             data = _read_capped(response, url, max_bytes, deadline, timeout)
             ctype = response.headers.get_content_type()
             return Fetched(current, ctype, data)
         except (OSError, http.client.HTTPException, ValueError) as exc:
             reason = getattr(exc, "reason", None) or str(exc) or type(exc).__name__
-            raise SourceError(f"{url}: unreachable ({reason})") from exc
+            raise FetchError(f"{url}: unreachable ({reason})") from exc
         finally:
             conn.close()
-    raise SourceError(f"{url}: more than {MAX_REDIRECTS} redirects")
+    raise FetchError(f"{url}: more than {MAX_REDIRECTS} redirects")
 
 
 def _read_capped(response: http.client.HTTPResponse, url: str, max_bytes: int, deadline: float,
@@ -182,30 +186,13 @@ def _read_capped(response: http.client.HTTPResponse, url: str, max_bytes: int, d
     """The body, at most `max_bytes`, read before the deadline (a slow drip is cut too)."""
     length = response.getheader("Content-Length")
     if length and length.isdigit() and int(length) > max_bytes:
-        raise SourceError(f"{url}: larger than {max_bytes:,} bytes")
+        raise FetchError(f"{url}: larger than {max_bytes:,} bytes")
     parts, size = [], 0
     while chunk := response.read1(min(65536, max_bytes + 1 - size)):  # what has arrived
         parts.append(chunk)
         size += len(chunk)
         if size > max_bytes:
-            raise SourceError(f"{url}: larger than {max_bytes:,} bytes")
+            raise FetchError(f"{url}: larger than {max_bytes:,} bytes")
         if time.monotonic() > deadline:
-            raise SourceError(f"{url}: unreachable (not read within {timeout:g} s)")
+            raise FetchError(f"{url}: unreachable (not read within {timeout:g} s)")
     return b"".join(parts)
-
-
-KIND_OF_TYPE = {"application/pdf": "pdf", "text/plain": "txt", "text/markdown": "md",
-                "text/html": "html", "application/xhtml+xml": "html"}  # fmt: skip
-
-
-def read_url(url: str, allow_private: bool = False, timeout: float = URL_TIMEOUT,
-             resolver: Resolver | None = None) -> Document:  # fmt: skip
-    """Fetch an http(s) URL safely and read it by its content type (HTML, PDF, plain text)."""
-    got = fetch(url, allow_private, timeout, resolver=resolver)
-    kind = KIND_OF_TYPE.get(got.content_type)
-    if kind is None:
-        raise SourceError(f"{url}: unsupported content type {got.content_type}")
-    name = url.rstrip("/").rsplit("/", 1)[-1] or url
-    document = parse(got.data, kind, url, name)
-    document.kind = "url"
-    return document

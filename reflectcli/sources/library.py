@@ -15,8 +15,17 @@ from typing import Any
 
 from reflectcli.errors import UserError
 from reflectcli.sources.chunking import chunk_document, searchable
-from reflectcli.sources.fetch import Refused, read_url, scheme_problem
-from reflectcli.sources.readers import Document, Segment, SourceError, digest, kind_of, read_path
+from reflectcli.sources.fetch import scheme_problem
+from reflectcli.sources.readers import (
+    Document,
+    Segment,
+    SourceError,
+    URLRefused,
+    digest,
+    kind_of,
+    read_path,
+    read_url,
+)
 from reflectcli.sources.stopwords import only_stop_words, stop_words_message
 from reflectcli.sources.walk import linked_files
 from reflectcli.store.db import Store
@@ -201,7 +210,7 @@ def _add_one(library: Library, item: str, allow_private: bool = False) -> list[O
 def _add_read(library: Library, item: str, allow_private: bool = False) -> Outcome:
     try:
         if is_url(item):
-            document = _read(lambda url: read_url(url, allow_private), item)
+            document = _read(lambda url: read_url(url, allow_private=allow_private), item)
         else:
             path = Path(item)
             known = library.find(str(path.resolve()))
@@ -290,8 +299,8 @@ def add_web_results(runs_dir: str | Path, results: list[dict[str, Any]], fetch: 
             if fetch:
                 try:
                     with _library_warnings():  # a page's reader warnings are not the run's output
-                        document = read_url(url, allow_private)
-                except Refused as exc:
+                        document = read_url(url, allow_private=allow_private)
+                except URLRefused as exc:
                     refused.append(str(exc))
                 except SourceError:
                     document = None

@@ -181,8 +181,28 @@ def _docx(data: bytes, location: str) -> tuple[str, list[Segment]]:
     return title, segments
 
 
-def read_url(url: str, timeout: float = URL_TIMEOUT) -> Document:
-    """An http(s) URL, fetched safely (fetch.py: addresses checked first, redirects too)."""
-    from reflectcli.sources.fetch import read_url as fetch_url
+def read_url(url: str, timeout: float = URL_TIMEOUT, allow_private: bool = False, resolver=None) -> Document:
+    """An http(s) URL, fetched safely (fetch.py: every address checked before connecting,
+    redirects too), read by its content type (HTML, PDF, plain text, Markdown)."""
+    from reflectcli.sources import fetch
 
-    return fetch_url(url, timeout=timeout)
+    try:
+        got = fetch.fetch(url, allow_private, timeout, MAX_BYTES, resolver)
+    except fetch.Refused as exc:
+        raise URLRefused(str(exc)) from exc
+    except fetch.FetchError as exc:
+        raise SourceError(str(exc)) from exc
+    kind = URL_KINDS.get(got.content_type)
+    if kind is None:
+        raise SourceError(f"{url}: unsupported content type {got.content_type}")
+    document = parse(got.data, kind, url, url.rstrip("/").rsplit("/", 1)[-1] or url)
+    document.kind = "url"
+    return document
+
+
+URL_KINDS = {"application/pdf": "pdf", "text/plain": "txt", "text/markdown": "md",
+             "text/html": "html", "application/xhtml+xml": "html"}  # fmt: skip
+
+
+class URLRefused(SourceError):
+    """A URL not fetched because of where it points: on this machine or a private network."""

@@ -19,9 +19,9 @@ def hit(chunk_id: int, score: float) -> dict:
     ([("csv dictreader", [hit(1, -8.0), hit(2, -1.0)])], 3, [1]),  # the weak tail goes
     ([("recipes files", [hit(3, -0.1)]), ("csv dictreader", [hit(1, -8.0)])], 3, [1]),
     ([("xy zw", [hit(1, -4.0), hit(2, -3.0)]), ("uv qr", [hit(2, -3.0), hit(5, -3.9)])], 3, [1, 2, 5]),
-    ([("one two three four", [hit(1, -8.0)]), ("five", [hit(2, -2.5)])], 3, [1, 2]),  # per word
-    ([("one two three four", [hit(1, -4.0)]), ("five", [hit(2, -2.5)])], 3, [2]),
-    ([("section", [hit(1, -3.0)]), ("task", [hit(2, -5.0), hit(3, -4.0)])], 2, [1, 2]),  # its own first
+    ([("one two three four", [hit(1, -8.0)]), ("five", [hit(2, -2.5)])], 3, [1]),  # over sqrt(words)
+    ([("one two three four", [hit(1, -4.0)]), ("five", [hit(2, -2.5)])], 3, [1, 2]),
+    ([("section", [hit(1, -4.0)]), ("task", [hit(2, -5.0), hit(3, -4.0)])], 2, [1, 2]),  # its own first
     ([("alpha", [hit(1, -5.0), hit(2, -4.0), hit(3, -3.0)])], 2, [1, 2]),
     ([("web", [hit(7, 0.0), hit(8, 0.0)])], 3, [7, 8]),  # no scores at all: all count
     ([("x", [])], 3, []),

@@ -4,6 +4,7 @@ the library's storage."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from reflectcli.sources.stopwords import content_words
@@ -43,13 +44,15 @@ def number(
     return new, ids
 
 
-RELEVANT = 0.5  # a passage is kept when its score per query word is at least this share of the best's
+RELEVANT = 0.7  # a passage is kept when its strength is at least this share of the best one's
 
 
 def strength(hit: dict[str, Any], query: str) -> float:
-    """A hit's score per query word, higher is better (both stores rank lower-is-better): a
-    long query's sum over more words is not mistaken for a better match."""
-    return -float(hit.get("score") or 0.0) / max(1, len(content_words(query)))
+    """A hit's score over the square root of its query's content words, higher is better (both
+    stores rank lower-is-better). BM25 sums over the words matched: a section's long query
+    (title and goal) sums more small, incidental matches than the task's short one, but
+    dividing by the whole count would punish it for the words that do not match."""
+    return -float(hit.get("score") or 0.0) / math.sqrt(max(1, len(content_words(query))))
 
 
 def relevant(searches: list[tuple[str, list[dict[str, Any]]]], keep: int) -> list[tuple[str, dict[str, Any]]]:

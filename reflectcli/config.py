@@ -74,6 +74,12 @@ class Research(BaseModel):
     )
     web_api_base: str | None = Field(None, description="The search provider's URL (searxng)")
     fetch: bool = Field(True, description="Fetch each web result's page for its full text")
+    allow_private: bool = Field(
+        False,
+        description="Fetch URLs that resolve to this machine or a private network (loopback, "
+        "private, link-local, multicast, reserved addresses): for an intranet. Off, such URLs "
+        "(and their redirects) are refused before connecting",
+    )
 
 
 class MemorySettings(BaseModel):

@@ -1,6 +1,7 @@
 """A fake SearXNG on 127.0.0.1 (stdlib only): `/search?q=...&format=json` answers results that
 point at pages on the same server, `/page/<n>` serves each page's HTML. Every search is counted
-by its query, so a test can tell whether a resumed run searched again."""
+by its query, so a test can tell whether a resumed run searched again; every page request is
+counted too, so a test can tell that a refused URL was never fetched."""
 
 from __future__ import annotations
 
@@ -19,10 +20,12 @@ PAGES = [
 
 
 class SearchServer:
-    def __init__(self, pages=PAGES, fail_pages: bool = False):
+    def __init__(self, pages=PAGES, fail_pages: bool = False, secret: str = ""):
         self.pages = list(pages)
+        self.secret = secret  # in every page's body, never in a result's snippet
         self.fail_pages = fail_pages  # pages answer 404: results keep only their snippets
         self.queries: Counter[str] = Counter()
+        self.page_hits = 0  # every request for a page (a refused URL must leave it at 0)
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -36,11 +39,13 @@ class SearchServer:
                     server.queries[query] += 1
                     self._send(200, "application/json", json.dumps({"results": server.results(query)}))
                 elif url.path.startswith("/page/") and not server.fail_pages:
+                    server.page_hits += 1
                     n = int(url.path.rsplit("/", 1)[1])
                     title, text = server.pages[n]
                     body = (f"<html><head><title>{title}</title></head><body><article><h1>{title}"
                             f"</h1><p>{text}</p><p>More about {title.lower()} follows in later "
-                            "chapters of this page.</p></article></body></html>")  # fmt: skip
+                            f"chapters of this page. {server.secret}</p></article></body>"
+                            "</html>")  # fmt: skip
                     self._send(200, "text/html; charset=utf-8", body)
                 else:
                     self._send(404, "text/plain", "not found")

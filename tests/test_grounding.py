@@ -45,8 +45,8 @@ class Grounded:
         kind = step.split(":")[0]
         if kind == "plan":
             return json.dumps({"sections": [
-                {"title": TITLES[0], "goal": "Mainz workshop typeface psalter 1457"},
-                {"title": TITLES[1], "goal": "Kestrel lighthouse ships winter gale"},
+                {"title": TITLES[0], "goal": "Printing: Mainz workshop typeface psalter 1457"},
+                {"title": TITLES[1], "goal": "Printing: Kestrel lighthouse ships winter gale"},
             ]})  # fmt: skip
         if kind == "draft":
             ids = ids_for(prompt) or ["S1"]  # a tiny writer is shown facts without ids
@@ -203,9 +203,9 @@ def test_a_resumed_run_never_searches_again(backend, grounded, runs_dir, monkeyp
     grounded.responder = FailOnce(Grounded(), "draft:s1", KeyboardInterrupt())
     with pytest.raises(RunInterrupted) as err:
         write(runs_dir)
-    assert len(searched) == 2  # both sections researched before the first draft
+    assert len(searched) == 3  # both sections and the task researched before the first draft
     result = Runner(quiet_ui()).resume(err.value.thread_id, str(runs_dir), {})
-    assert result.state["status"] == "finished" and len(searched) == 2
+    assert result.state["status"] == "finished" and len(searched) == 3
     assert [e["section"] for e in result.state["trace"] if e.get("kind") == "search"] == [1, 2]
 
 

@@ -124,10 +124,13 @@ def test_nothing_half_indexed_stays_behind(corpus, runs_dir, monkeypatch, backen
 
 
 class _Pages(http.server.BaseHTTPRequestHandler):
+    hits: list[str] = []  # every path asked for, over the test session
+
     def log_message(self, *args):
         pass
 
     def do_GET(self):  # noqa: N802
+        _Pages.hits.append(self.path)
         pages = {
             "/press": (
                 "text/html",
@@ -165,13 +168,33 @@ def test_urls_are_fetched_and_bad_ones_are_one_line(site, runs_dir):
         sock.bind(("127.0.0.1", 0))
         closed = sock.getsockname()[1]
     outcomes = library.add(runs_dir, [f"{site}/press", f"{site}/log.pdf", f"{site}/missing",
-                                      f"{site}/image", f"http://127.0.0.1:{closed}/x"])  # fmt: skip
+                                      f"{site}/image", f"http://127.0.0.1:{closed}/x"],
+                           allow_private=True)  # fmt: skip
     status = {o.location.rsplit("/", 1)[-1]: (o.status, o.error) for o in outcomes}
     assert status["press"][0] == "added" and status["log.pdf"][0] == "added"
     assert "answered 404" in status["missing"][1]
     assert "unsupported content type image/png" in status["image"][1]
     assert "unreachable" in status["x"][1]
     assert library.search(runs_dir, "Vellmar psalter")[0]["kind"] == "url"
+
+
+def test_a_url_on_this_machine_is_refused_before_connecting(site, runs_dir):
+    _Pages.hits.clear()
+    outcomes = library.add(runs_dir, [f"{site}/press", "ftp://files.example/notes.txt"])
+    errors = [o.error for o in outcomes]
+    assert [o.status for o in outcomes] == ["skipped", "skipped"]
+    assert "ftp://files.example/notes.txt: unsupported scheme ftp:// (only http and https)" in errors
+    assert errors[1].startswith(f"{site}/press: refused, 127.0.0.1 is a loopback address")
+    assert _Pages.hits == [] and library.sources(runs_dir) == []
+
+
+def test_the_allow_private_key_lets_sources_add_fetch_an_intranet_page(site, runs_dir, tmp_path):
+    (tmp_path / "config.toml").write_text("[research]\nallow_private = true\n")
+    added = invoke("sources", "add", f"{site}/press", "--runs-dir", runs_dir)
+    assert added.exit_code == 0 and "1 added" in added.output, added.output
+    (tmp_path / "config.toml").write_text("")
+    refused = invoke("sources", "add", f"{site}/log.pdf", "--runs-dir", runs_dir)
+    assert refused.exit_code == 1 and "a loopback address" in refused.stderr
 
 
 @pytest.mark.parametrize("query", ['"movable', "a OR NOT b*", "NEAR(x y)", "title:foo", "^x", "''", "-"])
@@ -239,3 +262,111 @@ def test_common_words_do_not_drown_the_rare_one(runs_dir, monkeypatch):
     monkeypatch.setattr(store_library, "CANDIDATES", 5)
     assert len(lib.search("the", limit=10)) == 5
     store.close()
+
+
+def test_stemmed_matching_with_the_words_as_written_first(runs_dir, tmp_path, backend):
+    """A query for "coroutines" finds "coroutine" (and back), and the chunk holding the query's own form
+    ranks first, on both stores."""
+    notes = tmp_path / "stems"
+    notes.mkdir()
+    (notes / "one.md").write_text("# One\n\nA coroutine is awaited by the event loop here.\n")
+    (notes / "many.md").write_text("# Many\n\nCoroutines are awaited by the event loop here.\n")
+    (notes / "other.md").write_text("# Other\n\nThreads are scheduled by the kernel.\n")
+    library.add(runs_dir, [str(notes)])
+    for query, first in (("coroutines", "Coroutines are"), ("coroutine", "A coroutine"),
+                         ("awaiting coroutine", "A coroutine")):  # fmt: skip
+        hits = library.search(runs_dir, query)
+        assert len(hits) == 2 and hits[0]["text"].startswith(first), (query, hits)
+        assert hits[0]["score"] < hits[1]["score"]
+
+
+def test_an_older_library_gets_its_stemmed_index_built(corpus, runs_dir, backend):
+    """A library indexed before migration 010 (no stemmed index yet) is upgraded on open, and
+    what it already holds is found by stem."""
+    library.add(runs_dir, [str(corpus["md"])])
+    with raw_db(runs_dir) as db:
+        if backend:
+            db.execute("ALTER TABLE chunk_index DROP COLUMN stems")
+        else:
+            db.execute("DROP TABLE chunk_stems")
+        db.execute("DELETE FROM _migrations WHERE name = '010_chunk_stems'")
+    assert library.search(runs_dir, "zoetropes")  # the file says "zoetrope"
+    with raw_db(runs_dir) as db:
+        done = db.execute("SELECT COUNT(*) FROM _migrations WHERE name = '010_chunk_stems'").fetchone()
+    assert done[0] == 1
+
+
+def test_a_query_of_stop_words_is_one_clear_line(corpus, runs_dir):
+    library.add(runs_dir, [str(corpus["md"])])
+    out = invoke("sources", "search", "the of and", "--runs-dir", runs_dir)
+    assert out.exit_code == 1 and "holds only stop words" in out.stderr and "0.00" not in out.output
+
+
+def test_output_cut_off_by_head_is_silent(corpus, runs_dir):
+    """`reflectcli sources list | head -1`: the reader goes away, we stop without a word."""
+    import subprocess
+    import sys
+
+    library.add(runs_dir, [str(corpus["md"])])
+    child = subprocess.Popen([sys.executable, "-m", "reflectcli", "sources", "list", "--runs-dir",
+                              str(runs_dir)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    child.stdout.close()  # before it writes anything
+    err = child.stderr.read()
+    child.stderr.close()
+    assert child.wait(timeout=60) in (1, 141) and err == b""  # 1: click's own EPIPE exit at the flush
+
+
+def test_symlinked_folders_are_followed_once_and_loops_reported(tmp_path, runs_dir):
+    root, elsewhere = tmp_path / "notes", tmp_path / "elsewhere"
+    (root / "sub").mkdir(parents=True)
+    elsewhere.mkdir()
+    (root / "sub" / "a.md").write_text("# A\n\nThe Arvelo archive holds ledgers.\n")
+    (elsewhere / "b.md").write_text("# B\n\nThe Kestrel log lists ships.\n")
+    (root / "linked").symlink_to(elsewhere, target_is_directory=True)
+    (root / "sub" / "up").symlink_to(root, target_is_directory=True)  # a loop
+    outcomes = library.add(runs_dir, [str(root)])
+    assert sorted(o.title for o in outcomes if o.status == "added") == ["A", "B"]
+    notes = [o.error for o in outcomes if o.status == "ignored"]
+    assert len(notes) == 1 and "sub/up: a link to" in notes[0] and "already read" in notes[0]
+
+
+def test_a_library_warning_joins_its_files_one_line(tmp_path, runs_dir):
+    data = text_pdf(["The Kestrel lighthouse log notes forty-one ships in the winter gale."])
+    at = data.rindex(b"startxref\n") + len(b"startxref\n")
+    end = data.index(b"\n", at)
+    (tmp_path / "log.pdf").write_bytes(data[:at] + str(int(data[at:end]) + 7).encode() + data[end:])
+    out = invoke("sources", "add", tmp_path / "log.pdf", "--runs-dir", runs_dir)
+    assert out.exit_code == 0 and "1 added" in out.stdout, out.output
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"note: {tmp_path / 'log.pdf'}: the reader warned: "
+                                                   "incorrect startxref pointer")  # fmt: skip
+    assert "WARNING" not in out.output
+
+
+def test_ctrl_c_during_add_says_what_was_kept(corpus, runs_dir, monkeypatch):
+    real, calls = library._add_read, []
+
+    def stop_at_the_third(*args):
+        calls.append(args[1])
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*args)
+
+    monkeypatch.setattr(library, "_add_read", stop_at_the_third)
+    out = invoke("sources", "add", corpus["md"].parent, "--runs-dir", runs_dir)
+    assert out.exit_code == 130
+    assert "2 added" in out.stdout and "interrupted after 2 of 6: the sources listed are kept" in out.stderr
+    assert len(library.sources(runs_dir)) == 2
+
+
+def test_prune_removes_the_sources_of_files_gone_from_a_folder(corpus, runs_dir):
+    folder = corpus["md"].parent
+    library.add(runs_dir, [str(folder)])
+    corpus["txt"].unlink()
+    again = invoke("sources", "add", folder, "--runs-dir", runs_dir)
+    assert "1 source in the library no longer in this folder (--prune removes them)" in again.stderr
+    assert len(library.sources(runs_dir)) == 6
+    pruned = invoke("sources", "add", folder, "--prune", "--runs-dir", runs_dir)
+    assert pruned.exit_code == 0 and "removed [" in pruned.stdout and "no longer" not in pruned.stderr
+    assert str(corpus["txt"].resolve()) not in {s["location"] for s in library.sources(runs_dir)}
+    assert len(library.sources(runs_dir)) == 5

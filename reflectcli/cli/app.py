@@ -70,4 +70,9 @@ def _root(
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except BrokenPipeError:  # output cut off outside a command's own error handling
+        from reflectcli.cli.options import _closed_pipe
+
+        raise SystemExit(_closed_pipe().exit_code) from None

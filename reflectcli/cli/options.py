@@ -52,8 +52,23 @@ def _renderer(quiet: bool):
     return Renderer(quiet=quiet)
 
 
+def _closed_pipe() -> typer.Exit:
+    """Whoever read our output went away (`| head -1`): stop without a word, as `git log | head`
+    does. stdout is pointed at /dev/null so that the exit's own flush cannot fail again; 141 is
+    what a shell reports for a process that SIGPIPE ended."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (a test's capture)
+        pass
+    return typer.Exit(141)
+
+
 def _fail(ui, exc: BaseException, debug: bool) -> typer.Exit:
     """Report an error in one line (a traceback only with --debug) and pick the exit code."""
+    if isinstance(exc, BrokenPipeError):
+        return _closed_pipe()
     if isinstance(exc, RunInterrupted):
         ui.interrupted(exc.thread_id)
         return typer.Exit(130)

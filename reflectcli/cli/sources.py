@@ -27,6 +27,9 @@ def add(
             help="Files (.md .txt .html .pdf .docx), folders (read recursively) and http(s) URLs."
         ),
     ],  # fmt: skip
+    prune: Annotated[
+        bool, typer.Option("--prune", help="Remove the sources of a folder's files that are gone from it.")
+    ] = False,  # fmt: skip
     as_json: JsonOpt = False,
     runs_dir: RunsDirOpt = None,
     config: ConfigOpt = None,
@@ -37,19 +40,32 @@ def add(
 
     ui = Renderer(quiet=as_json)
 
-    def body(views) -> None:
+    def body(views) -> int:
+        from reflectcli.config import load_settings
+        from reflectcli.sources.library import AddInterrupted
         from reflectcli.sources.library import add as add_sources
 
-        outcomes = add_sources(_runs_dir(runs_dir, config), targets, ui.task_progress)
+        settings = load_settings(config, flags={"runs_dir": runs_dir})
+        stop = None
+        try:
+            outcomes = add_sources(settings.runs_dir, targets, ui.task_progress,
+                                   allow_private=settings.research.allow_private, prune=prune)  # fmt: skip
+        except AddInterrupted as exc:  # Ctrl-C: say what was kept
+            outcomes, stop = exc.outcomes, exc
         ui.close()
         if as_json:
             views.json([o.to_dict() for o in outcomes])
         else:
             views.sources_added(outcomes)
-        return any(o.status == "skipped" for o in outcomes)
+        if stop is not None:
+            ui.error(f"interrupted after {stop.done} of {stop.total}: the sources listed are kept "
+                     "(each is written whole)", "the same command adds the rest")  # fmt: skip
+            return 130
+        return 1 if any(o.status == "skipped" for o in outcomes) else 0  # the rest was added
 
-    if _run(debug, body):
-        raise typer.Exit(1)  # something could not be read (the rest was added)
+    code = _run(debug, body)
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command("list")

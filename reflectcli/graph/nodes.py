@@ -33,7 +33,7 @@ from reflectcli.output.summary import (
     review_of,
     summarize,
 )
-from reflectcli.sources.evidence import number, section_query
+from reflectcli.sources.evidence import number, relevant, section_query
 from reflectcli.sources.verify import judge
 from reflectcli.writing import prompts
 from reflectcli.writing.checklist import checklist_review
@@ -102,7 +102,7 @@ class Nodes:
                  learner: Any = None):  # fmt: skip
         self.writer = writer
         self.critic = critic
-        self.retriever = retriever  # query -> ranked passages; None: the run has no sources
+        self.retriever = retriever  # query -> {"hits": ranked passages, "notes"}; None: no sources
         self.learner = learner  # state -> what was learned; None: the run learns nothing
 
     def plan(self, state: dict[str, Any]) -> dict[str, Any]:
@@ -147,10 +147,11 @@ class Nodes:
         }
 
     def research(self, state: dict[str, Any]) -> dict[str, Any]:
-        """One search (`next_search`): a section's title and goal before drafting (the task,
-        when they find nothing), or a query the latest review asked for. Its passages join the
-        evidence under ids kept for the whole run. Each search is its own step, and journaled:
-        a resumed run never searches again."""
+        """One search step (`next_search`): before drafting, a section's title and goal and the
+        task itself; or a query the latest review asked for. The passages whose score clears
+        the relevance floor (`relevant`) join the evidence under ids kept for the whole run; a
+        section whose own search found nothing relevant is flagged off-task. Each search is
+        journaled: a resumed run never searches again."""
         search = next_search(state)
         if search is None:
             raise RuntimeError("research step without a search to make")
@@ -160,22 +161,35 @@ class Nodes:
         started = time.perf_counter()
         if search["kind"] == "section":
             index = search["section"]
-            query = section_query(state["task"], outline[index])
-            hits = self.retriever(query)
-            if not hits:
-                query = state["task"]
-                hits = self.retriever(query)
+            queries = list(dict.fromkeys([section_query(state["task"], outline[index]), state["task"]]))
         else:
-            index, query = None, search["query"]
-            hits = self.retriever(query)
-        new, ids = number(state.get("evidence") or [], hits, index, query, search.get("round"))
-        found = ", ".join(ids) or "nothing"
+            index, queries = None, [search["query"]]
+        found = [(q, self.retriever(q)) for q in queries]
+        searches = [(q, f["hits"]) for q, f in found]
+        kept = relevant(searches, max(len(hits) for _, hits in searches))
+        new: list[dict[str, Any]] = []
+        ids: list[str] = []
+        for query, hit in kept:
+            more, got = number((state.get("evidence") or []) + new, [hit], index, query, search.get("round"))
+            new += more
+            ids += [i for i in got if i not in ids]
+        query = queries[0]
         where = f"section {index + 1}" if index is not None else f"round {search['round']}"
-        event = note_event("research", "search", f"{where}: {found} for “{query}”", query=query,
-                           ids=ids, duration=round(time.perf_counter() - started, 3),
+        also = " and the task" if len(queries) > 1 else ""
+        found_ids = ", ".join(ids) or "nothing"
+        event = note_event("research", "search", f"{where}: {found_ids} for “{query}”{also}",
+                           query=query, ids=ids, duration=round(time.perf_counter() - started, 3),
                            **({"section": index + 1} if index is not None else
                               {"round": search["round"]}))  # fmt: skip
-        update: dict[str, Any] = {"evidence": new, "trace": [event]}
+        said = {e.get("note") for e in state.get("trace") or [] if e.get("node") == "research"}
+        notes = {n["note"]: n for _, f in found for n in f.get("notes") or [] if n["note"] not in said}
+        trace = [event] + [note_event("research", n["kind"], n["note"]) for n in notes.values()]
+        if index is not None and len(queries) > 1 and kept and all(q != queries[0] for q, _ in kept):
+            title = outline[index]["title"]
+            trace.append(note_event("research", "off_task", f"section {index + 1} “{title}”: its own "
+                                    "search found nothing relevant; its evidence is the task's",
+                                    section=index + 1))  # fmt: skip
+        update: dict[str, Any] = {"evidence": new, "trace": trace}
         if index is not None:
             done = state.get("research") or {}
             if done.get("plan") != state.get("plans"):  # a new outline: research it afresh

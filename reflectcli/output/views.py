@@ -286,6 +286,8 @@ class Views:
 
     def sources_added(self, outcomes: list[Any]) -> None:
         """One line per source that changed or failed, then the totals."""
+        self._sources_pruned(outcomes)
+
         counts: dict[str, int] = {}
         chunks = 0
         for o in outcomes:
@@ -301,6 +303,12 @@ class Views:
         order = ("added", "updated", "unchanged", "skipped")
         summary = ", ".join(f"{counts[k]} {k}" for k in order if counts.get(k))
         self.message(f"{summary or 'nothing to add'}; {rows.plural(chunks, 'chunk', 'chunks')} indexed")
+
+    def _sources_pruned(self, outcomes: list[Any]) -> None:
+        """The sources `sources add --prune` removed, one line each."""
+        for o in outcomes:
+            if o.status == "removed":
+                self.message(f"removed [{o.source_id}] {o.title}")
 
     def sources(self, found: list[dict[str, Any]], runs_dir) -> None:
         if not found:

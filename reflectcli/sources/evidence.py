@@ -4,8 +4,10 @@ the library's storage."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from reflectcli.sources.stopwords import content_words
 from reflectcli.writing.citations import strip_invented
 
 
@@ -40,3 +42,31 @@ def number(
         if ident not in ids:
             ids.append(ident)
     return new, ids
+
+
+RELEVANT = 0.7  # a passage is kept when its strength is at least this share of the best one's
+
+
+def strength(hit: dict[str, Any], query: str) -> float:
+    """A hit's score over the square root of its query's content words, higher is better (both
+    stores rank lower-is-better). BM25 sums over the words matched: a section's long query
+    (title and goal) sums more small, incidental matches than the task's short one, but
+    dividing by the whole count would punish it for the words that do not match."""
+    return -float(hit.get("score") or 0.0) / math.sqrt(max(1, len(content_words(query))))
+
+
+def relevant(searches: list[tuple[str, list[dict[str, Any]]]], keep: int) -> list[tuple[str, dict[str, Any]]]:
+    """The passages worth citing from one or more searches, as (query, hit): only those whose
+    strength clears RELEVANT times the best one's (over all the searches), each chunk once, the
+    first search's first (best first within each), at most `keep`. Hits without a score (a
+    web page none of whose chunks matched) count only when no hit has one."""
+    best = max((strength(h, q) for q, hits in searches for h in hits), default=0.0)
+    floor = RELEVANT * best if best > 0 else float("-inf")
+    seen: set[Any] = set()
+    kept: list[tuple[str, dict[str, Any]]] = []
+    for query, hits in searches:
+        for hit in sorted(hits, key=lambda h: -strength(h, query)):
+            if hit["chunk_id"] not in seen and strength(hit, query) >= floor:
+                seen.add(hit["chunk_id"])
+                kept.append((query, hit))
+    return kept[:keep]

@@ -4,7 +4,9 @@ store/library.py; this module ties them to the runs folder's database."""
 
 from __future__ import annotations
 
+import logging
 import re
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -13,15 +15,19 @@ from typing import Any
 
 from reflectcli.errors import UserError
 from reflectcli.sources.chunking import chunk_document, searchable
+from reflectcli.sources.fetch import scheme_problem
 from reflectcli.sources.readers import (
     Document,
     Segment,
     SourceError,
+    URLRefused,
     digest,
     kind_of,
     read_path,
     read_url,
 )
+from reflectcli.sources.stopwords import only_stop_words, stop_words_message
+from reflectcli.sources.walk import linked_files
 from reflectcli.store.db import Store
 from reflectcli.store.library import Library
 
@@ -33,7 +39,7 @@ class Outcome:
     """What `sources add` did with one file or URL."""
 
     location: str
-    status: str  # added | updated | unchanged | skipped (an error) | ignored (a note)
+    status: str  # added | updated | unchanged | removed (--prune) | skipped (an error) | ignored (a note)
     source_id: int | None = None
     chunks: int = 0
     title: str = ""
@@ -45,17 +51,23 @@ class Outcome:
 
 
 def is_url(target: str) -> bool:
-    return bool(re.match(r"^https?://", target, re.I))
+    """A target written as a URL (any scheme: an unsupported one gets its own message)."""
+    return bool(re.match(r"^[a-z][a-z0-9+.-]*://", target, re.I))
 
 
 def expand(targets: list[str]) -> tuple[list[str], list[Outcome]]:
     """Files and URLs to read, from files, folders (recursively: the supported types, hidden
-    folders skipped) and URLs; plus an outcome for each target that cannot be one."""
+    folders skipped, symlinked folders followed once: walk.py) and URLs; plus an outcome for
+    each target that cannot be one."""
     items: list[str] = []
     problems: list[Outcome] = []
     for target in targets:
         if is_url(target):
-            items.append(target)
+            problem = scheme_problem(target)
+            if problem:
+                problems.append(Outcome(target, "skipped", error=f"{target}: {problem}"))
+            else:
+                items.append(target)
             continue
         path = Path(target).expanduser()
         if path.is_dir():
@@ -78,6 +90,10 @@ def expand(targets: list[str]) -> tuple[list[str], list[Outcome]]:
                                         f"{'s' if count != 1 else ''} of other types ignored "
                                         f"({', '.join(others[:6])})"))  # fmt: skip
             items += [str(p) for p in found]
+
+            linked, loops = linked_files(path)  # what rglob does not enter
+            items += [str(p) for p in sorted(linked) if kind_of(p)]
+            problems += [Outcome(str(path), "ignored", error=note) for note in loops]
         elif path.is_file():
             items.append(str(path))
         else:
@@ -106,18 +122,57 @@ def _library(runs_dir: str | Path, write: bool) -> Iterator[Library | None]:
             store.close()
 
 
-def add(runs_dir: str | Path, targets: list[str], progress: Progress | None = None) -> list[Outcome]:
+def add(runs_dir: str | Path, targets: list[str], progress: Progress | None = None,
+        allow_private: bool = False, prune: bool = False) -> list[Outcome]:  # fmt: skip
     """Index files, folders and URLs. An unchanged file (same content hash) is left as it is, a
     changed one is re-indexed under its id; one that cannot be read is skipped with one line,
-    and the rest go on. Each source is written in one transaction: nothing half indexed."""
+    and the rest go on. Each source is written in one transaction: nothing half indexed. A URL
+    is fetched safely (fetch.py): one on this machine or a private network is refused unless
+    `allow_private`. A folder's sources whose files are gone are removed with `prune` (else
+    noted). Ctrl-C raises AddInterrupted with what was done."""
     items, outcomes = expand(targets)
     with _library(runs_dir, write=True) as library:
-        for n, item in enumerate(items):
-            if progress is not None:
-                progress(n, len(items), item)
-            outcomes.append(_add_one(library, item))
+        n = 0
+        try:
+            for n, item in enumerate(items):
+                if progress is not None:
+                    progress(n, len(items), item)
+                outcomes += _add_one(library, item, allow_private)
+        except KeyboardInterrupt:
+            raise AddInterrupted(outcomes, n, len(items)) from None
         if progress is not None:
             progress(len(items), len(items), "")
+        outcomes += _gone(library, targets, prune)
+    return outcomes
+
+
+class AddInterrupted(KeyboardInterrupt):
+    """Ctrl-C during `sources add`: what was done before it is kept (each source is written in
+    one transaction), and is carried here to be reported."""
+
+    def __init__(self, outcomes: list[Outcome], done: int, total: int):
+        super().__init__(f"interrupted after {done} of {total}")
+        self.outcomes, self.done, self.total = outcomes, done, total
+
+
+def _gone(library: Library, targets: list[str], prune: bool) -> list[Outcome]:
+    """Sources from the folders in `targets` whose file is no longer there: removed with
+    `prune`, else one note per folder saying how many and how to remove them."""
+    outcomes: list[Outcome] = []
+    for folder in (Path(t).expanduser() for t in targets if not is_url(t)):
+        if not folder.is_dir():
+            continue
+        folder = folder.resolve()
+        files = [(s, Path(s["location"])) for s in library.sources() if s["kind"] not in ("url", "web")]
+        gone = [s for s, path in files if path.is_relative_to(folder) and not path.is_file()]
+        if gone and prune:
+            for source in gone:
+                library.remove(source["id"])
+                outcomes.append(Outcome(source["location"], "removed", source["id"], title=source["title"]))
+        elif gone:
+            outcomes.append(Outcome(str(folder), "ignored", error=f"{folder}: {len(gone)} source"
+                                    f"{'s' if len(gone) != 1 else ''} in the library no longer in "
+                                    "this folder (--prune removes them)"))  # fmt: skip
     return outcomes
 
 
@@ -133,10 +188,47 @@ def _read(reader, item):
         raise SourceError(f"{name}: could not be read ({type(exc).__name__}: {str(exc)[:120]})") from exc
 
 
-def _add_one(library: Library, item: str) -> Outcome:
+@contextmanager
+def _library_warnings() -> Iterator[list[str]]:
+    """What reader libraries warn about while one source is read (pypdf logs its warnings,
+    others use `warnings`), kept for that source's line instead of printed on their own."""
+    said: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            said.append(" ".join(record.getMessage().split()))
+
+    handler = Keep(logging.WARNING)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield said
+            said += [" ".join(str(w.message).split()) for w in caught]
+    finally:
+        root.removeHandler(handler)
+
+
+def _add_one(library: Library, item: str, allow_private: bool = False) -> list[Outcome]:
+    """The outcome of one file or URL, its reader's warnings in its own line (a skipped one's
+    error) or in one note after it."""
+    with _library_warnings() as said:
+        outcome = _add_read(library, item, allow_private)
+    said = list(dict.fromkeys(said))
+    if not said:
+        return [outcome]
+    warned = f"the reader warned: {said[0][:160]}" + (f" and {len(said) - 1} more" if len(said) > 1 else "")
+    if outcome.status == "skipped":
+        outcome.error = f"{outcome.error} ({warned})"
+        return [outcome]
+    return [outcome, Outcome(outcome.location, "ignored", error=f"{outcome.location}: {warned}")]
+
+
+def _add_read(library: Library, item: str, allow_private: bool = False) -> Outcome:
     try:
         if is_url(item):
-            document = _read(read_url, item)
+            document = _read(lambda url: read_url(url, allow_private=allow_private), item)
         else:
             path = Path(item)
             known = library.find(str(path.resolve()))
@@ -167,7 +259,10 @@ def sources(runs_dir: str | Path) -> list[dict[str, Any]]:
 
 
 def search(runs_dir: str | Path, query: str, limit: int = 10) -> list[dict[str, Any]]:
-    """Ranked chunks for a query, each with a snippet around the first word that matched."""
+    """Ranked chunks for a query, each with a snippet around the first word that matched. A
+    query of only stop words ("the of and") is an error: it would rank arbitrary chunks."""
+    if only_stop_words(query):
+        raise UserError(stop_words_message(query), hint="search for the words that say what you want")
     with _library(runs_dir, write=False) as library:
         found = library.search(searchable(query), limit) if library else []
     for hit in found:
@@ -204,21 +299,28 @@ def remove(runs_dir: str | Path, source_id: int) -> dict[str, Any]:
         return source
 
 
-def add_web_results(runs_dir: str | Path, results: list[dict[str, Any]], fetch: bool = True) -> list[int]:
-    """Web search results into the library, like any source: each page fetched and read when
-    `fetch` (and reachable), else its title and snippet as a short source of kind `web`. Ids
-    of the sources, in the results' order (a result that yields nothing is left out)."""
+def add_web_results(runs_dir: str | Path, results: list[dict[str, Any]], fetch: bool = True,
+                    allow_private: bool = False) -> tuple[list[int], list[str]]:  # fmt: skip
+    """Web search results into the library, like any source: each page fetched (safely, see
+    fetch.py) and read when `fetch` (and reachable), else its title and snippet as a short
+    source of kind `web`. Returns the ids of the sources, in the results' order (a result that
+    yields nothing is left out), and one line per URL refused for where it points."""
     ids: list[int] = []
+    refused: list[str] = []
     with _library(runs_dir, write=True) as library:
         for result in results:
             url, title = result.get("url") or "", result.get("title") or ""
             snippet = " ".join((result.get("snippet") or "").split())
-            if not url.startswith(("http://", "https://")):
+            if scheme_problem(url):
+                refused.append(f"{url or '(no URL)'}: refused, {scheme_problem(url)}")
                 continue
             document = None
             if fetch:
                 try:
-                    document = read_url(url)
+                    with _library_warnings():  # a page's reader warnings are not the run's output
+                        document = read_url(url, allow_private=allow_private)
+                except URLRefused as exc:
+                    refused.append(str(exc))
                 except SourceError:
                     document = None
             if document is None or not document.chars:
@@ -235,7 +337,7 @@ def add_web_results(runs_dir: str | Path, results: list[dict[str, Any]], fetch: 
             source = {"kind": document.kind, "location": document.location, "title": document.title,
                       "content_hash": document.content_hash, "chars": document.chars}  # fmt: skip
             ids.append(library.save(source, chunk_document(document))[0])
-    return ids
+    return ids, refused
 
 
 def best_chunks(runs_dir: str | Path, query: str, source_ids: list[int]) -> list[dict[str, Any]]:

@@ -175,28 +175,28 @@ def table_rows(table) -> str:
     return "\n".join(rows)
 
 
-def read_url(url: str, timeout: float = URL_TIMEOUT) -> Document:
-    """Fetch an http(s) URL and read it by its content type (HTML, PDF, plain text)."""
-    import http.client
-    import urllib.error
-    import urllib.request
+def read_url(url: str, timeout: float = URL_TIMEOUT, allow_private: bool = False, resolver=None) -> Document:
+    """An http(s) URL, fetched safely (fetch.py: every address checked before connecting,
+    redirects too), read by its content type (HTML, PDF, plain text, Markdown)."""
+    from reflectcli.sources import fetch
 
-    request = urllib.request.Request(url, headers={"User-Agent": "reflectcli (source library)"})
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            data = response.read(MAX_BYTES + 1)
-            ctype = response.headers.get_content_type()
-    except urllib.error.HTTPError as exc:
-        raise SourceError(f"{url}: the server answered {exc.code} {exc.reason}") from exc
-    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
-        reason = getattr(exc, "reason", None) or str(exc) or type(exc).__name__
-        raise SourceError(f"{url}: unreachable ({reason})") from exc
-    if len(data) > MAX_BYTES:
-        raise SourceError(f"{url}: larger than {MAX_BYTES // 1_000_000} MB")
-    kind = {"application/pdf": "pdf", "text/plain": "txt", "text/markdown": "md"}.get(ctype, "html")
-    if kind == "html" and ctype not in ("text/html", "application/xhtml+xml"):
-        raise SourceError(f"{url}: unsupported content type {ctype}")
-    name = url.rstrip("/").rsplit("/", 1)[-1] or url
-    document = parse(data, kind, url, name)
+        got = fetch.fetch(url, allow_private, timeout, MAX_BYTES, resolver)
+    except fetch.Refused as exc:
+        raise URLRefused(str(exc)) from exc
+    except fetch.FetchError as exc:
+        raise SourceError(str(exc)) from exc
+    kind = URL_KINDS.get(got.content_type)
+    if kind is None:
+        raise SourceError(f"{url}: unsupported content type {got.content_type}")
+    document = parse(got.data, kind, url, url.rstrip("/").rsplit("/", 1)[-1] or url)
     document.kind = "url"
     return document
+
+
+URL_KINDS = {"application/pdf": "pdf", "text/plain": "txt", "text/markdown": "md",
+             "text/html": "html", "application/xhtml+xml": "html"}  # fmt: skip
+
+
+class URLRefused(SourceError):
+    """A URL not fetched because of where it points: on this machine or a private network."""

@@ -14,6 +14,7 @@ from typing import Any
 from reflectcli.errors import UserError
 from reflectcli.sources.evidence import number, section_query
 from reflectcli.sources.library import add_web_results, best_chunks, search
+from reflectcli.sources.stopwords import only_stop_words, stop_words_message
 from reflectcli.store.db import DB_NAME, Store, store_url
 
 __all__ = ["JournaledSearch", "LocalRetriever", "WebRetriever", "number", "resolve_mode",
@@ -66,40 +67,46 @@ def resolve_mode(mode: str, runs_dir: str | Path, web: str | None = None) -> str
 
 class LocalRetriever:
     """Top passages from the source library for a query (a fresh connection each time: a
-    graph step may run on any thread)."""
+    graph step may run on any thread), as `{"hits": [...], "notes": [{"kind", "note"}, ...]}`
+    (every retriever answers so; a note is one line for the run's trace)."""
 
     def __init__(self, runs_dir: str | Path, top_k: int = 3):
         self.runs_dir = runs_dir
         self.top_k = top_k
 
-    def __call__(self, query: str) -> list[dict[str, Any]]:
-        return search(self.runs_dir, query, limit=self.top_k)
+    def __call__(self, query: str) -> dict[str, Any]:
+        if only_stop_words(query):
+            return {"hits": [], "notes": [{"kind": "stop_words", "note": stop_words_message(query)}]}
+        return {"hits": search(self.runs_dir, query, limit=self.top_k), "notes": []}
 
 
 class WebRetriever:
     """Top passages from the web: a search (through `search_fn`), each result read into the
-    library (its page, or its snippet), then each result's best chunk for the query. With
-    `local`, the library's own top passages come first (hybrid)."""
+    library (its page, fetched safely, or its snippet), then each result's best chunk for the
+    query. With `local`, the library's own top passages come first (hybrid). Its notes: one
+    per URL refused for where it points."""
 
     def __init__(self, search_fn: WebSearch, runs_dir: str | Path, top_k: int = 3,
-                 fetch: bool = True, local: bool = False):  # fmt: skip
+                 fetch: bool = True, local: bool = False, allow_private: bool = False):  # fmt: skip
         self.search_fn = search_fn
         self.runs_dir = runs_dir
         self.top_k = top_k
         self.fetch = fetch
         self.local = local
+        self.allow_private = allow_private
 
-    def __call__(self, query: str) -> list[dict[str, Any]]:
-        hits = search(self.runs_dir, query, limit=self.top_k) if self.local else []
+    def __call__(self, query: str) -> dict[str, Any]:
+        hits = LocalRetriever(self.runs_dir, self.top_k)(query)["hits"] if self.local else []
         results = self.search_fn(query, self.top_k)
-        ids = add_web_results(self.runs_dir, results[: self.top_k], self.fetch)
+        ids, refused = add_web_results(self.runs_dir, results[: self.top_k], self.fetch,
+                                       self.allow_private)  # fmt: skip
         seen = {h["chunk_id"] for h in hits}
         hits += [h for h in best_chunks(self.runs_dir, query, ids) if h["chunk_id"] not in seen]
-        return hits
+        return {"hits": hits, "notes": [{"kind": "refused", "note": line} for line in refused]}
 
 
 class JournaledSearch:
-    """A retriever whose answers are journaled per run like model answers: a search repeated
+    """A retriever whose answers (hits and notes) are journaled per run like model answers: a search repeated
     after a kill (answered, not yet checkpointed) is replayed, never paid twice."""
 
     def __init__(self, inner: Callable[[str], list[dict[str, Any]]], store: Any, thread_id: str,
@@ -110,15 +117,15 @@ class JournaledSearch:
         self.label = label
         self.replayed = 0
 
-    def __call__(self, query: str) -> list[dict[str, Any]]:
+    def __call__(self, query: str) -> dict[str, Any]:
         blob = json.dumps({"thread": self.thread_id, "search": self.label, "query": query},
                           sort_keys=True, ensure_ascii=False)  # fmt: skip
         key = hashlib.sha256(blob.encode("utf-8")).hexdigest()
         saved = self.store.journal_get(key)
         if saved is not None:
             self.replayed += 1
-            return saved["hits"]
-        hits = self.inner(query)
+            return {"hits": saved["hits"], "notes": saved.get("notes") or []}
+        found = self.inner(query)
         self.store.journal_put(key, self.thread_id, f"search:{query[:80]}",
-                               {"model": self.label, "hits": hits})  # fmt: skip
-        return hits
+                               {"model": self.label, **found})  # fmt: skip
+        return found

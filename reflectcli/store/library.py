@@ -1,13 +1,16 @@
-"""The source library's SQL: sources, their chunks, and an FTS5 index ranked by BM25.
+"""The source library's SQL: sources, their chunks, and full-text indexes ranked by BM25.
 
 A source and all its chunks are written in one transaction, so a failure half way leaves
-nothing half indexed. The index holds each chunk's searchable form (`body`, prepared by the
+nothing half indexed. The indexes hold each chunk's searchable form (`body`, prepared by the
 caller: CJK characters spaced out so that unicode61 can match them one by one) under the
-chunk's id as rowid.
+chunk's id as rowid: `chunk_index` as written, `chunk_stems` Porter-stemmed (on PostgreSQL,
+both are tsvectors of `chunk_index`: `simple` and `english`). Matching is by stem; the words as
+written add to the score, so they rank first.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 import time
@@ -15,12 +18,15 @@ import unicodedata
 from typing import Any
 
 SOURCE_KEYS = ("id", "kind", "location", "title", "content_hash", "chars", "added_at", "updated_at")
+HIT_KEYS = ("chunk_id", "source_id", "title", "location", "kind", "page", "heading", "text", "score")
+_HIT_COLUMNS = "c.id, c.source_id, s.title, s.location, s.kind, c.page, c.heading, c.text"
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
 COMMON = 0.2  # a word in more than this share of the chunks adds little to BM25, costs a lot
 MANY = 2000  # ... and in more chunks than this (a small library keeps every word: it is fast)
 CANDIDATES = 5000  # a query of only common words ranks the first this many matching chunks
+POOL = 3  # chunks ranked by stem per chunk asked for, among which the exact forms then count
 
 
 def fts_query(prepared: str) -> str | None:
@@ -46,12 +52,23 @@ def _folded(word: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
+_MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+
+
+def _folded_text(text: str) -> str:
+    """A long text folded as `_folded` does a word, at C speed: the combining marks' blocks."""
+    return _MARKS.sub("", unicodedata.normalize("NFKD", text.lower()))
+
+
 class Library:
     """Sources and chunks in an open reflect.db connection (the store's)."""
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
         self.postgres = getattr(conn, "dialect", "sqlite") == "postgres"
+        # FTS5 keeps one tokenizer per table: the exact forms and the stemmed ones are two
+        # tables on SQLite; PostgreSQL keeps both tsvectors in one row, computed from `body`
+        self.indexes = ("chunk_index",) if self.postgres else ("chunk_index", "chunk_stems")
 
     def indexed(self, body: str) -> str:
         """The text as the full-text index keeps it: PostgreSQL's `simple` configuration does
@@ -104,10 +121,11 @@ class Library:
                     (source_id, seq, chunk["text"], chunk.get("page"), chunk.get("heading"),
                      chunk["start"], chunk["end"]),
                 ).fetchone()[0]  # fmt: skip
-                self.conn.execute(
-                    "INSERT INTO chunk_index (rowid, body) VALUES (?, ?)",
-                    (chunk_id, self.indexed(chunk["body"])),
-                )
+                for table in self.indexes:
+                    self.conn.execute(
+                        f"INSERT INTO {table} (rowid, body) VALUES (?, ?)",
+                        (chunk_id, self.indexed(chunk["body"])),
+                    )
             self.conn.execute("COMMIT")
         except BaseException:
             self.conn.execute("ROLLBACK")
@@ -115,10 +133,11 @@ class Library:
         return int(source_id), what
 
     def _drop_chunks(self, source_id: int) -> None:
-        self.conn.execute(
-            "DELETE FROM chunk_index WHERE rowid IN (SELECT id FROM chunks WHERE source_id = ?)",
-            (source_id,),
-        )
+        for table in self.indexes:
+            self.conn.execute(
+                f"DELETE FROM {table} WHERE rowid IN (SELECT id FROM chunks WHERE source_id = ?)",
+                (source_id,),
+            )
         self.conn.execute("DELETE FROM chunks WHERE source_id = ?", (source_id,))
 
     def remove(self, source_id: int) -> bool:
@@ -153,80 +172,104 @@ class Library:
     def _useful_words(self, prepared_query: str) -> tuple[str, int]:
         """The query without the words that are in the index but in so many chunks (over 20 %
         of a library, and over MANY) that they barely change the ranking and would make BM25
-        score most of the library; the rarest word always stays. Words in no chunk at all
-        cannot match and go too."""
+        score most of the library; the rarest word always stays. Words in no chunk in any form
+        (as written or stemmed) cannot match and go too."""
         words = list(dict.fromkeys(_folded(w) for w in _TOKEN.findall(prepared_query)))
         if not words:
             return "", 0
         if self.postgres:  # no vocabulary table: every word stays, the ranking is bounded below
             return " ".join(words), CANDIDATES + 1
+        docs, total = self._vocabulary(words)
+        present = sorted((docs[w], w) for w in words if docs.get(w))
+        present += [(0, w) for w in words if not docs.get(w) and self._stem_matches(w)]
+        if not present:
+            return "", 0
+        kept = [(n, w) for n, w in present if n <= max(COMMON * total, MANY)] or present[:1]
+        return " ".join(w for _, w in kept), sum(n for n, _ in kept)
+
+    def _vocabulary(self, words: list[str]) -> tuple[dict[str, int], int]:
+        """How many chunks hold each word as written (FTS5's vocabulary), and how many there are."""
         marks = ", ".join("?" * len(words))
         docs = dict(self.conn.execute(
             f"SELECT term, doc FROM chunk_terms WHERE term IN ({marks})", words
         ).fetchall())  # fmt: skip
-        present = sorted((docs[w], w) for w in words if docs.get(w))
-        if not present:
-            return "", 0
-        total = self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0] or 1
-        kept = [(n, w) for n, w in present if n <= max(COMMON * total, MANY)] or present[:1]
-        return " ".join(w for _, w in kept), sum(n for n, _ in kept)
+        return docs, self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0] or 1
+
+    def _stem_matches(self, word: str) -> bool:
+        """A word in no chunk as written that some chunk holds in another form ("coroutines")."""
+        found = self.conn.execute(
+            "SELECT 1 FROM chunk_stems WHERE chunk_stems MATCH ? LIMIT 1", (f'"{word}"',)
+        ).fetchone()
+        return found is not None
 
     def search(self, prepared_query: str, limit: int = 10) -> list[dict[str, Any]]:
-        """Chunks matching the query, best first (BM25; lower is better in SQLite's sign)."""
+        """Chunks matching the query, best first (lower is better, in SQLite's BM25 sign)."""
         words, matches = self._useful_words(prepared_query)
         query = fts_query(words)
         if query is None:
             return []
         # Scoring every match of a query of only common words would take seconds: rank the
-        # first CANDIDATES matches instead (a subquery, so SQLite stops reading there).
-        bound = f" LIMIT {CANDIDATES}" if matches > CANDIDATES else ""
-        if self.postgres:  # minus ts_rank: lower is better, as with SQLite's BM25
-            cursor = self.conn.execute(
-                "SELECT c.id, c.source_id, s.title, s.location, s.kind, c.page, c.heading, c.text, "
-                "m.rank FROM (SELECT rowid, -ts_rank(tsv, q) AS rank FROM chunk_index, "
-                f"to_tsquery('simple', ?) q WHERE tsv @@ q{bound}) m JOIN chunks c ON c.id = m.rowid "
-                "JOIN sources s ON s.id = c.source_id ORDER BY m.rank LIMIT ?",
-                (tsquery(query), int(limit)),
-            )
-            keys = ("chunk_id", "source_id", "title", "location", "kind", "page", "heading", "text",
-                    "score")  # fmt: skip
-            return [dict(zip(keys, row, strict=True)) for row in cursor]
-        cursor = self.conn.execute(
-            "SELECT c.id, c.source_id, s.title, s.location, s.kind, c.page, c.heading, c.text, "
-            "m.rank FROM (SELECT rowid, bm25(chunk_index) AS rank FROM chunk_index "
-            f"WHERE chunk_index MATCH ?{bound}) m JOIN chunks c ON c.id = m.rowid "
-            "JOIN sources s ON s.id = c.source_id ORDER BY m.rank LIMIT ?",
-            (query, int(limit)),
-        )
-        keys = ("chunk_id", "source_id", "title", "location", "kind", "page", "heading", "text",
-                "score")  # fmt: skip
-        return [dict(zip(keys, row, strict=True)) for row in cursor]
+        # first CANDIDATES matches instead (a subquery, so the database stops reading there).
+        return self._ranked(query, int(limit), CANDIDATES if matches > CANDIDATES else None)
 
     def best_in(self, prepared_query: str, source_id: int) -> dict[str, Any] | None:
-        """The chunk of one source that best matches the query (BM25), else its first chunk."""
-        keys = ("chunk_id", "source_id", "title", "location", "kind", "page", "heading", "text",
-                "score")  # fmt: skip
-        select = ("SELECT c.id, c.source_id, s.title, s.location, s.kind, c.page, c.heading, "
-                  "c.text, {rank} FROM chunks c JOIN sources s ON s.id = c.source_id ")  # fmt: skip
+        """The chunk of one source that best matches the query, else its first chunk."""
         query = fts_query(prepared_query)
         if query is not None:
-            if self.postgres:
-                row = self.conn.execute(
-                    select.format(rank="-ts_rank(chunk_index.tsv, q) AS rank") + "JOIN chunk_index ON "
-                    "chunk_index.rowid = c.id, to_tsquery('simple', ?) q WHERE chunk_index.tsv @@ q "
-                    "AND c.source_id = ? ORDER BY rank LIMIT 1",
-                    (tsquery(query), source_id),
-                ).fetchone()
-            else:
-                row = self.conn.execute(
-                    select.format(rank="bm25(chunk_index) AS rank") + "JOIN chunk_index ON "
-                    "chunk_index.rowid = c.id WHERE chunk_index MATCH ? AND c.source_id = ? "
-                    "ORDER BY rank LIMIT 1",
-                    (query, source_id),
-                ).fetchone()
-            if row is not None:
-                return dict(zip(keys, row, strict=True))
+            found = self._ranked(query, 1, None, source_id)
+            if found:
+                return found[0]
         row = self.conn.execute(
-            select.format(rank="0.0") + "WHERE c.source_id = ? ORDER BY c.seq LIMIT 1", (source_id,)
+            f"SELECT {_HIT_COLUMNS}, 0.0 FROM chunks c JOIN sources s ON s.id = c.source_id "
+            "WHERE c.source_id = ? ORDER BY c.seq LIMIT 1",
+            (source_id,),
         ).fetchone()
-        return dict(zip(keys, row, strict=True)) if row is not None else None
+        return dict(zip(HIT_KEYS, row, strict=True)) if row is not None else None
+
+    def _ranked(self, query: str, limit: int, bound: int | None, source_id: int | None = None) -> list[dict]:
+        """Chunks matching any word of `query` in its stemmed form ("coroutines" finds
+        "coroutine"), ranked by the stemmed score plus a score for the words as written (the
+        exact index's on PostgreSQL; their IDF on SQLite), so that a chunk holding the query's
+        own forms comes first; lower is better on both stores."""
+        cut = f" LIMIT {bound}" if bound else ""
+        only = " AND rowid IN (SELECT id FROM chunks WHERE source_id = ?)" if source_id is not None else ""
+        one = (source_id,) if source_id is not None else ()
+        if not self.postgres:
+            return self._ranked_sqlite(query, limit, cut, only, one)
+        ranked = (  # minus ts_rank: lower is better, as with SQLite's BM25
+            "SELECT rowid, score FROM (SELECT rowid, -(ts_rank(stems, qs) + ts_rank(tsv, qe)) AS "
+            "score FROM chunk_index, to_tsquery('english', ?) qs, to_tsquery('simple', ?) qe "
+            f"WHERE stems @@ qs{only}{cut}) x"
+        )
+        cursor = self.conn.execute(
+            f"SELECT {_HIT_COLUMNS}, t.score FROM ({ranked} ORDER BY score LIMIT ?) t JOIN chunks c "
+            "ON c.id = t.rowid JOIN sources s ON s.id = c.source_id ORDER BY t.score",
+            (tsquery(query), tsquery(query), *one, limit),
+        )
+        return [dict(zip(HIT_KEYS, row, strict=True)) for row in cursor]
+
+    def _ranked_sqlite(self, query: str, limit: int, cut: str, only: str, one: tuple) -> list[dict]:
+        """The best POOL x `limit` chunks by stemmed BM25, then each given the weight (BM25's
+        IDF) of every query word it holds as written: one index scan, where scoring the exact
+        index too would be a second one over every match."""
+        pool = max(POOL * limit, 30)
+        cursor = self.conn.execute(
+            f"SELECT {_HIT_COLUMNS}, t.rank, i.body FROM (SELECT rowid, rank FROM (SELECT rowid, "
+            f"bm25(chunk_stems) AS rank FROM chunk_stems WHERE chunk_stems MATCH ?{only}{cut}) "
+            "ORDER BY rank LIMIT ?) t JOIN chunks c ON c.id = t.rowid JOIN sources s ON "
+            "s.id = c.source_id JOIN chunk_index i ON i.rowid = c.id",
+            (query, *one, pool),
+        )
+        rows = cursor.fetchall()
+        words = [w for w in dict.fromkeys(_folded(w) for w in re.findall(r'"([^"]*)"', query)) if w]
+        docs, total = self._vocabulary(words) if rows and words else ({}, 1)
+        weight = {w: max(math.log((total - n + 0.5) / (n + 0.5)), 1e-6) for w, n in docs.items() if n}
+        written = re.compile(r"(?<!\w)(" + "|".join(map(re.escape, weight)) + r")(?!\w)") if weight else None
+        hits = []
+        for *row, body in rows:
+            hit = dict(zip(HIT_KEYS, row, strict=True))
+            if written is not None:
+                held = set(written.findall(body.lower() if body.isascii() else _folded_text(body)))
+                hit["score"] -= sum(weight[w] for w in held)
+            hits.append(hit)
+        return sorted(hits, key=lambda h: h["score"])[:limit]

@@ -3,7 +3,7 @@
 Each is applied once, in order, inside a transaction, and recorded in `_migrations`.
 Never edit a released migration: add the next number. The text is SQLite's; on PostgreSQL the
 same migration runs with its types translated (`migration_sql`), except the few that SQLite
-writes with its own extensions (FTS5), which have their PostgreSQL text in `POSTGRES`.
+writes with its own extensions (FTS5), which get their PostgreSQL text in `_postgres`.
 """
 
 from __future__ import annotations
@@ -215,6 +215,13 @@ MIGRATIONS: list[tuple[str, str]] = [
         )
         """,
     ),
+    (
+        "010_chunk_stems",  # stemmed matching ("coroutines" finds "coroutine"), built for what is there
+        """
+        CREATE VIRTUAL TABLE chunk_stems USING fts5 (body, tokenize = 'porter unicode61 remove_diacritics 2');
+        INSERT INTO chunk_stems (rowid, body) SELECT rowid, body FROM chunk_index
+        """,
+    ),
 ]
 
 # PostgreSQL's text for the migrations SQLite writes with its own extensions: full-text search
@@ -235,6 +242,12 @@ def _postgres(name: str, sql: str) -> str:
 
     if name == "005_chunk_terms":
         return "SELECT 1"
+    if name == "010_chunk_stems":  # a second tsvector, English-stemmed, computed for every row
+        return (
+            "ALTER TABLE chunk_index ADD COLUMN stems tsvector GENERATED ALWAYS AS "
+            "(to_tsvector('english', body)) STORED;\n"
+            "CREATE INDEX chunk_index_stems ON chunk_index USING GIN (stems)"
+        )
     sql = _VIRTUAL.sub(lambda m: _FTS.format(name=m.group(1)), sql)
     if name == "001_runs":  # history's search uses instr(), which PostgreSQL spells strpos()
         sql += (

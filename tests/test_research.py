@@ -1,0 +1,77 @@
+"""Research that stays on the task: each section's search and the task's own, passages kept
+only above a relevance floor, a section whose own search finds nothing relevant flagged."""
+
+from __future__ import annotations
+
+import pytest
+
+from reflectcli.graph.nodes import Nodes
+from reflectcli.sources import library
+from reflectcli.sources.evidence import relevant
+from reflectcli.sources.research import LocalRetriever
+
+
+def hit(chunk_id: int, score: float) -> dict:
+    return {"chunk_id": chunk_id, "score": score}
+
+
+@pytest.mark.parametrize(("searches", "keep", "kept"), [
+    ([("csv dictreader", [hit(1, -8.0), hit(2, -1.0)])], 3, [1]),  # the weak tail goes
+    ([("recipes files", [hit(3, -0.1)]), ("csv dictreader", [hit(1, -8.0)])], 3, [1]),
+    ([("xy zw", [hit(1, -4.0), hit(2, -3.0)]), ("uv qr", [hit(2, -3.0), hit(5, -3.9)])], 3, [1, 2, 5]),
+    ([("one two three four", [hit(1, -8.0)]), ("five", [hit(2, -2.5)])], 3, [1]),  # over sqrt(words)
+    ([("one two three four", [hit(1, -4.0)]), ("five", [hit(2, -2.5)])], 3, [1, 2]),
+    ([("section", [hit(1, -4.0)]), ("task", [hit(2, -5.0), hit(3, -4.0)])], 2, [1, 2]),  # its own first
+    ([("alpha", [hit(1, -5.0), hit(2, -4.0), hit(3, -3.0)])], 2, [1, 2]),
+    ([("web", [hit(7, 0.0), hit(8, 0.0)])], 3, [7, 8]),  # no scores at all: all count
+    ([("x", [])], 3, []),
+])  # fmt: skip
+def test_the_relevance_floor(searches, keep, kept):
+    assert [h["chunk_id"] for _, h in relevant(searches, keep)] == kept
+
+
+def test_a_drifted_section_gets_the_tasks_passages_and_is_flagged(tmp_path, runs_dir):
+    """The outline drifted ("What does csv.DictReader do?" -> a section on reading files): its
+    own search finds only passages of common words; searching the task finds the csv page,
+    and only that is kept."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "csv.md").write_text("# csv\n\ncsv.DictReader maps each row of a CSV file to a dict "
+                                  "whose keys are the field names.\n")  # fmt: skip
+    for n in range(12):
+        (notes / f"io{n}.md").write_text(f"# Files {n}\n\nReading files: open the files, read "
+                                         f"them line by line, then close the files ({n}).\n")  # fmt: skip
+    assert all(o.status == "added" for o in library.add(runs_dir, [str(notes)]))
+    state = {
+        "task": "What does csv.DictReader do?", "plans": 1, "params": {"research": {"sources": "local"}},
+        "outline": {"sections": [{"title": "Reading files", "goal": "Recipes for reading files"}]},
+    }  # fmt: skip
+    update = Nodes(None, None, LocalRetriever(runs_dir, 3)).research(state)
+    texts = [e["text"] for e in update["evidence"]]
+    assert len(texts) == 1 and "DictReader" in texts[0]
+    assert update["evidence"][0]["query"] == state["task"]
+    flagged = [e for e in update["trace"] if e["kind"] == "off_task"]
+    assert len(flagged) == 1 and "section 1 “Reading files”" in flagged[0]["note"]
+    assert update["research"]["sections"] == [["S1"]]
+
+
+def test_an_on_task_section_keeps_its_own_passages_unflagged(tmp_path, runs_dir):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# Lighthouses\n\nThe Kestrel lighthouse log notes forty-one ships.\n")
+    (notes / "b.md").write_text("# Presses\n\nThe Mainz workshop cast a typeface for the psalter.\n")
+    library.add(runs_dir, [str(notes)])
+    state = {
+        "task": "The Kestrel lighthouse", "plans": 1, "params": {"research": {"sources": "local"}},
+        "outline": {"sections": [{"title": "The log", "goal": "Kestrel lighthouse log ships"}]},
+    }  # fmt: skip
+    update = Nodes(None, None, LocalRetriever(runs_dir, 3)).research(state)
+    assert [e["query"] for e in update["evidence"]] == ["The log Kestrel lighthouse log ships"]
+    assert not [e for e in update["trace"] if e["kind"] == "off_task"]
+
+
+def test_a_query_of_stop_words_finds_nothing_and_says_why(runs_dir, tmp_path):
+    (tmp_path / "a.md").write_text("# The\n\nThe of and the to in.\n")
+    library.add(runs_dir, [str(tmp_path / "a.md")])
+    found = LocalRetriever(runs_dir)("The of and")
+    assert found["hits"] == [] and "holds only stop words" in found["notes"][0]["note"]

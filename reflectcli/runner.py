@@ -24,7 +24,13 @@ from reflectcli.models.factory import api_base_for, make_client
 from reflectcli.models.journal import JournaledClient
 from reflectcli.output.artifacts import artifact_path, write_artifact
 from reflectcli.output.summary import call_events, pending_step, progress, summarize, usage_by_model
-from reflectcli.sources.research import JournaledSearch, LocalRetriever, WebRetriever, resolve_mode
+from reflectcli.sources.research import (
+    JournaledSearch,
+    LocalRetriever,
+    WebRetriever,
+    library_size,
+    resolve_mode,
+)
 from reflectcli.store.db import DB_NAME, Store, make_private_dirs, validate_thread_id
 
 log = logging.getLogger(__name__)
@@ -113,7 +119,10 @@ class Runner:
         task = check_task(task)
         thread_id = validate_thread_id(thread_id) if thread_id else new_thread_id(task)
         models = self._models(settings)  # an unknown model or a missing key stops here: no run
-        mode = resolve_mode(settings.research.sources, settings.runs_dir, settings.research.web)
+        asked = settings.research.sources
+        mode = resolve_mode(asked, settings.runs_dir, settings.research.web, task)
+        if asked == "auto" and mode == "none" and library_size(settings.runs_dir):
+            self.ui.notice("no relevant sources in the library for this task: writing without")
         settings = settings.model_copy(
             update={"research": settings.research.model_copy(update={"sources": mode})}
         )

@@ -75,3 +75,24 @@ def test_a_query_of_stop_words_finds_nothing_and_says_why(runs_dir, tmp_path):
     library.add(runs_dir, [str(tmp_path / "a.md")])
     found = LocalRetriever(runs_dir)("The of and")
     assert found["hits"] == [] and "holds only stop words" in found["notes"][0]["note"]
+
+
+def test_auto_uses_the_library_only_when_it_holds_the_task(tmp_path, runs_dir, scripted):
+    from reflectcli.runner import Runner
+    from reflectcli.sources.research import resolve_mode
+    from tests.helpers import quiet_ui, settings
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "editing.md").write_text("# Editing\n\nThe first reading asks whether the piece says one clear "
+                                      "thing; the second cuts what does not serve it.\n")  # fmt: skip
+    (notes / "cars.md").write_text("# Cars\n\nCities that ban cars from their centres see fewer "
+                                   "accidents, say the traffic studies.\n")  # fmt: skip
+    library.add(runs_dir, [str(notes)])
+    assert resolve_mode("auto", runs_dir, None, "How do black holes form?") == "none"
+    assert resolve_mode("auto", runs_dir, None, "Should cities ban cars?") == "local"
+    assert resolve_mode("auto", runs_dir, None, None) == "local"  # no task: anything held
+    ui = quiet_ui()
+    state = Runner(ui).write("How do black holes form?", settings(runs_dir)).state
+    assert state["params"]["research"]["sources"] == "none" and not state.get("evidence")
+    assert "no relevant sources in the library" in ui.console.file.getvalue()

@@ -16,6 +16,7 @@ from reflectcli.sources.evidence import number, section_query
 from reflectcli.sources.library import add_web_results, best_chunks, search
 from reflectcli.sources.stopwords import only_stop_words, stop_words_message
 from reflectcli.store.db import DB_NAME, Store, store_url
+from reflectcli.writing.titles import content_stems
 
 __all__ = ["JournaledSearch", "LocalRetriever", "WebRetriever", "number", "resolve_mode",
            "section_query"]  # fmt: skip
@@ -47,8 +48,26 @@ def library_size(runs_dir: str | Path) -> int:
         conn.close()
 
 
-def resolve_mode(mode: str, runs_dir: str | Path, web: str | None = None) -> str:
-    """The evidence a run will use: `auto` is the library when it holds anything, else none.
+RELEVANT_SHARE = 0.5  # `auto`: a passage must hold half the task's content words (stemmed)
+
+
+def relevant_to(task: str, runs_dir: str | Path) -> bool:
+    """Whether the library holds a passage about `task`: among the task's best matches, one
+    that holds at least half of the task's content words (Snowball stems, so "cars" meets
+    "car"). BM25 ranks whatever shares a word; a library of revision notes has a "best" passage
+    for "Should cities ban cars?" too, and citing it would be worse than citing nothing."""
+    wanted = content_stems(task)
+    if not wanted or only_stop_words(task):
+        return False
+    for hit in search(runs_dir, task, limit=5):
+        if len(wanted & content_stems(hit["text"])) >= RELEVANT_SHARE * len(wanted):
+            return True
+    return False
+
+
+def resolve_mode(mode: str, runs_dir: str | Path, web: str | None = None, task: str | None = None) -> str:
+    """The evidence a run will use: `auto` is the library when it holds a passage relevant to
+    the task (`relevant_to`; any passage when no task is given), else none.
     Web search needs a provider (`[research] web`): asking for it without one is an error, not
     a silent downgrade."""
     if mode in ("web", "hybrid") and not web:
@@ -61,7 +80,7 @@ def resolve_mode(mode: str, runs_dir: str | Path, web: str | None = None) -> str
                         hint="add files first: reflectcli sources add notes/ report.pdf",
                         exit_code=2)  # fmt: skip
     if mode == "auto":
-        return "local" if size else "none"
+        return "local" if size and (task is None or relevant_to(task, runs_dir)) else "none"
     return mode
 
 

@@ -35,8 +35,8 @@ _DATA_LINE = re.compile(
 )
 _LABEL = re.compile(r"^\s*(section|paragraph|title|heading|answer|(revised|rewritten|new) (section|text|"
                     r"paragraph|article))(\s+\d+)?\s*:\s*", re.I | re.M)  # fmt: skip
-_TAG = re.compile(r"(?<!\\)<(?P<close>/?)(?P<name>p|div|span|section|article|paragraph|h[1-6]|br|body|html|text|"
-                  r"answer|response)\b[^<>]*>", re.I)  # fmt: skip
+_TAG = re.compile(r"(?<!\\)<(?P<close>/?)(?P<name>p|div|span|section|article|paragraph|h[1-6]|br|body|"
+                  r"html|text|answer|response)\b[^<>]*>", re.I)  # fmt: skip
 _NOT_HTML = {"paragraph", "text", "answer", "response"}  # our prompts' words, not HTML elements
 _CHATTER = re.compile(
     r"^\W*(sure|certainly|of course|okay|absolutely)[,!.]?\s+(here('s| is| are)|i('ll| will| can| have)|"

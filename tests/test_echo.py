@@ -42,6 +42,8 @@ def test_the_leak_seen_in_a_first_run_is_removed():
         ("Here is the revised section:\n\nDrafts hide their point.", "Drafts hide their point."),
         ('</p> <section id="132"> <h4 class="divider">Drafts hide their point.', "Drafts hide their point."),
         ("Drafts hide their point. I hope this helps!", "Drafts hide their point."),
+        ("Drafts hide their point. The original text was written with one sentence that could use some "
+         "editing so I made some changes.", "Drafts hide their point."),
     ],
 )  # fmt: skip
 def test_labels_markup_and_chatter_go(answer, kept):

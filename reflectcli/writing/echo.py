@@ -52,7 +52,9 @@ _CHATTER = re.compile(
     r"article|version|paragraph) (is|has|now|keeps|addresses)\b|\bto enhance (its |the )?(clarity|"
     r"readability)\b"
     r"|^\W*(rewrite|revise|write|develop|expand|shorten|improve) (this|the|each|that) (section|paragraph|"
-    r"article|text|draft)\b",
+    r"article|text|draft)\b"
+    r"|\bthe original (text|section|paragraph|version|answer)\b.*\bi ('ve |have )?(made|changed|edited|"
+    r"added|revised|rewrote)\b",
     re.I,
 )
 

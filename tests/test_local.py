@@ -196,7 +196,7 @@ def test_eval_runs_on_the_embedded_model(runs_dir):
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
-    assert "is the writer model" in text and "final vs first draft over 1 tasks" in text
+    assert "is the writer model" in text and "final vs first draft over 1 task:" in text
     listed = json.loads(
         CliRunner().invoke(app, ["eval", "list", "--json", "--runs-dir", str(runs_dir)]).output
     )

@@ -89,7 +89,8 @@ def check(state: dict) -> list[str]:
     if bad or len({t.lower() for t in titles}) != len(titles):
         problems.append(f"placeholder or duplicate titles: {titles}")
     if state["outline"].get("source") != "fallback":
-        off = [t for t in titles if title_problem(t, state["task"], strict=True)]
+        off = [s["title"] for s in state["outline"]["sections"]
+               if title_problem(s["title"], state["task"], s.get("goal", ""), strict=True)]  # fmt: skip
         if off:
             problems.append(f"titles that cannot head a part of the task: {off}")
     capped = [e["step"] for e in state["trace"] if e.get("node") == "draft"

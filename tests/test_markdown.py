@@ -80,7 +80,8 @@ def test_the_markdown_reader_splits_at_headings_not_at_code_comments(tmp_path):
     doc = read_path(path)
     assert doc.title == "Guide"
     assert [(s.heading, s.text) for s in doc.segments] == [
-        ("Guide", "Intro."), ("Setup", "```sh\n# Results\npip install x\n```"), ("Results", "It works.")
+        ("Guide", "Intro."), ("Guide › Setup", "```sh\n# Results\npip install x\n```"),
+        ("Guide › Results", "It works."),
     ]  # fmt: skip
 
 
@@ -88,7 +89,7 @@ def test_the_html_export_keeps_code_as_code_and_escapes_everything():
     page = markdown_to_html(
         "## Setup\n\n```python\n# Results\nx = '<b>'\n```\n\n<script>x()</script>\n\n### Deep"
     )
-    assert page.count("<h3>") == 1 and "<h4>Deep</h4>" in page and "Results</h" not in page
+    assert page.count("<h2>") == 1 and "<h3>Deep</h3>" in page and "Results</h" not in page
     assert "<pre><code" in page and "&lt;script&gt;" in page and "<script" not in page
 
 

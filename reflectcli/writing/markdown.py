@@ -13,12 +13,31 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
-_MD = MarkdownIt("commonmark").enable("table")
-_HTML = MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")  # no raw HTML, no fetches
+
+@lru_cache(maxsize=1)
+def _md() -> MarkdownIt:
+    """The parser, made when first needed: read-only commands that parse no article (history)
+    start without importing markdown-it."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table")
+
+
+@lru_cache(maxsize=1)
+def _html() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    return (
+        MarkdownIt("commonmark", {"html": False}).enable("table").disable("image")
+    )  # no raw HTML, no fetches
+
+
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # the line breaks markdown-it counts lines by
 SKIPPED = {"fence", "code_block", "html_block", "table", "blockquote"}  # no prose in them
 
@@ -63,7 +82,7 @@ class Lines:
 
 @lru_cache(maxsize=64)
 def _tokens(text: str) -> tuple[Token, ...]:
-    return tuple(_MD.parse(text))
+    return tuple(_md().parse(text))
 
 
 def headings(text: str) -> list[Heading]:
@@ -149,8 +168,8 @@ def unwrapped(text: str) -> str:
 def to_html(text: str, shift: int = 1) -> str:
     """`text` rendered as HTML, every piece of text escaped (raw HTML is shown, not run; images
     are not fetched), headings `shift` levels deeper (an article's `#` under a page's `<h1>`)."""
-    tokens = _HTML.parse(text)
+    tokens = _html().parse(text)
     for token in tokens:
         if token.type in {"heading_open", "heading_close"}:
             token.tag = f"h{min(6, int(token.tag[1:]) + shift)}"
-    return _HTML.renderer.render(tokens, _HTML.options, {}).strip()
+    return _html().renderer.render(tokens, _html().options, {}).strip()

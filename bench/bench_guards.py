@@ -157,6 +157,7 @@ def documents(corpus: Path) -> dict[str, list[tuple[str, str]]]:
         )
         if (
             name not in seen
+            and name != "reflectcli"  # our own README is not text no one here wrote
             and len(body) > 1000
             and "markdown" in (dist.metadata["Description-Content-Type"] or "")
         ):

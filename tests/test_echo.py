@@ -64,6 +64,12 @@ def test_the_quoted_section_and_sources_are_not_instructions():
     assert strip_echo(said, drafted).text == said
 
 
+def test_what_is_not_removed_stays_byte_for_byte():
+    code = "```text\nline\n\n\n\nafter three blank lines\n```"
+    text = f"Here is the revised section:\n\nDrafts hide their point.\n\n{code}\n\n    indented = 1"
+    assert strip_echo(text).text == f"Drafts hide their point.\n\n{code}\n\n    indented = 1"
+
+
 def test_code_tables_and_inline_markup_are_kept():
     text = "Use `<p>` for paragraphs.\n\n```html\n<p>Here is the revised section:</p>\n```\n\n| a |\n|---|"
     assert strip_echo(text, revise_prompt()).text == text

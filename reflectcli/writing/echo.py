@@ -107,8 +107,11 @@ def strip_echo(text: str, messages: list[dict[str, str]] | None = None) -> Echo:
     exact = {normalize(s) for s in told if normalize(s)}
     said = [words for words in (_content(s) for s in told) if len(words) >= MIN_WORDS]
     out_lines: list[str] = []
-    fenced = False
+    fenced = dropped = False
     for line in text.split("\n"):
+        if dropped and not line.strip() and out_lines and not out_lines[-1].strip():
+            continue  # the blank line around a line that went: one blank line is enough
+        dropped = False
         if re.match(r"^\s*(```|~~~)", line):
             fenced = not fenced
         if fenced or line.lstrip().startswith(("```", "~~~", "|")) or line.startswith(("    ", "\t")):
@@ -133,9 +136,11 @@ def strip_echo(text: str, messages: list[dict[str, str]] | None = None) -> Echo:
         tidy = re.sub(r"[ \t]{2,}", " ", "".join(kept)).strip()
         if tidy:
             out_lines.append(tidy)
+        else:
+            dropped = True
     if not removed:
         return Echo(text)
-    return Echo(re.sub(r"\n{3,}", "\n\n", "\n".join(out_lines)).strip(), removed)
+    return Echo("\n".join(out_lines).strip("\n"), removed)
 
 
 def _stray_tags(text: str) -> set[str]:

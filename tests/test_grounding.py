@@ -88,8 +88,10 @@ def grounded(fake, runs_dir, tmp_path):
 
 
 def write(runs_dir, **flags):
+    # the library's facts share no word with the task, so `auto` would write without them: ask
+    research = {"sources": "local", **flags.pop("research", {})}
     return Runner(quiet_ui()).write("The history of printing", settings(
-        runs_dir, max_sections=2, max_rounds=3, threshold=8, **flags))  # fmt: skip
+        runs_dir, max_sections=2, max_rounds=3, threshold=8, research=research, **flags))  # fmt: skip
 
 
 def all_outputs(runs_dir, thread_id: str) -> dict[str, str]:

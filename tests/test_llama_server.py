@@ -56,7 +56,10 @@ def test_a_whole_run_through_litellm_to_a_real_llama_server(llama_server, tmp_pa
         assert all("appears twice" in p or "placeholder" in p or "the title" in p for p in outline["errors"])
     calls = [e for e in state["trace"] if "step" in e]
     steps = [e["step"] for e in calls]
-    assert steps[0] == "plan" and {"draft:s1", "draft:s2", "review:r1"} <= set(steps), steps
+    # the outline may hold fewer sections than asked: a title that repeats the task is dropped
+    drafts = {f"draft:s{i + 1}" for i in range(len(outline["sections"]))}
+    assert outline["sections"] and len(outline["sections"]) <= 2, outline
+    assert steps[0] == "plan" and drafts | {"review:r1"} <= set(steps), steps
     assert all(e["completion_tokens"] > 0 and e["finish_reason"] for e in calls), calls
     assert state["reviews"][0]["source"] in ("llm", "llm-retry", "fallback")
     first = state["decisions"][0]

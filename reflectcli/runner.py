@@ -17,7 +17,7 @@ from typing import Any
 
 from reflectcli.config import Settings, resume_settings
 from reflectcli.errors import RunInterrupted, UserError
-from reflectcli.graph.human import steer
+from reflectcli.graph.human import steer, unheeded
 from reflectcli.graph.state import initial_state
 from reflectcli.memory.bank import Memory
 from reflectcli.models.factory import api_base_for, make_client
@@ -284,7 +284,13 @@ class Runner:
         learner = None
         if settings.memory.enabled:
             memory = self._memory(settings, store)
-            learner = lambda state: memory.learn(thread_id, state)  # noqa: E731
+
+            def learner(state: dict[str, Any]) -> dict[str, Any]:
+                result = memory.learn(thread_id, state)
+                heard = {c["id"]: memory.heed(thread_id, c, state.get("task", ""))["action"]
+                         for c in unheeded(state)}  # fmt: skip
+                return {**result, "heeded": heard}
+
         graph = build_graph(writer, critic, store.checkpointer(), settings.interactive, retriever,
                             learner)  # fmt: skip
         config = {

@@ -68,3 +68,36 @@ def test_a_steered_run_killed_mid_revision_resumes(scripted, runs_dir):
     state = json.loads(invoke("show", "me", "--json", "--runs-dir", str(runs_dir)).output)["state"]
     assert state["critiques"]["h1"]["applied_in"] == 2 and state["status"] == "finished"
     assert [c["step"] for c in scripted.history].count("review:r2") == 1
+
+
+def test_your_critique_said_in_two_runs_becomes_your_lesson(scripted, runs_dir):
+    """Once: kept as pending (never recalled). Again in another run: an active lesson whose
+    source is you, stronger than the critic's; a third time it is reinforced by twice a critic's."""
+    said = "Open with a concrete case from a real writer's notebook."
+    for n, thread in enumerate(("one", "two", "three")):
+        scripted.responder = ScriptedResponder(scores=[9, 9.5], sections=2)
+        invoke("write", TASK, "--model", "fake/w", "--runs-dir", str(runs_dir), "--thread-id", thread)
+        result = invoke("revise", thread, said, "--runs-dir", str(runs_dir))
+        assert result.exit_code == 0, result.output
+        lessons = json.loads(invoke("memory", "list", "--all", "--json", "--runs-dir", str(runs_dir)).output)
+        mine = [x for x in lessons if x["origin"] == "human"]
+        assert len(mine) == 1, lessons
+        state = json.loads(invoke("show", thread, "--json", "--runs-dir", str(runs_dir)).output)["state"]
+        assert state["learned"]["heeded"] == ["h1"]
+        note = [e for e in state["trace"] if e.get("step") == "learn" or e.get("kind") == "memory"][-1]
+        assert "your critiques: h1" in json.dumps(note), note
+        if n == 0:
+            assert mine[0]["status"] == "pending" and mine[0]["strength_now"] == 0
+            active = json.loads(invoke("memory", "list", "--json", "--runs-dir", str(runs_dir)).output)
+            assert all(x["origin"] != "human" for x in active)  # not listed, never recalled
+        elif n == 1:
+            assert mine[0]["status"] == "active" and mine[0]["strength_now"] >= 2.9
+            first = mine[0]["strength_now"]
+        else:
+            assert mine[0]["strength_now"] >= min(10.0, first + 1.9)  # a person counts double
+    shown = invoke("memory", "show", str(mine[0]["id"]), "--runs-dir", str(runs_dir)).output
+    assert "your critique h1" in shown and "one" in shown and "two" in shown
+    # resuming a finished run tells the memory nothing twice
+    invoke("resume", "three", "--runs-dir", str(runs_dir))
+    again = json.loads(invoke("memory", "show", str(mine[0]["id"]), "--json", "--runs-dir", str(runs_dir)).output)
+    assert len([e for e in again["evidence"] if e["kind"] == "human"]) == 3

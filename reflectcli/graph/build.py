@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Literal, get_args, get_type_hints
 
 from reflectcli.graph.gates import gate_outline, gate_stop
+from reflectcli.graph.human import unheeded
 from reflectcli.graph.nodes import Nodes
 from reflectcli.graph.revise import Reviser, revision_pending
 from reflectcli.graph.state import RunState
@@ -31,8 +32,11 @@ def _budget_stopped(state: dict[str, Any]) -> bool:
 
 
 def learning(state: dict[str, Any]) -> bool:
-    """Whether the run still has to learn (runs saved before memory existed never do)."""
-    return bool((state["params"].get("memory") or {}).get("enabled")) and state.get("learned") is None
+    """Whether the run still has to learn (runs saved before memory existed never do): once
+    from the critic's history, and again whenever the person added critiques since."""
+    if not (state["params"].get("memory") or {}).get("enabled"):
+        return False
+    return state.get("learned") is None or bool(unheeded(state))
 
 
 def make_routers(interactive: bool):

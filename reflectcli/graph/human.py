@@ -23,6 +23,14 @@ def pending_human(state: dict[str, Any]) -> list[dict[str, Any]]:
             if c.get("by") == "human" and c.get("applied_in") is None]  # fmt: skip
 
 
+def unheeded(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The person's own critiques the memory has not been told of yet (the learning step tells
+    it at the run's end: memory/bank.py `heed`)."""
+    heard = set((state.get("learned") or {}).get("heeded") or ())
+    critiques = (state.get("critiques") or {}).values()
+    return [c for c in critiques if c.get("by") == "human" and c["id"] not in heard]
+
+
 def steer(
     state: dict[str, Any], feedback: str, section: str | None, severity: str, rounds: int
 ) -> dict[str, Any]:

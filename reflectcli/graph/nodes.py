@@ -396,9 +396,14 @@ class Nodes:
         parts = [f"{len(result['written'])} new", f"{len(result['merged'])} reinforced"]
         if result["superseded"]:
             parts.append(f"{len(result['superseded'])} superseded")
-        note = note_event("learn", "memory", "lessons learned: " + ", ".join(parts)
-                          + (" (already stored)" if result.get("repeated") else ""))  # fmt: skip
-        return {"learned": {k: result[k] for k in ("written", "merged", "superseded")},
+        heard = result.get("heeded") or {}
+        if heard:
+            parts.append("your critiques: " + ", ".join(f"{k} {v}" for k, v in heard.items()))
+        again = " (already stored)" if result.get("repeated") and not heard else ""
+        note = note_event("learn", "memory", "lessons learned: " + ", ".join(parts) + again)
+        before = (state.get("learned") or {}).get("heeded") or []
+        learned = {k: result[k] for k in ("written", "merged", "superseded")}
+        return {"learned": {**learned, "heeded": [*before, *(k for k in heard if k not in before)]},
                 "trace": [note]}  # fmt: skip
 
     def finalize(self, state: dict[str, Any]) -> dict[str, Any]:

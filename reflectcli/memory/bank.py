@@ -1,7 +1,8 @@
 """The memory bank: lessons stored in the runs folder's database, learned at the end of a run,
 recalled at the start of the next. Every change is an event in the memory log
 (`memory_write`, `memory_merge`, `memory_decay`, `memory_supersede`, and the user's
-`memory_add`, `memory_edit`, `memory_pin`, `memory_forget`).
+`memory_add`, `memory_edit`, `memory_pin`, `memory_forget`; `memory_note` for a critique of
+theirs that waits, `pending`, until they ask for the same in another run).
 
 Recall: the lessons whose scope is `general` or one of the task's tags, ranked by decayed
 strength × (1 + relevance), relevance from BM25 over the lesson's text and tags (1 for the
@@ -137,6 +138,53 @@ class Memory:
             tables.mark_learned(thread_id, result, now)
         return result
 
+    def heed(self, thread_id: str, item: dict[str, Any], task: str) -> dict[str, Any]:
+        """A person's own critique (`reflectcli revise`): it reinforces a lesson that says the
+        same (by HUMAN_BONUS: a person outweighs the critic); otherwise it waits as `pending`
+        (never recalled) until a critique of theirs in another run says the same, and then
+        becomes an active lesson with the person as its source (strength START["human"]).
+        Once per critique: a second call for the same thread and item writes nothing.
+        Returns {"action": "reinforced"|"promoted"|"pending"|"skipped"|"repeated", "lesson": id}."""
+        text = rules.lesson_text(item.get("issue") or "")
+        if not rules.learnable(item) or len(rules.stems(text)) < 2:
+            return {"action": "skipped", "lesson": None}
+        mark = f"your critique {item['id']}"
+        with self._transaction() as tables:
+            for lesson in tables.lessons(("active", "pending")):
+                if any(e["thread_id"] == thread_id and e["detail"].startswith(mark)
+                       for e in tables.evidence(lesson["id"])):  # fmt: skip
+                    return {"action": "repeated", "lesson": lesson["id"]}
+            now = self.clock()
+            detail = f"{mark}: “{' '.join(item['issue'].split())[:120]}”"
+            match = self._closest(tables.lessons(("active",)), text)
+            if match is not None:
+                value = rules.reinforced(self.strength(match, now), rules.HUMAN_BONUS)
+                tables.update(match["id"], strength=value, seen=match["seen"] + 1, last_seen=now)
+                tables.add_evidence(match["id"], thread_id, item.get("round"), "human", None, detail, now)
+                tables.log("memory_merge", match["id"], thread_id,
+                           f"human: “{text}” → strength {value:.2f}", now)  # fmt: skip
+                return {"action": "reinforced", "lesson": match["id"]}
+            waiting = [x for x in tables.lessons(("pending",)) if rules.same(x["text"], text)
+                       and any(e["thread_id"] != thread_id for e in tables.evidence(x["id"]))]  # fmt: skip
+            if waiting:  # said again, in another run: now it is a lesson, the person's own
+                lesson = waiting[0]
+                start = rules.START["human"]
+                tables.update(lesson["id"], status="active", strength=start, seen=lesson["seen"] + 1,
+                              last_seen=now)  # fmt: skip
+                tables.add_evidence(lesson["id"], thread_id, item.get("round"), "human", None, detail, now)
+                runs = sorted({e["thread_id"] for e in tables.evidence(lesson["id"]) if e["thread_id"]})
+                said = f"your critique recurred (runs {', '.join(runs)}): a lesson from you"
+                tables.log("memory_write", lesson["id"], thread_id, said, now)
+                return {"action": "promoted", "lesson": lesson["id"]}
+            task_tags = rules.tags(task)
+            lesson_id = tables.insert(text, "general", task_tags, 0.0, now, "human",
+                                      _body(text, "general", task_tags))  # fmt: skip
+            tables.update(lesson_id, status="pending")
+            tables.add_evidence(lesson_id, thread_id, item.get("round"), "human", None, detail, now)
+            kept = "your critique, kept: it becomes a lesson when you ask for it in another run"
+            tables.log("memory_note", lesson_id, thread_id, kept, now)
+            return {"action": "pending", "lesson": lesson_id}
+
     @staticmethod
     def _closest(active: list[dict[str, Any]], text: str) -> dict[str, Any] | None:
         """The general lesson that says the same as `text` (the most similar), if any."""
@@ -255,7 +303,7 @@ class Memory:
 
     def list(self, everything: bool = False) -> list[dict[str, Any]]:
         """Lessons with their strength now (active only, unless `everything`), strongest first."""
-        statuses = ("active", "archived", "superseded") if everything else ("active",)
+        statuses = ("active", "pending", "archived", "superseded") if everything else ("active",)
         with self._tables(write=False) as tables:
             found = tables.lessons(statuses) if tables else []
         now = self.clock()

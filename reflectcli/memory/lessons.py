@@ -28,7 +28,8 @@ STEM = 5
 SAME = 0.6  # overlap coefficient of stems: two lessons this alike are one
 FLOOR = 0.25  # below this (decayed) strength a lesson is archived
 CAP = 10.0
-START = {"worked": 1.0, "recurring": 1.5, "user": 2.0}
+START = {"worked": 1.0, "recurring": 1.5, "user": 2.0, "human": 3.0}
+HUMAN_BONUS = 2.0  # a person's critique reinforces a lesson twice as much as the critic's
 MAX_TEXT = 160
 MIN_DROP = (
     0.5  # a fall that marks a lesson `worse`, when the run's policy sets no min_gain (config's default)

@@ -252,10 +252,11 @@ class Views:
             self.message(f"no lessons in {runs_dir} yet: runs learn them from their critiques, "
                          "or add one with `reflectcli memory add TEXT`")  # fmt: skip
             return
+        source = {"learned": "critic", "user": "you", "human": "your critiques"}
         rows = [(str(x["id"]), f"{x['strength_now']:.2f}" + (" pinned" if x["pinned"] else ""),
                  str(x["seen"]), str(x["uses"]), _when(x["last_seen"]), x["status"], x["scope"],
-                 x["text"]) for x in found]  # fmt: skip
-        self._columns(("id", "strength", "learned", "used", "last seen", "status", "scope", "text"),
+                 source.get(x["origin"], x["origin"]), x["text"]) for x in found]  # fmt: skip
+        self._columns(("id", "strength", "learned", "used", "last seen", "status", "scope", "from", "text"),
                       rows, right={0, 2, 3})  # fmt: skip
 
     def lesson(self, x: dict[str, Any]) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 from reflectcli.config import Settings, resume_settings
 from reflectcli.errors import RunInterrupted, UserError
-from reflectcli.graph.human import steer, unheeded
+from reflectcli.graph.human import edit_version, output_version, steer, unheeded
 from reflectcli.graph.state import initial_state
 from reflectcli.memory.bank import Memory
 from reflectcli.models.factory import api_base_for, make_client
@@ -206,18 +206,8 @@ class Runner:
               severity: str = "major", rounds: int = 1) -> RunResult:  # fmt: skip
         """Continue a finished run with the person's own critique (graph/human.py): at most
         `rounds` more rounds, with the run's own settings and budget."""
-        validate_thread_id(thread_id)
-        store = Store.existing(runs_dir, read_only=False)
-        run = store.get_run(thread_id) if store else None
-        if store is None or run is None:
-            if store is not None:
-                store.close()
-            raise UserError(f"unknown thread id {thread_id!r} in {runs_dir}",
-                            hint="`reflectcli history` lists the runs")  # fmt: skip
-        if run["status"] != "finished":
-            store.close()
-            raise UserError(f"thread {thread_id} is {run['status']}, not finished", exit_code=2,
-                            hint=f"finish it first with `reflectcli resume {thread_id}`")  # fmt: skip
+        store = self._finished(thread_id, runs_dir, "revise")
+        run = store.get_run(thread_id) or {}
         settings = resume_settings(run["settings"]).model_copy(update={"runs_dir": runs_dir})
         store.acquire(thread_id)
         try:
@@ -244,6 +234,62 @@ class Runner:
         self.ui.notice(f"your critique becomes {item}; up to {rounds} more "
                        f"round{'s' if rounds != 1 else ''}")  # fmt: skip
         return self._drive(store, thread_id, settings, graph, config, None, state)
+
+    def output_of(self, thread_id: str, runs_dir: str) -> dict[str, Any]:
+        """The finished run's output version ({n, text, ...}), for the person to edit."""
+        store = self._finished(thread_id, runs_dir, "edit")
+        try:
+            return output_version(store.load_state(thread_id) or {})
+        finally:
+            store.close()
+
+    def edit(self, thread_id: str, runs_dir: str, text: str, base: int) -> dict[str, Any] | None:
+        """The person's edit of version `base` becomes the run's newest version and its output
+        (graph/human.py `edit_version`): the snapshot, the index row and the artifact, in one
+        step. None when the text is unchanged (nothing is recorded)."""
+        store = self._finished(thread_id, runs_dir, "edit")
+        try:
+            store.acquire(thread_id)  # no `revise` or second `edit` while this one writes
+            try:
+                store.compact(thread_id)  # a finished run's snapshot is the run: no stale checkpoint
+                state = store.load_state(thread_id) or {}
+                now = output_version(state)["n"] if state.get("versions") else None
+                if now != base:
+                    raise UserError(f"thread {thread_id} changed while you edited (its output is "
+                                    f"now version {now}, you edited version {base})",
+                                    hint=f"run `reflectcli edit {thread_id}` again", exit_code=1)  # fmt: skip
+                try:
+                    update = edit_version(state, text)
+                except ValueError as exc:
+                    raise UserError(f"your edit: {exc}", exit_code=2) from None
+                if update is None:
+                    return None
+                self.state = update
+                run = store.get_run(thread_id) or {}
+                self._record(store, thread_id, artifact_path(runs_dir, thread_id), run)
+                return update["versions"][-1]
+            finally:
+                store.release(thread_id)
+        finally:
+            store.close()
+
+    @staticmethod
+    def _finished(thread_id: str, runs_dir: str, verb: str) -> Store:
+        """The open store of a finished run (a one-line error otherwise)."""
+        validate_thread_id(thread_id)
+        store = Store.existing(runs_dir, read_only=False)
+        run = store.get_run(thread_id) if store else None
+        if store is None or run is None:
+            if store is not None:
+                store.close()
+            raise UserError(f"unknown thread id {thread_id!r} in {runs_dir}",
+                            hint="`reflectcli history` lists the runs")  # fmt: skip
+        if run["status"] != "finished":
+            store.close()
+            raise UserError(f"thread {thread_id} is {run['status']}, not finished: {verb} works on "
+                            "a finished run", exit_code=2,
+                            hint=f"finish it first with `reflectcli resume {thread_id}`")  # fmt: skip
+        return store
 
     # --- internals --------------------------------------------------------------------------
 

@@ -41,6 +41,7 @@ MODEL = "openai/test-model"
 TASK = "Why do writers revise?"
 PROCESS_TIMEOUT = 120.0  # one child: ~5 s of `import litellm` (more on a busy machine)
 CHILD = Path(__file__).with_name("crash_child.py")
+ROOT = Path(__file__).resolve().parent.parent
 KILLED_BY = {signal.SIGKILL: -signal.SIGKILL, signal.SIGTERM: 130, signal.SIGINT: 130}
 
 
@@ -223,6 +224,8 @@ def child_env(work: Path, **extra: str) -> dict[str, str]:
         NO_PROXY="127.0.0.1,localhost",
         PYTHONUNBUFFERED="1",
         NO_COLOR="1",
+        # the tree under test, whatever copy of reflectcli pip installed
+        PYTHONPATH=os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
     )
     env.update(extra)
     return env

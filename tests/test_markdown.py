@@ -98,3 +98,20 @@ def test_the_artifact_nests_an_articles_headings_but_not_its_code():
 
     text = "## Setup\n\n```python\n# Results\n```\n\nSub\n---\n\nText."
     assert _demote(text) == "#### Setup\n\n```python\n# Results\n```\n\n#### Sub\n\nText."
+
+
+def test_a_fence_left_open_is_refused_in_a_rewrite_and_closed_in_a_draft():
+    """A section whose code fence is never closed would turn every later section into code."""
+    from reflectcli.writing.markdown import closed, left_open
+    from reflectcli.writing.textops import assemble, rewrite_guard, section_bodies
+
+    good = "Intro words.\n\n```python\nprint(1)\n```"
+    broken = good + " A sentence glued to the closing fence."
+    assert not left_open(good) and left_open(broken) and left_open("~~~~\ncode\n```")
+    assert rewrite_guard(good, broken) == "left_open"
+    assert rewrite_guard(broken, broken + " more") is None  # it was open before: not this rewrite's doing
+    outline = [{"title": "One"}, {"title": "Two"}]
+    assert section_bodies(assemble(outline, [broken, "Second."]), ["One", "Two"])[1] is None
+    repaired = assemble(outline, [closed(broken), "Second."])
+    assert section_bodies(repaired, ["One", "Two"])[1] == "Second."
+    assert closed("~~~~\ncode\n```").endswith("\n~~~~") and closed(good) == good

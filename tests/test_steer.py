@@ -99,5 +99,6 @@ def test_your_critique_said_in_two_runs_becomes_your_lesson(scripted, runs_dir):
     assert "your critique h1" in shown and "one" in shown and "two" in shown
     # resuming a finished run tells the memory nothing twice
     invoke("resume", "three", "--runs-dir", str(runs_dir))
-    again = json.loads(invoke("memory", "show", str(mine[0]["id"]), "--json", "--runs-dir", str(runs_dir)).output)
+    shown = invoke("memory", "show", str(mine[0]["id"]), "--json", "--runs-dir", str(runs_dir))
+    again = json.loads(shown.output)
     assert len([e for e in again["evidence"] if e["kind"] == "human"]) == 3

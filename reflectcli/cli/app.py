@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from reflectcli import __version__
-from reflectcli.cli import batch, evals, inspect, memory, sources, write
+from reflectcli.cli import batch, edit, evals, inspect, memory, sources, write
 
 app = typer.Typer(
     name="reflectcli",
@@ -23,6 +23,7 @@ app.command()(write.write)
 app.command()(write.resume)
 app.command()(write.revise)
 app.command()(write.review)
+app.command()(edit.edit)
 app.command("fetch-model")(write.fetch_model)
 for command in (
     inspect.history,

@@ -127,20 +127,25 @@ def write(
     _ending(ui, result)
 
 
-def _read_draft(where: str, task: str | None, keep: list[str]) -> tuple[str, dict]:
-    """(the task, the run's starting state) from a Markdown file or stdin; bad input is one line."""
+def read_text(where: str) -> str:
+    """A UTF-8 Markdown file's text, or stdin's for `-`; a one-line error otherwise."""
     import sys
-
-    from reflectcli.graph.human import draft_start
-    from reflectcli.writing.draftfile import locked_sections, read_draft
 
     try:
         raw = sys.stdin.buffer.read() if where == "-" else Path(where).expanduser().read_bytes()
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except OSError as exc:
         raise UserError(f"cannot read {where}: {exc.strerror or exc}", exit_code=2) from None
     except UnicodeDecodeError:
         raise UserError(f"{where} is not UTF-8 text", hint="save it as UTF-8 Markdown", exit_code=2) from None
+
+
+def _read_draft(where: str, task: str | None, keep: list[str]) -> tuple[str, dict]:
+    """(the task, the run's starting state) from a Markdown file or stdin; bad input is one line."""
+    from reflectcli.graph.human import draft_start
+    from reflectcli.writing.draftfile import locked_sections, read_draft
+
+    text = read_text(where)
     stem = "Draft" if where == "-" else Path(where).stem.replace("_", " ").replace("-", " ")
     try:
         draft = read_draft(text, stem)
@@ -215,6 +220,9 @@ def review(
     model: ModelOpt = None,
     critic_model: CriticOpt = None,
     critic: Annotated[str | None, typer.Option(help="llm or checklist.")] = None,
+    api_base: ApiBaseOpt = None,
+    critic_api_base: CriticApiBaseOpt = None,
+    timeout: TimeoutOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the review as JSON.")] = False,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Also write the review as a Markdown report.")
@@ -234,6 +242,7 @@ def review(
 
         settings = load_settings(config, flags={
             "model": model, "critic_model": critic_model, "critic": critic, "max_rounds": 1,
+            "api_base": api_base, "critic_api_base": critic_api_base, "timeout": timeout,
             "runs_dir": str(runs_dir) if runs_dir else None, "memory": {"enabled": False},
         })  # fmt: skip
         task, draft = _read_draft(file, task, [])

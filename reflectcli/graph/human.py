@@ -102,3 +102,56 @@ def draft_start(titles: list[str], bodies: list[str], text: str, locked: list[in
         "locked": list(locked),
         "trace": [note_event("draft", "human", note + (f"; locked: {kept}" if locked else ""))],
     }
+
+
+def output_version(state: dict[str, Any]) -> dict[str, Any]:
+    """The version a finished run gives as its output (the one `edit` opens)."""
+    from reflectcli.output.summary import best_version
+
+    final = state.get("final_version")
+    return next((v for v in state.get("versions") or [] if v["n"] == final), None) or best_version(state)
+
+
+def edit_version(state: dict[str, Any], text: str) -> dict[str, Any] | None:
+    """The finished run's state with the person's edit of its output as a new version (kind
+    `edit`, its unified diff against the output stored beside it), which becomes the output and
+    the base of any later revision (graph rules: `best_version`). None when nothing changed.
+    Its headings become the outline (a goal kept where a title stays; a locked section stays
+    locked while its title does). Raises ValueError when the text holds no words."""
+    import difflib
+
+    from reflectcli.writing.draftfile import read_draft
+
+    versions = state.get("versions") or []
+    if not versions:
+        raise ValueError("the run has no article yet: resume it first")
+    base = output_version(state)
+    if text == base["text"]:
+        return None
+    outline = (state.get("outline") or {}).get("sections") or []
+    draft = read_draft(text, outline[0]["title"] if len(outline) == 1 else "Article")
+    goals = {s["title"]: s.get("goal", "") for s in outline}
+    was = [s["title"] for s in outline]
+    locked = [draft.titles.index(was[i]) for i in state.get("locked") or []
+              if i < len(was) and was[i] in draft.titles]  # fmt: skip
+    number = max(v["n"] for v in versions) + 1
+    before, after = base["text"].splitlines(keepends=True), text.splitlines(keepends=True)
+    diff = "".join(difflib.unified_diff(before, after, f"version {base['n']}", f"version {number} (yours)"))
+    lines = diff.splitlines()[2:]
+    added = sum(1 for x in lines if x.startswith("+"))
+    removed = sum(1 for x in lines if x.startswith("-"))
+    version = {"n": number, "round": len(state.get("reviews") or []), "kind": "edit", "by": "human",
+               "base": base["n"], "text": text, "diff": diff}  # fmt: skip
+    note = f"your edit of version {base['n']}: version {number} (+{added} −{removed} lines)"
+    return {
+        **state,
+        "outline": {
+            **(state.get("outline") or {}),
+            "sections": [{"title": t, "goal": goals.get(t, "")} for t in draft.titles],
+        },  # fmt: skip
+        "versions": [*versions, version],
+        "final_version": number,
+        "known_issues": [],
+        "locked": locked,
+        "trace": [*(state.get("trace") or []), note_event("edit", "human", note, version=number)],
+    }

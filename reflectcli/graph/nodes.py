@@ -35,7 +35,7 @@ from reflectcli.output.summary import (
 )
 from reflectcli.sources.evidence import number, relevant, section_query
 from reflectcli.sources.verify import judge
-from reflectcli.writing import prompts
+from reflectcli.writing import markdown, prompts
 from reflectcli.writing.checklist import checklist_review
 from reflectcli.writing.citations import cited_ids, strip_invented
 from reflectcli.writing.claims import claims_in
@@ -222,7 +222,7 @@ class Nodes:
         except BudgetExceeded as exc:
             return budget_stop("draft", exc, 0)
         raw, notes = generated_text(completion, "draft", messages, section=index + 1)
-        body = clean_section(raw, outline[index]["title"], [s["title"] for s in outline])
+        body = markdown.closed(clean_section(raw, outline[index]["title"], [s["title"] for s in outline]))
         body, removed = grounded(body, state, "draft", section=index + 1)
         body, cited = attributed(body, section_evidence(state, index), self.writer, "draft",
                                  section=index + 1)  # fmt: skip

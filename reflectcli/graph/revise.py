@@ -320,6 +320,7 @@ class Reviser:
 
 _GUARDS = {
     "empty": "empty",
+    "left_open": "a code block left open that would swallow the sections after it",
     "too_short": "shorter than half",
     "too_long": "more than six times longer",
     "lost_sections": "sections of the outline missing",

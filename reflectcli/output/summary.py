@@ -187,8 +187,12 @@ def best_version(state: dict[str, Any]) -> dict[str, Any]:
     place; a version reviewed twice counts its latest score) among those whose review
     found no claim contradicted (a contradicted claim never ships while a version without one
     exists); the latest if none is reviewed. Scores of heuristic fallback reviews are not
-    compared with the critic's: they count only when no review of the run is the critic's own."""
+    compared with the critic's: they count only when no review of the run is the critic's own.
+    A version the person wrote (`reflectcli edit`) replaces every earlier one: only it and the
+    versions revised from it compete."""
     versions = state.get("versions") or []
+    edits = [v["n"] for v in versions if v.get("kind") == "edit"]
+    versions = [v for v in versions if v["n"] >= edits[-1]] if edits else versions
     by_n = {v["n"]: v for v in versions}
     latest = {r["version"]: r for r in state.get("reviews") or [] if r["version"] in by_n}
     reviews = [r for r in state.get("reviews") or [] if r["version"] in by_n]

@@ -115,6 +115,25 @@ def blocks(text: str) -> list[Block]:
     return found
 
 
+_PROBE = "reflectcli-probe-heading"
+
+
+def left_open(text: str) -> bool:
+    """`text` leaves a block open that would swallow what follows it: an unclosed code fence
+    (or HTML block) turns the next section's heading into code."""
+    probed = text.rstrip() + f"\n\n## {_PROBE}\n"
+    return not any(h.title == _PROBE for h in headings(probed))
+
+
+def closed(text: str) -> str:
+    """`text` with a code fence it leaves open closed at its end (a drafted section that forgot
+    its closing fence would otherwise turn every later section into code)."""
+    if not left_open(text):
+        return text
+    fences = [t for t in _tokens(text) if t.type == "fence"]
+    return text.rstrip() + "\n" + fences[-1].markup if fences else text
+
+
 def whole_fence(text: str) -> str | None:
     """The content of a text that is one fenced block of Markdown and nothing else, closing fence
     included (a fence of no language counts when what it holds reads as Markdown prose); None

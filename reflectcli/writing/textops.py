@@ -135,10 +135,13 @@ def assemble(outline: list[dict[str, Any]], bodies: list[str]) -> str:
 
 
 def rewrite_guard(previous: str, candidate: str) -> str | None:
-    """Why a rewrite must be rejected (`empty`, `too_short`, `too_long`), or None if it may stand."""
+    """Why a rewrite must be rejected (`empty`, `left_open`: it leaves a code fence open that
+    would swallow the sections after it, `too_short`, `too_long`), or None if it may stand."""
     before, after = len(previous.strip()), len(candidate.strip())
     if after == 0:
         return "empty"
+    if markdown.left_open(candidate) and not markdown.left_open(previous):
+        return "left_open"
     if before and after < MIN_RATIO * before:
         return "too_short"
     if before and after > MAX_RATIO * before:

@@ -54,7 +54,21 @@ def run(
         str | None, typer.Option("--builtin", help="A suite shipped with reflectcli: smoke or standard.")
     ] = None,  # fmt: skip
     judge: Annotated[
-        str | None, typer.Option("--judge", help="The judging model; must differ from writer and critic.")
+        str | None,
+        typer.Option("--judge", help="The judging model; must differ from writer and critic (default: "
+                     "the critic, which needs --judge-same)."),
+    ] = None,  # fmt: skip
+    judge_api_base: Annotated[
+        str | None, typer.Option("--judge-api-base", help="The judge's OpenAI-compatible server (default: "
+                                 "the writer's api_base).")
+    ] = None,  # fmt: skip
+    judge_same: Annotated[
+        bool, typer.Option("--judge-same", help="Allow a judge that is the writer or critic (same model "
+                           "and api_base); every report's headline then says so.")
+    ] = False,  # fmt: skip
+    judge_context: Annotated[
+        int | None, typer.Option("--judge-context", min=2000, help="Tokens the judge's context window "
+                                 "holds (default 32000): longer articles are judged in aligned chunks.")
     ] = None,  # fmt: skip
     model: ModelOpt = None,
     critic_model: CriticOpt = None,
@@ -96,9 +110,6 @@ def run(
             "max_rounds": max_rounds, "runs_dir": str(runs_dir) if runs_dir else None,
         })  # fmt: skip
         chosen = judge or settings.critic_name
-        if not judge:
-            ui.warn(f"no --judge given: judging with {chosen}, the critic itself; pass --judge "
-                    "with a different model for a measurement you can trust")  # fmt: skip
         other = None
         if against is not None:
             if not against.is_file():
@@ -106,7 +117,9 @@ def run(
             other = with_memory(load_settings(against, flags={"runs_dir": settings.runs_dir}), memory)
         settings = with_memory(settings, memory)
         evaluation = Evaluation(ui, settings.runs_dir)
-        eval_id = evaluation.start(name, tasks[:limit] if limit else tasks, settings, chosen, other)
+        eval_id = evaluation.start(name, tasks[:limit] if limit else tasks, settings, chosen, other,
+                                   judge_api_base=judge_api_base, judge_same=judge_same,
+                                   **({'judge_context': judge_context} if judge_context else {}))  # fmt: skip
         _show(ui, settings.runs_dir, eval_id)
     except RunInterrupted as exc:
         raise _interrupted(ui, exc, _eval_of(exc)) from None

@@ -18,7 +18,7 @@ from reflectcli.config import Settings, with_overrides
 from reflectcli.errors import UserError
 from reflectcli.eval import judge as judging
 from reflectcli.eval import stats
-from reflectcli.models.factory import make_client
+from reflectcli.models.factory import api_base_for, make_client
 from reflectcli.models.journal import JournaledClient
 from reflectcli.output.artifacts import final_text
 from reflectcli.runner import Runner
@@ -27,6 +27,7 @@ from reflectcli.store.evals import EvalTables
 
 KINDS = ("rubric_first", "rubric_final", "ab", "ba")
 AB_KINDS = ("rubric_b", "vs_ab", "vs_ba")  # with --against: config B's final vs A's final
+JUDGE_CONTEXT = 32000  # tokens the judge's context window holds, unless --judge-context says
 
 
 def new_eval_id(suite: str) -> str:
@@ -42,16 +43,39 @@ def kinds(found: dict[str, Any]) -> tuple[str, ...]:
     return KINDS + (AB_KINDS if found.get("against") else ())
 
 
-def judge_warnings(judge: str, settings: Settings) -> list[str]:
-    """A judge that is the writer or the critic grades its own homework: say so, loudly."""
-    out = []
-    if judge == settings.model:
-        out.append(f"the judge ({judge}) is the writer model: it will favour its own prose; "
-                   "use a different --judge for a measurement you can trust")  # fmt: skip
-    if judge == settings.critic_name and judge != settings.model:
-        out.append(f"the judge ({judge}) is the critic model: it grades its own critique; "
-                   "use a different --judge")  # fmt: skip
-    return out
+def shared_roles(judge: str, judge_api_base: str | None, settings: Settings) -> list[str]:
+    """The roles of `settings` the judge is (same model string at the same api_base): a judge
+    that wrote or critiqued the texts grades its own homework. The one rule for independence."""
+    roles, base = [], judge_api_base or settings.api_base  # the judge is reached where the writer is
+    if (judge, base) == (settings.model, settings.api_base):
+        roles.append("writer")
+    if settings.critic == "llm" and (judge, base) == (
+        settings.critic_name, api_base_for(settings, "critic")
+    ):
+        roles.append("critic")
+    return roles
+
+
+def independence(judge: str, judge_api_base: str | None, configs: list[Settings], allowed: bool) -> dict:
+    """{"shared": roles the judge also plays, "judge_same": allowed}; a UserError (exit 2) when
+    the judge is the writer or the critic of any configuration and `--judge-same` was not given."""
+    shared = list(dict.fromkeys(r for config in configs for r in shared_roles(judge, judge_api_base, config)))
+    if shared and not allowed:
+        where = f" at {judge_api_base}" if judge_api_base else ""
+        raise UserError(
+            f"the judge {judge}{where} is also the {' and the '.join(shared)}: a judge grading its "
+            "own writing is not evidence",
+            hint="pass --judge with another model (or --judge-api-base for another server), or "
+            "--judge-same to allow it (every report will say so)",
+            exit_code=2,
+        )
+    return {"shared": shared, "judge_same": bool(shared)}
+
+
+def _judge_settings(settings: Settings, meta: dict[str, Any]) -> Settings:
+    """The settings the judge's client is made from: the writer's, at the judge's own server."""
+    base = meta.get("judge_api_base")
+    return settings.model_copy(update={"api_base": base}) if base else settings
 
 
 class Evaluation:
@@ -68,19 +92,22 @@ class Evaluation:
             store.close()
 
     def start(self, suite: str, tasks: list[dict[str, Any]], settings: Settings, judge: str,
-              against: Settings | None = None) -> str:  # fmt: skip
-        for warning in judge_warnings(judge, settings) + (judge_warnings(judge, against) if against else []):
-            self.ui.warn(warning)
-        make_client(judge, settings, "judge")  # an unknown judge model fails here, not later
+              against: Settings | None = None, *, judge_api_base: str | None = None,
+              judge_same: bool = False, judge_context: int = JUDGE_CONTEXT) -> str:  # fmt: skip
+        configs = [settings, against] if against else [settings]
+        meta = {**independence(judge, judge_api_base, configs, judge_same),
+                "judge_api_base": judge_api_base, "judge_context": judge_context}  # fmt: skip
+        make_client(judge, _judge_settings(settings, meta), "judge")  # an unknown judge fails here
         for item in tasks:  # a bad override fails before the eval exists, naming its line
-            for config in (settings, against) if against else (settings,):
+            for config in configs:
                 with_overrides(config, item["overrides"], f"{suite}:{item['line']}")
         eval_id = new_eval_id(suite)
         with self._tables() as (_, tables):
             tables.create(eval_id, suite, judge, settings.run_params(), tasks,
-                          against.run_params() if against else None)  # fmt: skip
+                          against.run_params() if against else None, meta)  # fmt: skip
         count = f"{len(tasks)} task{'s' if len(tasks) != 1 else ''}"
-        self.ui.notice(f"eval {eval_id}: {count} from {suite}, judged by {judge} "
+        same = f" (NOT independent: also the {' and '.join(meta['shared'])})" if meta["shared"] else ""
+        self.ui.notice(f"eval {eval_id}: {count} from {suite}, judged by {judge}{same} "
                        f"(resume with `reflectcli eval resume {eval_id}`)")  # fmt: skip
         return self.resume(eval_id)
 
@@ -93,7 +120,7 @@ class Evaluation:
         settings = Settings.model_validate({**found["settings"], "runs_dir": self.runs_dir})
         other = (Settings.model_validate({**found["against"], "runs_dir": self.runs_dir})
                  if found.get("against") else None)  # fmt: skip
-        cool = settings.model_copy(update={"temperature": 0.0})
+        cool = _judge_settings(settings, found["meta"]).model_copy(update={"temperature": 0.0})
         judge = make_client(found["judge"], cool, "judge")
         if hasattr(judge, "preflight"):
             judge.preflight()
@@ -197,6 +224,10 @@ def report(runs_dir: str | Path, eval_id: str) -> dict[str, Any]:
         store.close()
     return {
         "eval": {k: found[k] for k in ("id", "suite", "judge", "status", "created_at", "updated_at")},
+        "judge": {"model": found["judge"], "api_base": found["meta"].get("judge_api_base"),
+                  "shared": found["meta"].get("shared", []),
+                  "judge_same": found["meta"].get("judge_same", False),
+                  "context": found["meta"].get("judge_context")},  # fmt: skip
         "models": {
             "writer": found["settings"].get("model"),
             "critic": found["settings"].get("critic_model") or found["settings"].get("model"),

@@ -22,6 +22,16 @@ def _num(value: float | None, signed: bool = False) -> str:
     return f"{value:+.2f}" if signed else f"{value:.2f}"
 
 
+def judge_lines(report: dict[str, Any]) -> list[str]:
+    """First of all: whether the judge is independent of the texts it grades."""
+    judge = report.get("judge") or {}
+    if judge.get("judge_same"):
+        roles = " and the ".join(judge.get("shared") or ["writer"])
+        return [f"JUDGE NOT INDEPENDENT (--judge-same): the judge {judge.get('model')} is also the "
+                f"{roles}; these numbers are not evidence"]  # fmt: skip
+    return []
+
+
 def headline(summary: dict[str, Any]) -> list[str]:
     """The lines a reader must not miss, worse-off first."""
     lines = []
@@ -80,8 +90,9 @@ def terminal(console, report: dict[str, Any]) -> None:
     p(f"[bold]eval {escape(ev['id'])}[/] · {escape(ev['suite'])} · {ev['status']} · writer "
       f"{escape(str(report['models']['writer']))} · critic {escape(str(report['models']['critic']))}"
       f" · judge {escape(ev['judge'])}")  # fmt: skip
-    for line in headline(summary) + versus_lines(report.get("against")):
-        colour = "red bold" if line.startswith("WORSE") else "yellow" if "below 85" in line else ""
+    for line in judge_lines(report) + headline(summary) + versus_lines(report.get("against")):
+        loud = line.startswith(("WORSE", "JUDGE NOT"))
+        colour = "red bold" if loud else "yellow" if "below 85" in line else ""
         p(f"[{colour}]{escape(line)}[/]" if colour else escape(line))
     table = Table(box=None, padding=(0, 1), header_style="bold", title="rubric gain per criterion",
                   title_justify="left")  # fmt: skip
@@ -139,8 +150,8 @@ def page(report: dict[str, Any]) -> str:
            f"<h1>eval {e(ev['id'])}</h1>",
            f"<p>{e(ev['suite'])} · {e(ev['status'])} · writer {e(str(report['models']['writer']))} · "
            f"critic {e(str(report['models']['critic']))} · judge {e(ev['judge'])}</p>"]  # fmt: skip
-    for line in headline(summary) + versus_lines(report.get("against")):
-        cls = ' class="worse"' if line.startswith("WORSE") else ""
+    for line in judge_lines(report) + headline(summary) + versus_lines(report.get("against")):
+        cls = ' class="worse"' if line.startswith(("WORSE", "JUDGE NOT")) else ""
         out.append(f"<p{cls}>{e(line)}</p>")
     out.append("<h2>Rubric gain per criterion (final − first draft)</h2>")
     out.append(_bars([(c, summary["rubric_gain"][c]) for c in CRITERIA]))

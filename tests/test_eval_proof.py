@@ -4,11 +4,18 @@ system's published articles."""
 
 from __future__ import annotations
 
-import pytest
+import json
+import re
 
+import pytest
+from typer.testing import CliRunner
+
+from reflectcli.cli.app import app
 from reflectcli.errors import UserError
-from reflectcli.eval.run import independence, shared_roles
-from tests.helpers import settings
+from reflectcli.eval import stats
+from reflectcli.eval.run import Evaluation, independence, report, shared_roles
+from reflectcli.models.fake import IMPROVED, FakeClient, ScriptedResponder, install_fake
+from tests.helpers import quiet_ui, settings
 
 
 def test_the_judge_must_differ_from_writer_and_critic_by_model_and_server(runs_dir):
@@ -26,3 +33,176 @@ def test_the_judge_must_differ_from_writer_and_critic_by_model_and_server(runs_d
     assert independence("openai/w", None, [alone], allowed=True) == {
         "shared": ["writer", "critic"], "judge_same": True}  # fmt: skip
     assert independence("openai/j", None, [alone], allowed=False)["judge_same"] is False
+
+
+GRADES = ("interest", "coherence", "relevance", "coverage", "accuracy", "completeness",
+          "readability", "structure")  # fmt: skip
+CUT = " Revision turns notes to self into an argument for a reader, cutting what wanders and adding " \
+      "the example that makes a claim land."  # fmt: skip
+EXTRA = " Every added sentence makes the article a little longer than it was before."
+
+
+def articles(prompt: str) -> tuple[str, str]:
+    a = re.search(r"<article_A>\n(.*?)\n</article_A>", prompt, re.S).group(1)
+    b = re.search(r"<article_B>\n(.*?)\n</article_B>", prompt, re.S).group(1)
+    return a, b
+
+
+def longer_judge(step, messages):
+    """Prefers the longer text, whatever it says."""
+    if step.startswith("pair"):
+        a, b = (len(t.split()) for t in articles(messages[-1]["content"]))
+        return json.dumps({"winner": "A" if a > b else "B" if b > a else "tie", "reason": "More."})
+    return json.dumps(dict.fromkeys(GRADES, 3))
+
+
+def tie_judge(step, messages):
+    if step.startswith("pair"):
+        return json.dumps({"winner": "tie", "reason": "Alike."})
+    return json.dumps(dict.fromkeys(GRADES, 3))
+
+
+def a_judge(step, messages):
+    if step.startswith("pair"):
+        return json.dumps({"winner": "A", "reason": "The first."})
+    return json.dumps(dict.fromkeys(GRADES, 3))
+
+
+class Resizing(ScriptedResponder):
+    """A writer whose revision grows task n's article by `grow[n]` sentences (a negative number:
+    cuts one sentence instead)."""
+
+    def __init__(self, grow: dict[int, int]):
+        super().__init__(scores=[6, 9], sections=2)
+        self.grow = grow
+
+    def __call__(self, step, messages):
+        out = super().__call__(step, messages)
+        if step.startswith("revise"):
+            n = int(re.search(r"Task (\d+) about", messages[-1]["content"]).group(1))
+            k = self.grow[n]
+            out = out.replace(CUT, "", 1) if k < 0 else out.replace(IMPROVED, IMPROVED + EXTRA * k, 1)
+        return out
+
+
+@pytest.fixture
+def judge():
+    client = FakeClient(model="judge/x", responder=longer_judge)
+    undo = install_fake("judge", lambda model: client)
+    yield client
+    undo()
+
+
+def shown_report(runs_dir, eval_id: str) -> str:
+    shown = CliRunner().invoke(app, ["eval", "report", eval_id, "--runs-dir", str(runs_dir)])
+    return " ".join(shown.output.split())
+
+
+def tasks(count: int) -> list[dict]:
+    return [{"n": i, "line": i, "task": f"Task {i} about revising", "reference": None, "tags": [],
+             "overrides": {}} for i in range(1, count + 1)]  # fmt: skip
+
+
+def test_a_judge_that_prefers_length_wins_raw_and_no_effect_at_equal_length(scripted, judge, runs_dir):
+    grow = {1: 1, 2: 2, 3: 3, 4: 4, 5: -1, 6: -1}
+    scripted.responder = Resizing(grow)
+    eval_id = Evaluation(quiet_ui(), runs_dir).start("mine", tasks(6), settings(runs_dir, threshold=8),
+                                                     "judge/x")  # fmt: skip
+    data = report(runs_dir, eval_id)
+    s = data["summary"]
+    # recomputed from the texts: the longer article won each pair, in both orders
+    outcomes = []
+    for item in data["items"]:
+        words = item["metrics"]["first"]["words"], item["metrics"]["final"]["words"]
+        assert (words[1] > words[0]) == (grow[item["n"]] > 0)
+        outcomes.append(item["pair"]["outcome"])
+        assert item["pair"]["consistent"]
+    assert outcomes == ["final"] * 4 + ["first"] * 2
+    assert s["win"] == round(4 / 6, 4) and s["loss"] == round(2 / 6, 4) and s["raw_direction"] == "better"
+    assert abs(s["lc_win"] - 0.5) <= stats.BAND and s["lc_direction"] == "no effect"
+    assert s["length_disagrees"] and not s["lc_extrapolated"]
+    low, high = s["lc_interval"]
+    assert low < 0.5 < high
+    assert s["mean_length_change"] > 0 and s["mean_words_added"] > 0
+    shown = shown_report(runs_dir, eval_id)
+    assert "LENGTH: raw says better, at equal length no effect" in shown
+    assert shown.index("LENGTH:") < shown.index("length-controlled preference")
+
+
+def test_length_control_with_a_fair_judge_and_with_lengths_that_all_grew():
+    # a judge whose verdicts do not follow length: the LC preference stays with the raw one
+    points = [(0.1, 1.0), (0.2, 1.0), (-0.1, 1.0), (-0.2, 1.0), (0.3, 1.0), (0.05, 0.0)]
+    lc = stats.length_control(points, 5 / 6)
+    assert lc["lc_direction"] == "better" and not lc["length_disagrees"] and lc["lc_win"] > 0.65
+    more = stats.length_control(points * 4, 5 / 6)  # the prior weighs less against more tasks
+    assert more["lc_win"] > lc["lc_win"] and more["lc_interval"][0] > 0.5
+    # every final grew by the same ratio: length and revision are the same thing, LC is unknown
+    same = stats.length_control([(0.2, 1.0)] * 4, 1.0)
+    assert same["lc_win"] is None and not same["length_disagrees"]
+    grew = stats.length_control([(0.1, 1.0), (0.2, 1.0), (0.4, 0.0)], 2 / 3)
+    assert grew["lc_extrapolated"]
+    a, b = stats.logistic_fit([-1.0, 1.0, -0.5, 0.5], [0.0, 1.0, 0.0, 1.0])
+    assert abs(a) < 1e-6 and b > 1  # symmetric data: no preference at x = 0
+
+
+def test_an_always_tie_judge_leaves_consistency_unknown(scripted, judge, runs_dir):
+    scripted.responder = Resizing({1: 1, 2: 2, 3: -1})
+    judge.responder = tie_judge
+    eval_id = Evaluation(quiet_ui(), runs_dir).start("mine", tasks(3), settings(runs_dir, threshold=8),
+                                                     "judge/x")  # fmt: skip
+    s = report(runs_dir, eval_id)["summary"]
+    assert s["tie"] == 1.0 and s["decided"] == 3 and s["consistency_pairs"] == 0
+    assert s["position_consistency"] is None  # a judge that never decides proves no consistency
+    shown = shown_report(runs_dir, eval_id)
+    assert "position consistency unknown" in shown
+    assert "100%" not in shown.split("position consistency")[1][:40]
+
+
+def test_a_judge_that_prefers_position_a_is_caught_by_both_orders(scripted, judge, runs_dir):
+    scripted.responder = Resizing({1: 1, 2: 2, 3: -1})
+    judge.responder = a_judge
+    eval_id = Evaluation(quiet_ui(), runs_dir).start("mine", tasks(3), settings(runs_dir, threshold=8),
+                                                     "judge/x")  # fmt: skip
+    data = report(runs_dir, eval_id)
+    s = data["summary"]
+    assert [(i["pair"]["ab"], i["pair"]["ba"]) for i in data["items"]] == [("first", "final")] * 3
+    assert s["position_consistency"] == 0.0 and s["tie"] == 1.0 and s["win"] == 0.0
+    assert s["preference"] == 0.5 and s["raw_direction"] == "no effect"
+
+
+def test_articles_longer_than_the_judges_window_are_judged_whole_in_aligned_parts():
+    from reflectcli.eval import judge as judging
+    from reflectcli.models.fake import prose
+
+    a = "\n\n".join(f"## Part {i}\n\n{prose(i, 30)}" for i in range(8))  # ~2,400 words
+    b = "\n\n".join(f"## Part {i}\n\n{prose(i + 50, 20)}" for i in range(8))
+    client = FakeClient(model="judge/x", responder=longer_judge)
+    verdict = judging.pair(client, "A task", a, b, None, "pair:1:ab", context=2000)
+    k = verdict["parts"]
+    assert k > 1 and [c["step"] for c in client.history] == [f"pair:1:ab:p{i}of{k}" for i in range(1, k + 1)]
+    shown = [articles(c["messages"][-1]["content"]) for c in client.history]
+    for whole, side in ((a, 0), (b, 1)):  # every paragraph reached the judge, in order, none cut
+        assert "\n\n".join(part[side] for part in shown if part[side]) == whole
+    assert all(f"part {i} of {k}" in c["messages"][-1]["content"] for i, c in enumerate(client.history, 1))
+    assert verdict["winner"] == "A" and verdict["reason"].startswith(f"parts won: A {k}")
+    short = judging.pair(FakeClient(model="judge/x", responder=longer_judge), "A task", "One.", "Two words.",
+                         None, "pair:1:ab")  # fmt: skip
+    assert short["parts"] == 1 and short["winner"] == "B"
+    graded = judging.rubric(FakeClient(model="judge/x", responder=longer_judge), "A task", a, None,
+                            "rubric:1:first", context=2000)  # fmt: skip
+    assert graded["parts"] > 1 and graded["grades"]["interest"] == 3
+
+
+def test_gain_per_dollar_counts_the_judge():
+    def item(cost):
+        grades = lambda g: {"grades": dict.fromkeys(GRADES, g), "tokens": 100, "cost": cost}  # noqa: E731
+        return {"n": 1, "tags": [], "pair": stats.combine({"winner": "B"}, {"winner": "A"}),
+                "ab": {"winner": "B", "tokens": 50, "cost": cost},
+                "ba": {"winner": "A", "tokens": 50, "cost": cost},
+                "rubric_first": grades(3), "rubric_final": grades(4),
+                "run": {"rounds": 2, "tokens": 1000, "cost": 0.02}}  # fmt: skip
+
+    s = stats.summarize([item(0.01), item(0.01)])
+    assert s["judge_tokens"] == 600 and s["judge_cost"] == 0.08 and s["cost"] == 0.04
+    assert s["gain_per_dollar"] == round(1.0 / ((0.04 + 0.08) / 2), 3)  # 16.667, not 50 (writing only)
+    assert stats.summarize([item(None), item(0.01)])["gain_per_dollar"] is None  # a judge price unknown

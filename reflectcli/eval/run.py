@@ -17,7 +17,7 @@ from typing import Any
 from reflectcli.config import Settings, with_overrides
 from reflectcli.errors import UserError
 from reflectcli.eval import judge as judging
-from reflectcli.eval import stats
+from reflectcli.eval import metrics, stats
 from reflectcli.models.factory import api_base_for, make_client
 from reflectcli.models.journal import JournaledClient
 from reflectcli.output.artifacts import final_text
@@ -25,7 +25,7 @@ from reflectcli.runner import Runner
 from reflectcli.store.db import Store
 from reflectcli.store.evals import EvalTables
 
-KINDS = ("rubric_first", "rubric_final", "ab", "ba")
+KINDS = ("rubric_first", "rubric_final", "ab", "ba", "metrics")
 AB_KINDS = ("rubric_b", "vs_ab", "vs_ba")  # with --against: config B's final vs A's final
 JUDGE_CONTEXT = 32000  # tokens the judge's context window holds, unless --judge-context says
 
@@ -82,6 +82,7 @@ class Evaluation:
     def __init__(self, ui, runs_dir: str | Path):
         self.ui = ui
         self.runs_dir = str(runs_dir)
+        self.context = JUDGE_CONTEXT  # the judge's window, in tokens (the eval's own, once resumed)
 
     @contextmanager
     def _tables(self):
@@ -127,6 +128,7 @@ class Evaluation:
         store = Store(self.runs_dir)
         try:
             client = JournaledClient(judge, store, f"judge-{eval_id}", lambda kind, data: None)
+            self.context = found["meta"].get("judge_context") or JUDGE_CONTEXT
             tables = EvalTables(store.conn)
             for item in found["tasks"]:
                 self._task(eval_id, item, settings, client, tables, store)
@@ -158,12 +160,12 @@ class Evaluation:
         final_b = final_text(self._written(item, other, thread_for(eval_id, n, "b"), store)) or ""
         task, reference = item["task"], item.get("reference")
         if tables.result(eval_id, n, "rubric_b") is None:
-            tables.save(
-                eval_id, n, "rubric_b", judging.rubric(client, task, final_b, reference, f"rubric:{n}:b")
-            )
+            graded = judging.rubric(client, task, final_b, reference, f"rubric:{n}:b", self.context)
+            tables.save(eval_id, n, "rubric_b", graded)
         for kind, a, b in (("vs_ab", final_a, final_b), ("vs_ba", final_b, final_a)):
             if tables.result(eval_id, n, kind) is None:
-                tables.save(eval_id, n, kind, judging.pair(client, task, a, b, reference, f"pair:{n}:{kind}"))
+                verdict = judging.pair(client, task, a, b, reference, f"pair:{n}:{kind}", self.context)
+                tables.save(eval_id, n, kind, verdict)
 
     def _task(self, eval_id, item, settings, client, tables, store) -> None:
         n, thread = item["n"], thread_for(eval_id, item["n"])
@@ -174,15 +176,19 @@ class Evaluation:
         versions = state.get("versions") or []
         first, final = (versions[0]["text"] if versions else ""), (final_text(state) or "")
         task, reference = item["task"], item.get("reference")
+        if tables.result(eval_id, n, "metrics") is None:  # no model: computed from the texts and the run
+            tables.save(eval_id, n, "metrics", {
+                "first": metrics.article(first, None, item.get("length"), reference),
+                "final": metrics.article(final, state, item.get("length"), reference)})  # fmt: skip
         if tables.result(eval_id, n, "rubric_first") is None:
-            tables.save(eval_id, n, "rubric_first",
-                        judging.rubric(client, task, first, reference, f"rubric:{n}:first"))  # fmt: skip
+            graded = judging.rubric(client, task, first, reference, f"rubric:{n}:first", self.context)
+            tables.save(eval_id, n, "rubric_first", graded)
         if tables.result(eval_id, n, "rubric_final") is None:
             if final == first:  # the run kept its first draft: nothing to compare, nothing paid
                 graded = {**tables.result(eval_id, n, "rubric_first"), "same_text": True, "tokens": 0,
                           "cost": None, "seconds": 0.0}  # fmt: skip
             else:
-                graded = judging.rubric(client, task, final, reference, f"rubric:{n}:final")
+                graded = judging.rubric(client, task, final, reference, f"rubric:{n}:final", self.context)
             tables.save(eval_id, n, "rubric_final", graded)
         for kind, a, b in (("ab", first, final), ("ba", final, first)):
             if tables.result(eval_id, n, kind) is None:
@@ -190,7 +196,7 @@ class Evaluation:
                     verdict = {"winner": "tie", "reason": "the output is the first draft",
                                "source": "same_text", "tokens": 0, "cost": None, "seconds": 0.0}  # fmt: skip
                 else:
-                    verdict = judging.pair(client, task, a, b, reference, f"pair:{n}:{kind}")
+                    verdict = judging.pair(client, task, a, b, reference, f"pair:{n}:{kind}", self.context)
                 tables.save(eval_id, n, kind, verdict)
 
 

@@ -32,6 +32,30 @@ def judge_lines(report: dict[str, Any]) -> list[str]:
     return []
 
 
+def length_lines(summary: dict[str, Any]) -> list[str]:
+    """The length-controlled result beside the raw one, and a loud flag when they disagree."""
+    if "lc_win" not in summary:  # a report stored before length control
+        return []
+    change = summary.get("mean_length_change")
+    grew = ("" if change is None else f" · mean length change {change:+.0%} "
+            f"({summary['mean_words_added']:+.0f} words)")  # fmt: skip
+    lc = summary["lc_win"]
+    if lc is None:
+        shown = ("unknown (every final changed length by the same ratio: length and revision cannot "
+                 "be told apart)")
+    else:
+        interval = summary.get("lc_interval")
+        ci = f" (95 % CI {_pct(interval[0])}–{_pct(interval[1])})" if interval else ""
+        far = " — extrapolated: every final changed length the same way" if summary["lc_extrapolated"] else ""
+        shown = f"{_pct(lc)}{ci}{far}"
+    lines = [f"length-controlled preference of the final (at equal length): {shown} · raw preference "
+             f"{_pct(summary['preference'])} (win + half the ties){grew}"]  # fmt: skip
+    if summary.get("length_disagrees"):
+        lines.insert(0, f"LENGTH: raw says {summary['raw_direction']}, at equal length "
+                        f"{summary['lc_direction']}: the raw result is explained by length")  # fmt: skip
+    return lines
+
+
 def headline(summary: dict[str, Any]) -> list[str]:
     """The lines a reader must not miss, worse-off first."""
     lines = []
@@ -43,16 +67,18 @@ def headline(summary: dict[str, Any]) -> list[str]:
                      f"{ci} · tie {_pct(summary['tie'])} · loss {_pct(summary['loss'])}")  # fmt: skip
         if summary["loss"] and summary["loss"] > summary["win"]:
             lines.insert(0, "WORSE: the final output lost to the first draft more often than it won")
+        lines += length_lines(summary)
         consistency = summary["position_consistency"]
-        decided = summary.get("decided", summary["judged"])
+        decided = summary.get("consistency_pairs", summary.get("decided", summary["judged"]))
         if consistency is None:
-            lines.append("position consistency unknown: the judge decided no pair in both orders "
-                         "(identical texts are not judged; unusable answers fall back to a tie)")  # fmt: skip
+            lines.append("position consistency unknown: the judge named a winner in no pair it "
+                         "decided in both orders (identical texts are not judged; unusable answers "
+                         "fall back to a tie; a tie in both orders says nothing about position)")  # fmt: skip
         else:
             leans = " — below 85 %: the judge leans on position" if consistency < 0.85 else ""
             lines.append(f"position consistency {_pct(consistency)} over {decided} pair"
-                         f"{'s' if decided != 1 else ''} the judge decided (the two orders "
-                         f"agreed){leans}")  # fmt: skip
+                         f"{'s' if decided != 1 else ''} the judge decided with a winner (the two "
+                         f"orders agreed){leans}")  # fmt: skip
         if summary["judge_fallbacks"]:
             lines.append(f"{summary['judge_fallbacks']} pairwise judgement(s) fell back to a tie "
                          "(the judge's answer was unusable)")  # fmt: skip
@@ -60,10 +86,12 @@ def headline(summary: dict[str, Any]) -> list[str]:
         lines.append("no task judged yet")
     gain = summary["mean_rubric_gain"]
     cost = "unknown" if summary["cost"] is None else f"${summary['cost']:.4f}"
+    judged = summary.get("judge_cost")
+    judge_cost = "unknown" if judged is None else f"${judged:.4f}"
     lines.append(f"mean rubric gain {_num(gain, True)} (1-5 scale) · mean rounds "
-                 f"{_num(summary['mean_rounds'])} · writing {summary['tokens']} tokens · judging "
-                 f"{summary['judge_tokens']} tokens · cost {cost} · gain per dollar "
-                 f"{_num(summary['gain_per_dollar'])}")  # fmt: skip
+                 f"{_num(summary['mean_rounds'])} · writing {summary['tokens']} tokens, {cost} · judging "
+                 f"{summary['judge_tokens']} tokens, {judge_cost} · gain per dollar (writing and "
+                 f"judging) {_num(summary['gain_per_dollar'])}")  # fmt: skip
     return lines
 
 
@@ -91,7 +119,7 @@ def terminal(console, report: dict[str, Any]) -> None:
       f"{escape(str(report['models']['writer']))} · critic {escape(str(report['models']['critic']))}"
       f" · judge {escape(ev['judge'])}")  # fmt: skip
     for line in judge_lines(report) + headline(summary) + versus_lines(report.get("against")):
-        loud = line.startswith(("WORSE", "JUDGE NOT"))
+        loud = line.startswith(("WORSE", "JUDGE NOT", "LENGTH:"))
         colour = "red bold" if loud else "yellow" if "below 85" in line else ""
         p(f"[{colour}]{escape(line)}[/]" if colour else escape(line))
     table = Table(box=None, padding=(0, 1), header_style="bold", title="rubric gain per criterion",
@@ -151,7 +179,7 @@ def page(report: dict[str, Any]) -> str:
            f"<p>{e(ev['suite'])} · {e(ev['status'])} · writer {e(str(report['models']['writer']))} · "
            f"critic {e(str(report['models']['critic']))} · judge {e(ev['judge'])}</p>"]  # fmt: skip
     for line in judge_lines(report) + headline(summary) + versus_lines(report.get("against")):
-        cls = ' class="worse"' if line.startswith(("WORSE", "JUDGE NOT")) else ""
+        cls = ' class="worse"' if line.startswith(("WORSE", "JUDGE NOT", "LENGTH:")) else ""
         out.append(f"<p{cls}>{e(line)}</p>")
     out.append("<h2>Rubric gain per criterion (final − first draft)</h2>")
     out.append(_bars([(c, summary["rubric_gain"][c]) for c in CRITERIA]))

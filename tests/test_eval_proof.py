@@ -206,3 +206,117 @@ def test_gain_per_dollar_counts_the_judge():
     assert s["judge_tokens"] == 600 and s["judge_cost"] == 0.08 and s["cost"] == 0.04
     assert s["gain_per_dollar"] == round(1.0 / ((0.04 + 0.08) / 2), 3)  # 16.667, not 50 (writing only)
     assert stats.summarize([item(None), item(0.01)])["gain_per_dollar"] is None  # a judge price unknown
+
+
+def test_against_another_systems_outputs_every_pair_twice_and_the_numbers_recomputed(
+    scripted, judge, runs_dir, tmp_path
+):
+    import hashlib
+
+    from reflectcli.models.fake import prose
+
+    scripted.responder = Resizing({n: 1 for n in range(1, 6)})
+    suite = tmp_path / "query.jsonl"  # DeepResearch Bench's shape
+    lines = [{"id": n, "topic": "Science", "language": "en", "prompt": f"Task {n} about revising"}
+             for n in range(1, 6)]  # fmt: skip
+    suite.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    sizes = {1: 40, 2: 2, 3: 1, 4: 30, 5: 3}  # sentences of about 8 words: longer, then shorter than ours
+    theirs = {n: f"# Their report {n}\n\n{prose(n, k)}" for n, k in sizes.items()}
+    outputs = tmp_path / "odr.jsonl"
+    outputs.write_text("".join(json.dumps({"id": n, "prompt": f"Task {n}", "article": theirs[n]}) + "\n"
+                               for n in range(5, 0, -1)))  # fmt: skip
+    run = CliRunner().invoke(app, ["eval", "run", str(suite), "--model", "fake/w", "--judge", "judge/x",
+                                   "--against-outputs", str(outputs), "--against-name",
+                                   "open_deep_research", "--runs-dir", str(runs_dir)])  # fmt: skip
+    assert run.exit_code == 0, run.output
+    steps = [c["step"] for c in judge.history if ":other_" in c["step"]]
+    assert sorted(steps) == sorted(f"pair:{n}:other_{k}" for n in range(1, 6) for k in ("ab", "ba"))
+    listed = CliRunner().invoke(app, ["eval", "list", "--json", "--runs-dir", str(runs_dir)])
+    eval_id = json.loads(listed.output)[0]["id"]
+    data = report(runs_dir, eval_id)
+    got = data["outputs"]
+    assert got["system"] == "open_deep_research"
+    assert got["sha256"] == hashlib.sha256(outputs.read_bytes()).hexdigest()
+    assert got["articles"] == 5 and got["judged"] == 5
+    expected = []
+    for item in data["items"]:
+        n = item["n"]
+        ab = next(c for c in judge.history if c["step"] == f"pair:{n}:other_ab")["messages"][-1]["content"]
+        assert articles(ab)[0] == theirs[n]  # their article as A, then as B
+        ba = next(c for c in judge.history if c["step"] == f"pair:{n}:other_ba")["messages"][-1]["content"]
+        assert articles(ba)[1] == theirs[n]
+        ours, other = item["metrics"]["final"]["words"], item["metrics"]["other"]["words"]
+        assert other == len(theirs[n].split())
+        expected.append("final" if ours > other else "first" if ours < other else "tie")
+        assert item["outputs_pair"]["outcome"] == expected[-1]
+    assert expected == ["first", "final", "final", "first", "final"]  # the length judge's verdicts
+    assert got["win"] == 0.6 and got["loss"] == 0.4 and got["tie"] == 0.0
+    assert got["preference"] == 0.6 and got["position_consistency"] == 1.0
+    ratios = [i["metrics"]["final"]["words"] / i["metrics"]["other"]["words"] - 1 for i in data["items"]]
+    assert got["mean_length_change"] == round(sum(ratios) / 5, 3)
+    assert {t for i in data["items"] for t in i["tags"]} == {"Science"}
+    text = " ".join(run.output.split())
+    named = f"ours vs open_deep_research ({outputs}, sha256 {got['sha256']}, 5 articles)"
+    assert f"{named} over 5 tasks: ours wins 60%" in text
+    # a task without an article in the file stops before anything is written or paid
+    short = tmp_path / "short.jsonl"
+    short.write_text(json.dumps({"id": 1, "article": "Only one."}) + "\n")
+    calls = len(judge.history)
+    missing = CliRunner().invoke(app, ["eval", "run", str(suite), "--model", "fake/w", "--judge",
+                                       "judge/x", "--against-outputs", str(short), "--runs-dir",
+                                       str(runs_dir)])  # fmt: skip
+    assert missing.exit_code == 2 and "has no article for 4 task id(s)" in " ".join(missing.output.split())
+    assert len(judge.history) == calls and "Traceback" not in missing.output
+
+
+def test_metrics_without_a_model():
+    from reflectcli.eval import metrics
+
+    # LongBench-Write's S_l: 100 at the asked length, -1/3 per 100 % over, -1/2 per 100 % under
+    assert metrics.length_score(1000, 1000) == 100 and metrics.length_score(1000, 1500) == 83.33
+    assert metrics.length_score(1000, 500) == 50 and metrics.length_score(1000, 4000) == 0
+    assert metrics.length_score(1000, 0) == 0 and metrics.length_score(1000, 250) == 0
+    assert metrics.words("Two words 中文字") == 5  # a CJK character is a word
+    text = "## One\n\n" + " ".join(["word"] * 98) + " [S1] [S2]"
+    state = {"final_version": 2, "trace": [{"kind": "invented_citation", "removed": ["S9", "S7"]},
+                                           {"kind": "guard"}],
+             "reviews": [{"version": 1, "claims": [{"verdict": "supported"}]},
+                         {"version": 2, "claims": [{"verdict": "supported"},
+                                                   {"verdict": "unsupported"}]}]}  # fmt: skip
+    found = metrics.article(text, state, required=100)
+    assert found["words"] == 102 and found["citations_per_1000_words"] == round(2000 / 102, 2)
+    assert found["claims_supported"] == 0.5 and found["claims"] == 2
+    assert found["invented_citations_removed"] == 2
+    assert found["length_score"] == metrics.length_score(100, 102)
+    assert metrics.rouge1("the cat sat", "the cat ran") == round(2 / 3, 4)
+    assert metrics.rouge_l("a b c d", "a c d") == round(2 * 0.75 * 1 / 1.75, 4)
+    reference = "Zillennials\n\n# Etymology\n\nText.\n\n# Date and age range\n\n## Arts and culture\n\nMore."
+    mine = "## Etymology\n\nX.\n\n## The date and age ranges\n\nY.\n\n## Sport\n\nZ."
+    assert metrics.heading_recall(mine, reference) == {"exact": round(1 / 3, 4), "fuzzy": round(2 / 3, 4),
+                                                       "headings": 3}  # fmt: skip
+
+
+def test_a_suite_with_lengths_and_references_reports_them(scripted, judge, runs_dir, tmp_path):
+    scripted.responder = Resizing({1: 1, 2: 2})
+    suite = tmp_path / "s.jsonl"
+    reference = "# Why first drafts fall short\n\nWriters revise because a first draft records thinking."
+    lines = [{"task": "Task 1 about revising", "length": 60, "id": "a"},
+             {"task": "Task 2 about revising", "reference": reference}]
+    suite.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    run = CliRunner().invoke(app, ["eval", "run", str(suite), "--model", "fake/w", "--judge", "judge/x",
+                                   "--runs-dir", str(runs_dir)])  # fmt: skip
+    assert run.exit_code == 0, run.output
+    listed = CliRunner().invoke(app, ["eval", "list", "--json", "--runs-dir", str(runs_dir)])
+    data = report(runs_dir, json.loads(listed.output)[0]["id"])
+    first, final = (data["items"][0]["metrics"][k] for k in ("first", "final"))
+    from reflectcli.eval.metrics import length_score
+
+    assert final["length_score"] == length_score(60, final["words"]) and "length_score" not in (
+        data["items"][1]["metrics"]["final"])  # fmt: skip
+    free = data["summary"]["model_free"]
+    assert free["final"]["length_score"] == {"mean": final["length_score"], "tasks": 1}
+    assert free["first"]["length_score"]["mean"] == first["length_score"]
+    recall = data["items"][1]["metrics"]["final"]["heading_recall"]
+    assert recall["exact"] == 1.0 and free["final"]["rouge1"]["tasks"] == 1
+    text = " ".join(run.output.split())
+    assert f"length score S_l {first['length_score']:.1f} → {final['length_score']:.1f} (1 task)" in text

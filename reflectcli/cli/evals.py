@@ -68,7 +68,8 @@ def run(
     ] = False,  # fmt: skip
     judge_context: Annotated[
         int | None, typer.Option("--judge-context", min=2000, help="Tokens the judge's context window "
-                                 "holds (default 32000): longer articles are judged in aligned chunks.")
+                                 "holds (default: a local model's own, else 32000); longer articles "
+                                 "are judged in aligned parts.")
     ] = None,  # fmt: skip
     model: ModelOpt = None,
     critic_model: CriticOpt = None,
@@ -80,6 +81,15 @@ def run(
             "--against",
             help="A second config file (B): each task written with it too, and B's final judged against A's.",
         ),
+    ] = None,  # fmt: skip
+    against_outputs: Annotated[
+        Path | None,
+        typer.Option("--against-outputs", help="Another system's articles (JSONL: id, article): each "
+                     "task's final judged against the article with its id, both orders."),
+    ] = None,  # fmt: skip
+    against_name: Annotated[
+        str | None, typer.Option("--against-name", help="The other system's name in the report (default: "
+                                 "the file's name).")
     ] = None,  # fmt: skip
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N tasks.")] = None,
     memory: Annotated[
@@ -105,6 +115,11 @@ def run(
         from reflectcli.eval.suites import load
 
         name, tasks = load(suite, builtin)
+        outputs = None
+        if against_outputs is not None:
+            from reflectcli.eval.outputs import load as load_outputs
+
+            outputs = load_outputs(against_outputs, against_name)
         settings = load_settings(config, flags={
             "model": model, "critic_model": critic_model, "api_base": api_base,
             "max_rounds": max_rounds, "runs_dir": str(runs_dir) if runs_dir else None,
@@ -118,8 +133,8 @@ def run(
         settings = with_memory(settings, memory)
         evaluation = Evaluation(ui, settings.runs_dir)
         eval_id = evaluation.start(name, tasks[:limit] if limit else tasks, settings, chosen, other,
-                                   judge_api_base=judge_api_base, judge_same=judge_same,
-                                   **({'judge_context': judge_context} if judge_context else {}))  # fmt: skip
+                                   judge_api_base=judge_api_base, judge_same=judge_same, outputs=outputs,
+                                   judge_context=judge_context)  # fmt: skip
         _show(ui, settings.runs_dir, eval_id)
     except RunInterrupted as exc:
         raise _interrupted(ui, exc, _eval_of(exc)) from None

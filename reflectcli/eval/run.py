@@ -18,6 +18,7 @@ from reflectcli.config import Settings, with_overrides
 from reflectcli.errors import UserError
 from reflectcli.eval import judge as judging
 from reflectcli.eval import metrics, stats
+from reflectcli.eval.outputs import attach
 from reflectcli.models.factory import api_base_for, make_client
 from reflectcli.models.journal import JournaledClient
 from reflectcli.output.artifacts import final_text
@@ -27,6 +28,8 @@ from reflectcli.store.evals import EvalTables
 
 KINDS = ("rubric_first", "rubric_final", "ab", "ba", "metrics")
 AB_KINDS = ("rubric_b", "vs_ab", "vs_ba")  # with --against: config B's final vs A's final
+# with --against-outputs: the other system's article as A and our final as B, then swapped
+OTHER_KINDS = ("other_ab", "other_ba")
 JUDGE_CONTEXT = 32000  # tokens the judge's context window holds, unless --judge-context says
 
 
@@ -40,7 +43,8 @@ def thread_for(eval_id: str, n: int, config: str = "") -> str:
 
 
 def kinds(found: dict[str, Any]) -> tuple[str, ...]:
-    return KINDS + (AB_KINDS if found.get("against") else ())
+    return (KINDS + (AB_KINDS if found.get("against") else ())
+            + (OTHER_KINDS if (found.get("meta") or {}).get("outputs") else ()))  # fmt: skip
 
 
 def shared_roles(judge: str, judge_api_base: str | None, settings: Settings) -> list[str]:
@@ -94,11 +98,18 @@ class Evaluation:
 
     def start(self, suite: str, tasks: list[dict[str, Any]], settings: Settings, judge: str,
               against: Settings | None = None, *, judge_api_base: str | None = None,
-              judge_same: bool = False, judge_context: int = JUDGE_CONTEXT) -> str:  # fmt: skip
+              judge_same: bool = False, judge_context: int | None = None,
+              outputs: dict[str, Any] | None = None) -> str:  # fmt: skip
         configs = [settings, against] if against else [settings]
         meta = {**independence(judge, judge_api_base, configs, judge_same),
-                "judge_api_base": judge_api_base, "judge_context": judge_context}  # fmt: skip
-        make_client(judge, _judge_settings(settings, meta), "judge")  # an unknown judge fails here
+                "judge_api_base": judge_api_base}  # fmt: skip
+        client = make_client(judge, _judge_settings(settings, meta), "judge")  # an unknown judge fails here
+        # the window the judge's parts are sized by: the flag, else the client's own, else the default
+        meta["judge_context"] = judge_context or getattr(client, "context_window", None) or JUDGE_CONTEXT
+        if outputs is not None:  # every task gets the other system's article, or nothing starts
+            tasks = attach(tasks, outputs, suite)
+            meta["outputs"] = {k: outputs[k] for k in ("system", "file", "sha256")} | {
+                "articles": len(outputs["articles"])}  # fmt: skip
         for item in tasks:  # a bad override fails before the eval exists, naming its line
             for config in configs:
                 with_overrides(config, item["overrides"], f"{suite}:{item['line']}")
@@ -132,6 +143,8 @@ class Evaluation:
             tables = EvalTables(store.conn)
             for item in found["tasks"]:
                 self._task(eval_id, item, settings, client, tables, store)
+                if item.get("other_article") is not None:
+                    self._outputs(eval_id, item, client, tables, store)
                 if other is not None:
                     self._versus(eval_id, item, other, client, tables, store)
             tables.set_status(eval_id, "finished")
@@ -167,6 +180,16 @@ class Evaluation:
                 verdict = judging.pair(client, task, a, b, reference, f"pair:{n}:{kind}", self.context)
                 tables.save(eval_id, n, kind, verdict)
 
+    def _outputs(self, eval_id, item, client, tables, store) -> None:
+        """Our final against the other system's article for the same id, in both orders."""
+        n, theirs = item["n"], item["other_article"]
+        ours = final_text(store.load_state(thread_for(eval_id, n)) or {}) or ""
+        for kind, a, b in (("other_ab", theirs, ours), ("other_ba", ours, theirs)):
+            if tables.result(eval_id, n, kind) is None:
+                verdict = judging.pair(client, item["task"], a, b, item.get("reference"), f"pair:{n}:{kind}",
+                                       self.context)  # fmt: skip
+                tables.save(eval_id, n, kind, verdict)
+
     def _task(self, eval_id, item, settings, client, tables, store) -> None:
         n, thread = item["n"], thread_for(eval_id, item["n"])
         if all(tables.result(eval_id, n, k) is not None for k in KINDS):
@@ -177,9 +200,11 @@ class Evaluation:
         first, final = (versions[0]["text"] if versions else ""), (final_text(state) or "")
         task, reference = item["task"], item.get("reference")
         if tables.result(eval_id, n, "metrics") is None:  # no model: computed from the texts and the run
-            tables.save(eval_id, n, "metrics", {
-                "first": metrics.article(first, None, item.get("length"), reference),
-                "final": metrics.article(final, state, item.get("length"), reference)})  # fmt: skip
+            found = {"first": metrics.article(first, None, item.get("length"), reference),
+                     "final": metrics.article(final, state, item.get("length"), reference)}  # fmt: skip
+            if item.get("other_article") is not None:
+                found["other"] = metrics.article(item["other_article"], None, item.get("length"), reference)
+            tables.save(eval_id, n, "metrics", found)
         if tables.result(eval_id, n, "rubric_first") is None:
             graded = judging.rubric(client, task, first, reference, f"rubric:{n}:first", self.context)
             tables.save(eval_id, n, "rubric_first", graded)
@@ -225,6 +250,9 @@ def report(runs_dir: str | Path, eval_id: str) -> dict[str, Any]:
                 entry["pair"] = stats.combine(got["ab"], got["ba"])
             if got.get("vs_ab") and got.get("vs_ba"):  # B's final in place of "final", A's as "first"
                 entry["versus"] = stats.combine(got["vs_ab"], got["vs_ba"])
+            if got.get("other_ab") and got.get("other_ba"):  # ours as "final", theirs as "first"
+                entry["outputs_pair"] = stats.combine(got["other_ab"], got["other_ba"])
+            entry.pop("other_article", None)  # in the suite's file; the report names its hash
             items.append(entry)
     finally:
         store.close()
@@ -242,6 +270,8 @@ def report(runs_dir: str | Path, eval_id: str) -> dict[str, Any]:
         "by_tag": stats.by_tag(items),
         "regressions": stats.regressions(items),
         "against": stats.versus(items) if found.get("against") else None,
+        "outputs": ({**found["meta"]["outputs"], **stats.against_outputs(items)}
+                    if found["meta"].get("outputs") else None),  # fmt: skip
         "items": items,
     }
 

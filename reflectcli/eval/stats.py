@@ -159,15 +159,17 @@ def length_control(points: list[tuple[float, float]], raw: float | None, seed: i
             "length_disagrees": raw_way is not None and lc_way is not None and raw_way != lc_way}  # fmt: skip
 
 
-def _lengths(items: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per judged task with metrics: (d, y) points, and the mean length change."""
+def _lengths(items: list[dict[str, Any]], pair: str = "pair", base: str = "first",
+             new: str = "final") -> dict[str, Any]:  # fmt: skip
+    """Per judged task with metrics: (d, y) points, and the mean length change (of `new`,
+    the text in the role of "final" in `pair`, over `base`)."""
     points, ratios, diffs = [], [], []
     for i in items:
-        words = ((i.get("metrics") or {}).get("first") or {}).get("words"), (
-            ((i.get("metrics") or {}).get("final") or {}).get("words"))  # fmt: skip
-        if not i.get("pair") or None in words:
+        words = ((i.get("metrics") or {}).get(base) or {}).get("words"), (
+            ((i.get("metrics") or {}).get(new) or {}).get("words"))  # fmt: skip
+        if not i.get(pair) or None in words:
             continue
-        y = {"final": 1.0, "tie": 0.5, "first": 0.0}[i["pair"]["outcome"]]
+        y = {"final": 1.0, "tie": 0.5, "first": 0.0}[i[pair]["outcome"]]
         points.append((log_length_ratio(*words), y))
         ratios.append(max(words[1], 1) / max(words[0], 1) - 1)
         diffs.append(words[1] - words[0])
@@ -207,6 +209,7 @@ def summarize(items: list[dict[str, Any]]) -> dict[str, Any]:
         **length_control(lengths["points"], raw),
         "mean_length_change": lengths["mean_length_change"],
         "mean_words_added": lengths["mean_words_added"],
+        "model_free": model_free(items),
         "judge_fallbacks": sum(p["fallback"] for p in judged),
         "rubric_gain": gains,
         "mean_rubric_gain": mean_gain,
@@ -256,3 +259,42 @@ def versus(items: list[dict[str, Any]]) -> dict[str, Any]:
         "b_loss": shares["loss"], "b_win_interval": shares["win_interval"],
         "position_consistency": shares["position_consistency"], "rubric_gain_b_over_a": _mean(gains),
     }  # fmt: skip
+
+
+def against_outputs(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """Our final against the other system's article, per task (ours in the role of "final"):
+    win / tie / loss with its interval, position consistency, the raw and the length-controlled
+    preference, and the mean length of ours relative to theirs."""
+    judged = [i["outputs_pair"] for i in items if i.get("outputs_pair")]
+    shares = pairwise(judged)
+    raw = shares["win"] + shares["tie"] / 2 if judged else None
+    lengths = _lengths(items, "outputs_pair", "other", "final")
+    return {**shares, "preference": round(raw, 4) if raw is not None else None,
+            **length_control(lengths["points"], raw),
+            "mean_length_change": lengths["mean_length_change"],
+            "mean_words_added": lengths["mean_words_added"]}  # fmt: skip
+
+
+METRICS = ("words", "length_score", "citations_per_1000_words", "claims_supported", "rouge1", "rouge_l")
+
+
+def model_free(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The deterministic metrics' means per role (first draft, final, the other system's
+    article), over the tasks that have each one, with their counts; invented citations summed."""
+    out: dict[str, dict[str, Any]] = {}
+    for role in ("first", "final", "other"):
+        found = [m[role] for i in items if role in (m := i.get("metrics") or {})]
+        if not found:
+            continue
+        row: dict[str, Any] = {}
+        for key in METRICS:
+            values = [f[key] for f in found if f.get(key) is not None]
+            row[key] = {"mean": _mean(values), "tasks": len(values)} if values else None
+        for kind in ("exact", "fuzzy"):
+            values = [f["heading_recall"][kind] for f in found
+                      if (f.get("heading_recall") or {}).get(kind) is not None]  # fmt: skip
+            row[f"heading_recall_{kind}"] = {"mean": _mean(values), "tasks": len(values)} if values else None
+        if role == "final":
+            row["invented_citations_removed"] = sum(f.get("invented_citations_removed") or 0 for f in found)
+        out[role] = row
+    return out

@@ -320,3 +320,28 @@ def test_a_suite_with_lengths_and_references_reports_them(scripted, judge, runs_
     assert recall["exact"] == 1.0 and free["final"]["rouge1"]["tasks"] == 1
     text = " ".join(run.output.split())
     assert f"length score S_l {first['length_score']:.1f} → {final['length_score']:.1f} (1 task)" in text
+
+
+def test_an_interrupted_comparison_with_outputs_resumes_without_paying_twice(
+    scripted, judge, runs_dir, tmp_path
+):
+    from reflectcli.errors import RunInterrupted
+    from reflectcli.eval.outputs import load as load_outputs
+    from tests.helpers import FailOnce
+
+    scripted.responder = Resizing({1: 1, 2: 2})
+    judge.responder = FailOnce(longer_judge, "pair:2:other_ab", KeyboardInterrupt())
+    file = tmp_path / "o.jsonl"
+    file.write_text("".join(json.dumps({"id": str(n), "article": f"Their article {n}."}) + "\n"
+                            for n in (1, 2)))  # fmt: skip
+    suite = [{**t, "id": str(t["n"])} for t in tasks(2)]
+    evaluation = Evaluation(quiet_ui(), runs_dir)
+    with pytest.raises(RunInterrupted):
+        evaluation.start("mine", suite, settings(runs_dir, threshold=8), "judge/x",
+                         outputs=load_outputs(file))  # fmt: skip
+    (eval_id,) = [e["id"] for e in __import__("reflectcli.eval.run", fromlist=["x"]).evaluations(runs_dir)]
+    evaluation.resume(eval_id)
+    steps = [c["step"] for c in judge.history]
+    assert steps.count("pair:2:other_ab") == 2  # the interrupted call, then its answer
+    assert all(steps.count(s) == 1 for s in set(steps) - {"pair:2:other_ab"})
+    assert report(runs_dir, eval_id)["outputs"]["win"] == 1.0  # ours is longer than "Their article n."

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from reflectcli.config import Settings, with_overrides
-from reflectcli.errors import UserError
+from reflectcli.errors import RunInterrupted, UserError
 from reflectcli.eval import judge as judging
 from reflectcli.eval import metrics, stats
 from reflectcli.eval.outputs import attach
@@ -142,11 +142,14 @@ class Evaluation:
             self.context = found["meta"].get("judge_context") or JUDGE_CONTEXT
             tables = EvalTables(store.conn)
             for item in found["tasks"]:
-                self._task(eval_id, item, settings, client, tables, store)
-                if item.get("other_article") is not None:
-                    self._outputs(eval_id, item, client, tables, store)
-                if other is not None:
-                    self._versus(eval_id, item, other, client, tables, store)
+                try:
+                    self._task(eval_id, item, settings, client, tables, store)
+                    if item.get("other_article") is not None:
+                        self._outputs(eval_id, item, client, tables, store)
+                    if other is not None:
+                        self._versus(eval_id, item, other, client, tables, store)
+                except KeyboardInterrupt:  # Ctrl-C while judging: what is stored stays stored
+                    raise RunInterrupted(thread_for(eval_id, item["n"])) from None
             tables.set_status(eval_id, "finished")
         finally:
             store.close()

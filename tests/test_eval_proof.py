@@ -345,3 +345,24 @@ def test_an_interrupted_comparison_with_outputs_resumes_without_paying_twice(
     assert steps.count("pair:2:other_ab") == 2  # the interrupted call, then its answer
     assert all(steps.count(s) == 1 for s in set(steps) - {"pair:2:other_ab"})
     assert report(runs_dir, eval_id)["outputs"]["win"] == 1.0  # ours is longer than "Their article n."
+
+
+def test_the_bit_parallel_lcs_equals_the_table():
+    import random
+
+    from reflectcli.eval.metrics import lcs_length
+
+    def table(a, b):
+        previous = [0] * (len(b) + 1)
+        for x in a:
+            row = [0]
+            for j, y in enumerate(b):
+                row.append(previous[j] + 1 if x == y else max(previous[j + 1], row[j]))
+            previous = row
+        return previous[-1]
+
+    rng = random.Random(26)
+    for _ in range(300):
+        a = [rng.choice("abcde") for _ in range(rng.randint(0, 30))]
+        b = [rng.choice("abcdef") for _ in range(rng.randint(0, 30))]
+        assert lcs_length(a, b) == table(a, b)

@@ -366,3 +366,21 @@ def test_the_bit_parallel_lcs_equals_the_table():
         a = [rng.choice("abcde") for _ in range(rng.randint(0, 30))]
         b = [rng.choice("abcdef") for _ in range(rng.randint(0, 30))]
         assert lcs_length(a, b) == table(a, b)
+
+
+def test_an_eval_stored_before_the_metrics_gets_them_on_resume_without_paying(scripted, judge, runs_dir):
+    from reflectcli.eval.run import evaluations
+    from tests.helpers import raw_db
+
+    scripted.responder = Resizing({1: 1, 2: -1})
+    eval_id = Evaluation(quiet_ui(), runs_dir).start("mine", tasks(2), settings(runs_dir, threshold=8),
+                                                     "judge/x")  # fmt: skip
+    with raw_db(runs_dir) as db:
+        db.execute("DELETE FROM eval_results WHERE kind = 'metrics'")
+        db.execute("UPDATE evals SET meta = NULL")  # as migration 011 leaves an older eval
+    assert evaluations(runs_dir)[0]["judged"] == 2  # still judged
+    assert report(runs_dir, eval_id)["summary"]["lc_unknown"] == "no lengths stored"
+    assert "no lengths stored" in shown_report(runs_dir, eval_id)
+    calls = len(judge.history)
+    Evaluation(quiet_ui(), runs_dir).resume(eval_id)
+    assert len(judge.history) == calls and report(runs_dir, eval_id)["summary"]["lc_win"] is not None

@@ -26,7 +26,8 @@ from reflectcli.runner import Runner
 from reflectcli.store.db import Store
 from reflectcli.store.evals import EvalTables
 
-KINDS = ("rubric_first", "rubric_final", "ab", "ba", "metrics")
+KINDS = ("rubric_first", "rubric_final", "ab", "ba")  # the judgements of a task
+# stored beside them, computed without a model (an eval stored before them gets them on resume)
 AB_KINDS = ("rubric_b", "vs_ab", "vs_ba")  # with --against: config B's final vs A's final
 # with --against-outputs: the other system's article as A and our final as B, then swapped
 OTHER_KINDS = ("other_ab", "other_ba")
@@ -195,7 +196,7 @@ class Evaluation:
 
     def _task(self, eval_id, item, settings, client, tables, store) -> None:
         n, thread = item["n"], thread_for(eval_id, item["n"])
-        if all(tables.result(eval_id, n, k) is not None for k in KINDS):
+        if all(tables.result(eval_id, n, k) is not None for k in (*KINDS, "metrics")):
             return
         self.ui.notice(f"task {n}/{len(tables.get(eval_id)['tasks'])}: {item['task'][:70]}")
         state = self._written(item, settings, thread, store)
@@ -244,7 +245,7 @@ def report(runs_dir: str | Path, eval_id: str) -> dict[str, Any]:
         for item in found["tasks"]:
             n = item["n"]
             thread = thread_for(eval_id, n)
-            got = {k: results.get((n, k)) for k in kinds(found)}
+            got = {k: results.get((n, k)) for k in (*kinds(found), "metrics")}
             row = store.get_run(thread)
             entry = {**item, "thread_id": thread, **got,
                      "run": {k: row[k] for k in ("status", "rounds", "tokens", "cost", "stop_reason",

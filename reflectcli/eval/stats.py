@@ -153,7 +153,8 @@ def length_control(points: list[tuple[float, float]], raw: float | None, seed: i
     ds = [d for d, _ in points]
     one_way = bool(ds) and (all(d > 0 for d in ds) or all(d < 0 for d in ds))
     raw_way, lc_way = direction(raw), direction(lc)
-    return {"lc_win": round(lc, 4) if lc is not None else None, "lc_interval": interval,
+    why = None if lc is not None else "no lengths stored" if not points else "same ratio"
+    return {"lc_win": round(lc, 4) if lc is not None else None, "lc_interval": interval, "lc_unknown": why,
             "lc_extrapolated": one_way and lc is not None,
             "raw_direction": raw_way, "lc_direction": lc_way,
             "length_disagrees": raw_way is not None and lc_way is not None and raw_way != lc_way}  # fmt: skip

@@ -41,7 +41,9 @@ def length_lines(summary: dict[str, Any]) -> list[str]:
             f"({summary['mean_words_added']:+.0f} words)")  # fmt: skip
     lc = summary["lc_win"]
     if lc is None:
-        shown = "unknown (every final changed length by the same ratio: length and revision are one)"
+        shown = ("unknown (no lengths stored: `reflectcli eval resume` computes them)"
+                 if summary.get("lc_unknown") == "no lengths stored"
+                 else "unknown (every final changed length by the same ratio: length and revision are one)")
     else:
         interval = summary.get("lc_interval")
         ci = f" (95 % CI {_pct(interval[0])}–{_pct(interval[1])})" if interval else ""

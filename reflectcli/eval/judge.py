@@ -93,9 +93,9 @@ def _reference(reference: str | None, limit: int) -> str:
     return f"\nA reference text the article should agree with:\n<reference>\n{shown}\n</reference>\n"
 
 
-def _room(context: int, reference: str | None) -> tuple[str, int]:
+def _room(context: int, reference: str | None, task: str) -> tuple[str, int]:
     """(the reference block, tokens left for the articles) in a window of `context` tokens."""
-    usable = context - JUDGE_TOKENS - PROMPT_TOKENS
+    usable = context - JUDGE_TOKENS - PROMPT_TOKENS - estimate_tokens(task)
     block = _reference(reference, usable // 3)
     return block, usable - estimate_tokens(block)
 
@@ -150,7 +150,7 @@ def _usage(results: list) -> dict[str, Any]:
 def pair(client, task: str, a: str, b: str, reference: str | None, step: str,
          context: int = 32000) -> dict[str, Any]:  # fmt: skip
     """One pairwise judgement of A vs B: {winner, reason, source, tokens, cost, seconds, parts}."""
-    block, room = _room(context, reference)
+    block, room = _room(context, reference, task)
     k = metrics.part_count([a, b], room)
     results = [
         complete_structured(
@@ -174,7 +174,7 @@ def rubric(client, task: str, text: str, reference: str | None, step: str,
            context: int = 32000) -> dict[str, Any]:  # fmt: skip
     """Grades 1-5 per criterion (None when the judge's answer was unusable); a text split into
     parts gets the mean of its parts' grades."""
-    block, room = _room(context, reference)
+    block, room = _room(context, reference, task)
     k = metrics.part_count([text], room)
     results = [
         complete_structured(

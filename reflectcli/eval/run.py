@@ -26,8 +26,9 @@ from reflectcli.runner import Runner
 from reflectcli.store.db import Store
 from reflectcli.store.evals import EvalTables
 
-KINDS = ("rubric_first", "rubric_final", "ab", "ba")  # the judgements of a task
-# stored beside them, computed without a model (an eval stored before them gets them on resume)
+# the judgements of a task (its "metrics", computed without a model, are stored beside them and
+# are not a judgement: an eval stored before them gets them on resume)
+KINDS = ("rubric_first", "rubric_final", "ab", "ba")
 AB_KINDS = ("rubric_b", "vs_ab", "vs_ba")  # with --against: config B's final vs A's final
 # with --against-outputs: the other system's article as A and our final as B, then swapped
 OTHER_KINDS = ("other_ab", "other_ba")

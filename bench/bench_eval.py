@@ -1,6 +1,7 @@
 """The eval on the embedded model, end to end: the built-in smoke suite (5 tasks) written by
-SmolLM2 and judged by SmolLM2 (the only model offline; a judge that is also the writer is warned
-about, and a 135M model is not a trustworthy judge: read the numbers as a pipeline check).
+SmolLM2 and judged by SmolLM2 (the only model offline; a judge that is also the writer needs
+--judge-same, here `judge_same=True`, and the report says so; a 135M model is not a trustworthy
+judge: read the numbers as a pipeline check).
 Prints the judge's overhead (tokens and seconds of judging per task, against writing) and the
 full report.
 
@@ -39,7 +40,8 @@ def main() -> None:
         settings = load_settings(flags={"runs_dir": tmp})
         ui = Renderer(console=Console(file=io.StringIO()), quiet=True)
         started = time.perf_counter()
-        eval_id = Evaluation(ui, tmp).start(name, tasks[: args.limit], settings, "local/smollm2")
+        eval_id = Evaluation(ui, tmp).start(name, tasks[: args.limit], settings, "local/smollm2",
+                                            judge_same=True)
         wall = time.perf_counter() - started
         data = report(tmp, eval_id)
         store = Store(tmp)

@@ -192,7 +192,17 @@ def test_the_eval_commands(backend, scripted, judge, runs_dir, tmp_path):
     assert data["summary"]["win"] == 1.0
     same = CliRunner().invoke(app, ["eval", "run", "--builtin", "smoke", "--limit", "1", "--model", "fake/w",
                                     "--runs-dir", str(runs_dir)])  # fmt: skip
-    assert "judging with fake/w, the critic itself" in " ".join(same.output.split())
+    assert same.exit_code == 2 and "the judge fake/w is also the writer and the critic" in " ".join(
+        same.output.split()) and "Traceback" not in same.output  # fmt: skip
+    writer = scripted.responder  # the writer judges its own texts: allowed, and said first
+    scripted.responder = lambda step, m: (
+        fair_judge if step.startswith(("pair", "rubric")) else writer)(step, m)  # fmt: skip
+    same = CliRunner().invoke(app, ["eval", "run", "--builtin", "smoke", "--limit", "1", "--model", "fake/w",
+                                    "--judge-same", "--runs-dir", str(runs_dir)])  # fmt: skip
+    scripted.responder = writer
+    assert same.exit_code == 0, same.output
+    assert " ".join(same.output.split()).index("JUDGE NOT INDEPENDENT (--judge-same): the judge fake/w") < (
+        " ".join(same.output.split()).index("final vs first draft"))  # fmt: skip
     missing = CliRunner().invoke(app, ["eval", "report", "nope", "--runs-dir", str(runs_dir)])
     assert missing.exit_code == 1 and "unknown eval 'nope'" in missing.output
 

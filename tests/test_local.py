@@ -189,14 +189,15 @@ def test_embedded_model_writes_from_the_source_library(runs_dir, tmp_path):
 @pytest.mark.slow
 def test_eval_runs_on_the_embedded_model(runs_dir):
     """The eval pipeline end to end on SmolLM2 (one smoke task; the judge is the same tiny model,
-    which the command warns about): it finishes and reports, whatever the numbers say."""
+    allowed by --judge-same and said first): it finishes and reports, whatever the numbers say."""
     result = CliRunner().invoke(
         app, ["eval", "run", "--builtin", "smoke", "--limit", "1", "--judge", "local/smollm2",
-              "--max-rounds", "1", "--runs-dir", str(runs_dir)],
+              "--judge-same", "--max-rounds", "1", "--runs-dir", str(runs_dir)],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
-    assert "is the writer model" in text and "final vs first draft over 1 task:" in text
+    assert "JUDGE NOT INDEPENDENT (--judge-same): the judge local/smollm2 is also the writer" in text
+    assert "final vs first draft over 1 task:" in text
     listed = json.loads(
         CliRunner().invoke(app, ["eval", "list", "--json", "--runs-dir", str(runs_dir)]).output
     )

@@ -54,7 +54,22 @@ def run(
         str | None, typer.Option("--builtin", help="A suite shipped with reflectcli: smoke or standard.")
     ] = None,  # fmt: skip
     judge: Annotated[
-        str | None, typer.Option("--judge", help="The judging model; must differ from writer and critic.")
+        str | None,
+        typer.Option("--judge", help="The judging model; must differ from writer and critic (default: "
+                     "the critic, which needs --judge-same)."),
+    ] = None,  # fmt: skip
+    judge_api_base: Annotated[
+        str | None, typer.Option("--judge-api-base", help="The judge's OpenAI-compatible server (default: "
+                                 "the writer's api_base).")
+    ] = None,  # fmt: skip
+    judge_same: Annotated[
+        bool, typer.Option("--judge-same", help="Allow a judge that is the writer or critic (same model "
+                           "and api_base); every report's headline then says so.")
+    ] = False,  # fmt: skip
+    judge_context: Annotated[
+        int | None, typer.Option("--judge-context", min=2000, help="Tokens the judge's context window "
+                                 "holds (default: a local model's own, else 32000); longer articles "
+                                 "are judged in aligned parts.")
     ] = None,  # fmt: skip
     model: ModelOpt = None,
     critic_model: CriticOpt = None,
@@ -66,6 +81,15 @@ def run(
             "--against",
             help="A second config file (B): each task written with it too, and B's final judged against A's.",
         ),
+    ] = None,  # fmt: skip
+    against_outputs: Annotated[
+        Path | None,
+        typer.Option("--against-outputs", help="Another system's articles (JSONL: id, article): each "
+                     "task's final judged against the article with its id, both orders."),
+    ] = None,  # fmt: skip
+    against_name: Annotated[
+        str | None, typer.Option("--against-name", help="The other system's name in the report (default: "
+                                 "the file's name).")
     ] = None,  # fmt: skip
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N tasks.")] = None,
     memory: Annotated[
@@ -91,14 +115,16 @@ def run(
         from reflectcli.eval.suites import load
 
         name, tasks = load(suite, builtin)
+        outputs = None
+        if against_outputs is not None:
+            from reflectcli.eval.outputs import load as load_outputs
+
+            outputs = load_outputs(against_outputs, against_name)
         settings = load_settings(config, flags={
             "model": model, "critic_model": critic_model, "api_base": api_base,
             "max_rounds": max_rounds, "runs_dir": str(runs_dir) if runs_dir else None,
         })  # fmt: skip
         chosen = judge or settings.critic_name
-        if not judge:
-            ui.warn(f"no --judge given: judging with {chosen}, the critic itself; pass --judge "
-                    "with a different model for a measurement you can trust")  # fmt: skip
         other = None
         if against is not None:
             if not against.is_file():
@@ -106,7 +132,9 @@ def run(
             other = with_memory(load_settings(against, flags={"runs_dir": settings.runs_dir}), memory)
         settings = with_memory(settings, memory)
         evaluation = Evaluation(ui, settings.runs_dir)
-        eval_id = evaluation.start(name, tasks[:limit] if limit else tasks, settings, chosen, other)
+        eval_id = evaluation.start(name, tasks[:limit] if limit else tasks, settings, chosen, other,
+                                   judge_api_base=judge_api_base, judge_same=judge_same, outputs=outputs,
+                                   judge_context=judge_context)  # fmt: skip
         _show(ui, settings.runs_dir, eval_id)
     except RunInterrupted as exc:
         raise _interrupted(ui, exc, _eval_of(exc)) from None

@@ -2,7 +2,15 @@
 article (pairwise, asked in both orders by the caller) and grades one on a 1-5 rubric (STORM's
 interest, coherence, relevance, coverage, plus our four dimensions). Answers go through the same
 layered structured-output path as the loop's; an unusable answer falls back to a tie / no
-grades, flagged, never to a made-up judgement."""
+grades, flagged, never to a made-up judgement.
+
+The judge sees whole articles. When they do not fit its context window (`context` tokens,
+estimated), the rule is: a reference text takes at most a third of the window (cut there, and
+the prompt says so); the articles are split between Markdown blocks into the fewest k
+consecutive parts of about equal size such that part i of A and part i of B fit the rest
+together; part i of A is judged against part i of B, and the pair's verdict is the letter that
+won more parts (a tie otherwise). A rubric grades each of the k parts and averages the grades.
+The result records k (`parts`)."""
 
 from __future__ import annotations
 
@@ -11,12 +19,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, field_validator
 
+from reflectcli.eval import metrics
 from reflectcli.models.structured import complete_structured
+from reflectcli.writing.textops import estimate_tokens
 
 CRITERIA = ("interest", "coherence", "relevance", "coverage",
             "accuracy", "completeness", "readability", "structure")  # fmt: skip
-MAX_CHARS = 12000  # of each article shown to the judge
 JUDGE_TOKENS = 400
+PROMPT_TOKENS = 600  # the judge's instructions around the texts, with room to spare
 
 
 class Verdict(BaseModel):
@@ -70,24 +80,33 @@ RUBRIC_SCHEMA = {
 }
 
 
-def _cut(text: str) -> str:
-    return text if len(text) <= MAX_CHARS else text[:MAX_CHARS] + "\n[...]"
+def _reference(reference: str | None, limit: int) -> str:
+    """The reference block of a prompt, cut to `limit` tokens (estimated) with a stated mark."""
+    if not reference:
+        return ""
+    shown = reference
+    if estimate_tokens(reference) > limit:
+        shown = reference[: max(0, limit * 3)]
+        while shown and estimate_tokens(shown) > limit:
+            shown = shown[: int(len(shown) * 0.9)]
+        shown += f"\n[reference cut here: {len(shown)} of {len(reference)} characters shown]"
+    return f"\nA reference text the article should agree with:\n<reference>\n{shown}\n</reference>\n"
 
 
-def _reference(reference: str | None) -> str:
-    return (
-        f"\nA reference text the article should agree with:\n<reference>\n{_cut(reference)}\n</reference>\n"
-        if reference
-        else ""
-    )
+def _room(context: int, reference: str | None, task: str) -> tuple[str, int]:
+    """(the reference block, tokens left for the articles) in a window of `context` tokens."""
+    usable = context - JUDGE_TOKENS - PROMPT_TOKENS - estimate_tokens(task)
+    block = _reference(reference, usable // 3)
+    return block, usable - estimate_tokens(block)
 
 
-def pair_messages(task: str, a: str, b: str, reference: str | None = None) -> list[dict[str, str]]:
+def pair_messages(task: str, a: str, b: str, reference: str = "", part: str = "") -> list[dict[str, str]]:
+    """The pairwise prompt (`reference`: a block from `_room`; `part`: which part, when split)."""
     return [
         {"role": "system", "content": "You are an impartial judge of writing. Answer with JSON only."},
         {"role": "user", "content": (
-            f"Task given to the writer: {task}\n{_reference(reference)}\n"
-            f"<article_A>\n{_cut(a)}\n</article_A>\n\n<article_B>\n{_cut(b)}\n</article_B>\n\n"
+            f"Task given to the writer: {task}\n{reference}\n{part}"
+            f"<article_A>\n{a}\n</article_A>\n\n<article_B>\n{b}\n</article_B>\n\n"
             "Which article serves the task better, for its reader? Judge the content, not the "
             "length, and ignore the order in which they are shown. winner: \"A\", \"B\", \"tie\", "
             "\"both_good\" (equally good) or \"both_bad\" (equally poor); reason: one sentence.\n"
@@ -96,13 +115,13 @@ def pair_messages(task: str, a: str, b: str, reference: str | None = None) -> li
     ]  # fmt: skip
 
 
-def rubric_messages(task: str, text: str, reference: str | None = None) -> list[dict[str, str]]:
+def rubric_messages(task: str, text: str, reference: str = "", part: str = "") -> list[dict[str, str]]:
     shape = dict.fromkeys(CRITERIA, 3)
     return [
         {"role": "system",
          "content": "You are a strict, impartial grader of writing. Answer with JSON only."},
         {"role": "user", "content": (
-            f"Task given to the writer: {task}\n{_reference(reference)}\n<article>\n{_cut(text)}\n"
+            f"Task given to the writer: {task}\n{reference}\n{part}<article>\n{text}\n"
             "</article>\n\nGrade the article from 1 (poor) to 5 (excellent) on: interest (would a "
             "reader want to read on), coherence (ideas follow), relevance (stays on the task), "
             "coverage (covers what the task needs), accuracy, completeness, readability, "
@@ -111,31 +130,62 @@ def rubric_messages(task: str, text: str, reference: str | None = None) -> list[
     ]  # fmt: skip
 
 
-def _usage(result) -> dict[str, Any]:
-    costs = [c.cost for c in result.calls if c.cost is not None]
-    return {"source": result.source, "errors": result.errors[:3],
-            "tokens": sum(c.tokens for c in result.calls),
-            "cost": round(sum(costs), 6) if costs else None,
-            "seconds": round(sum(c.duration for c in result.calls), 3),
-            "model": result.calls[0].model if result.calls else None}  # fmt: skip
+def _part(i: int, k: int) -> str:
+    return (f"The articles are too long to show whole: this is part {i + 1} of {k} of each "
+            "(consecutive, of about equal length); judge this part only.\n\n") if k > 1 else ""  # fmt: skip
 
 
-def pair(client, task: str, a: str, b: str, reference: str | None, step: str) -> dict[str, Any]:
-    """One pairwise judgement of A vs B: {winner, reason, source, tokens, cost, seconds}."""
-    result = complete_structured(
-        client, pair_messages(task, a, b, reference), Verdict, step=step,
-        fallback=lambda: Verdict(winner="tie", reason="the judge's answer was unusable"),
-        json_schema=PAIR_SCHEMA, max_tokens=JUDGE_TOKENS,
-    )  # fmt: skip
-    return {**result.value.model_dump(), **_usage(result)}
+def _usage(results: list) -> dict[str, Any]:
+    calls = [c for r in results for c in r.calls]
+    costs = [c.cost for c in calls if c.cost is not None]
+    sources = [r.source for r in results]
+    source = "fallback" if "fallback" in sources else next((s for s in sources if s != "llm"), "llm")
+    return {"source": source, "errors": [e for r in results for e in r.errors][:3],
+            "tokens": sum(c.tokens for c in calls),
+            "cost": round(sum(costs), 6) if costs and len(costs) == len(calls) else None,
+            "seconds": round(sum(c.duration for c in calls), 3),
+            "model": calls[0].model if calls else None, "parts": len(results)}  # fmt: skip
 
 
-def rubric(client, task: str, text: str, reference: str | None, step: str) -> dict[str, Any]:
-    """Grades 1-5 per criterion (None when the judge's answer was unusable)."""
-    result = complete_structured(
-        client, rubric_messages(task, text, reference), Rubric, step=step,
-        fallback=lambda: Rubric(**dict.fromkeys(CRITERIA, 3)), json_schema=RUBRIC_SCHEMA,
-        max_tokens=JUDGE_TOKENS,
-    )  # fmt: skip
-    grades = result.value.model_dump() if result.source != "fallback" else None
-    return {"grades": grades, **_usage(result)}
+def pair(client, task: str, a: str, b: str, reference: str | None, step: str,
+         context: int = 32000) -> dict[str, Any]:  # fmt: skip
+    """One pairwise judgement of A vs B: {winner, reason, source, tokens, cost, seconds, parts}."""
+    block, room = _room(context, reference, task)
+    k = metrics.part_count([a, b], room)
+    results = [
+        complete_structured(
+            client, pair_messages(task, pa, pb, block, _part(i, k)), Verdict,
+            step=step if k == 1 else f"{step}:p{i + 1}of{k}",
+            fallback=lambda: Verdict(winner="tie", reason="the judge's answer was unusable"),
+            json_schema=PAIR_SCHEMA, max_tokens=JUDGE_TOKENS,
+        )
+        for i, (pa, pb) in enumerate(zip(metrics.parts(a, k), metrics.parts(b, k), strict=True))
+    ]  # fmt: skip
+    if k == 1:
+        return {**results[0].value.model_dump(), **_usage(results)}
+    won = [r.value.winner for r in results if r.source != "fallback"]
+    a_won, b_won = won.count("A"), won.count("B")
+    winner = "A" if a_won > b_won else "B" if b_won > a_won else "tie"
+    reason = f"parts won: A {a_won}, B {b_won}, neither {k - a_won - b_won}"
+    return {"winner": winner, "reason": reason, **_usage(results)}
+
+
+def rubric(client, task: str, text: str, reference: str | None, step: str,
+           context: int = 32000) -> dict[str, Any]:  # fmt: skip
+    """Grades 1-5 per criterion (None when the judge's answer was unusable); a text split into
+    parts gets the mean of its parts' grades."""
+    block, room = _room(context, reference, task)
+    k = metrics.part_count([text], room)
+    results = [
+        complete_structured(
+            client, rubric_messages(task, piece, block, _part(i, k).replace("articles are", "article is")),
+            Rubric, step=step if k == 1 else f"{step}:p{i + 1}of{k}",
+            fallback=lambda: Rubric(**dict.fromkeys(CRITERIA, 3)), json_schema=RUBRIC_SCHEMA,
+            max_tokens=JUDGE_TOKENS,
+        )
+        for i, piece in enumerate(metrics.parts(text, k))
+    ]  # fmt: skip
+    usable = [r.value.model_dump() for r in results if r.source != "fallback"]
+    grades = ({c: round(sum(g[c] for g in usable) / len(usable), 3) for c in CRITERIA}
+              if len(usable) == len(results) else None)  # fmt: skip
+    return {"grades": grades, **_usage(results)}

@@ -15,18 +15,24 @@ from pathlib import Path
 from typing import Any
 
 from reflectcli.config import Settings, with_overrides
-from reflectcli.errors import UserError
+from reflectcli.errors import RunInterrupted, UserError
 from reflectcli.eval import judge as judging
-from reflectcli.eval import stats
-from reflectcli.models.factory import make_client
+from reflectcli.eval import metrics, stats
+from reflectcli.eval.outputs import attach
+from reflectcli.models.factory import api_base_for, make_client
 from reflectcli.models.journal import JournaledClient
 from reflectcli.output.artifacts import final_text
 from reflectcli.runner import Runner
 from reflectcli.store.db import Store
 from reflectcli.store.evals import EvalTables
 
+# the judgements of a task (its "metrics", computed without a model, are stored beside them and
+# are not a judgement: an eval stored before them gets them on resume)
 KINDS = ("rubric_first", "rubric_final", "ab", "ba")
 AB_KINDS = ("rubric_b", "vs_ab", "vs_ba")  # with --against: config B's final vs A's final
+# with --against-outputs: the other system's article as A and our final as B, then swapped
+OTHER_KINDS = ("other_ab", "other_ba")
+JUDGE_CONTEXT = 32000  # tokens the judge's context window holds, unless --judge-context says
 
 
 def new_eval_id(suite: str) -> str:
@@ -39,25 +45,50 @@ def thread_for(eval_id: str, n: int, config: str = "") -> str:
 
 
 def kinds(found: dict[str, Any]) -> tuple[str, ...]:
-    return KINDS + (AB_KINDS if found.get("against") else ())
+    return (KINDS + (AB_KINDS if found.get("against") else ())
+            + (OTHER_KINDS if (found.get("meta") or {}).get("outputs") else ()))  # fmt: skip
 
 
-def judge_warnings(judge: str, settings: Settings) -> list[str]:
-    """A judge that is the writer or the critic grades its own homework: say so, loudly."""
-    out = []
-    if judge == settings.model:
-        out.append(f"the judge ({judge}) is the writer model: it will favour its own prose; "
-                   "use a different --judge for a measurement you can trust")  # fmt: skip
-    if judge == settings.critic_name and judge != settings.model:
-        out.append(f"the judge ({judge}) is the critic model: it grades its own critique; "
-                   "use a different --judge")  # fmt: skip
-    return out
+def shared_roles(judge: str, judge_api_base: str | None, settings: Settings) -> list[str]:
+    """The roles of `settings` the judge is (same model string at the same api_base): a judge
+    that wrote or critiqued the texts grades its own homework. The one rule for independence."""
+    roles, base = [], judge_api_base or settings.api_base  # the judge is reached where the writer is
+    if (judge, base) == (settings.model, settings.api_base):
+        roles.append("writer")
+    if settings.critic == "llm" and (judge, base) == (
+        settings.critic_name, api_base_for(settings, "critic")
+    ):
+        roles.append("critic")
+    return roles
+
+
+def independence(judge: str, judge_api_base: str | None, configs: list[Settings], allowed: bool) -> dict:
+    """{"shared": roles the judge also plays, "judge_same": allowed}; a UserError (exit 2) when
+    the judge is the writer or the critic of any configuration and `--judge-same` was not given."""
+    shared = list(dict.fromkeys(r for config in configs for r in shared_roles(judge, judge_api_base, config)))
+    if shared and not allowed:
+        where = f" at {judge_api_base}" if judge_api_base else ""
+        raise UserError(
+            f"the judge {judge}{where} is also the {' and the '.join(shared)}: a judge grading its "
+            "own writing is not evidence",
+            hint="pass --judge with another model (or --judge-api-base for another server), or "
+            "--judge-same to allow it (every report will say so)",
+            exit_code=2,
+        )
+    return {"shared": shared, "judge_same": bool(shared)}
+
+
+def _judge_settings(settings: Settings, meta: dict[str, Any]) -> Settings:
+    """The settings the judge's client is made from: the writer's, at the judge's own server."""
+    base = meta.get("judge_api_base")
+    return settings.model_copy(update={"api_base": base}) if base else settings
 
 
 class Evaluation:
     def __init__(self, ui, runs_dir: str | Path):
         self.ui = ui
         self.runs_dir = str(runs_dir)
+        self.context = JUDGE_CONTEXT  # the judge's window, in tokens (the eval's own, once resumed)
 
     @contextmanager
     def _tables(self):
@@ -68,19 +99,29 @@ class Evaluation:
             store.close()
 
     def start(self, suite: str, tasks: list[dict[str, Any]], settings: Settings, judge: str,
-              against: Settings | None = None) -> str:  # fmt: skip
-        for warning in judge_warnings(judge, settings) + (judge_warnings(judge, against) if against else []):
-            self.ui.warn(warning)
-        make_client(judge, settings, "judge")  # an unknown judge model fails here, not later
+              against: Settings | None = None, *, judge_api_base: str | None = None,
+              judge_same: bool = False, judge_context: int | None = None,
+              outputs: dict[str, Any] | None = None) -> str:  # fmt: skip
+        configs = [settings, against] if against else [settings]
+        meta = {**independence(judge, judge_api_base, configs, judge_same),
+                "judge_api_base": judge_api_base}  # fmt: skip
+        client = make_client(judge, _judge_settings(settings, meta), "judge")  # an unknown judge fails here
+        # the window the judge's parts are sized by: the flag, else the client's own, else the default
+        meta["judge_context"] = judge_context or getattr(client, "context_window", None) or JUDGE_CONTEXT
+        if outputs is not None:  # every task gets the other system's article, or nothing starts
+            tasks = attach(tasks, outputs, suite)
+            meta["outputs"] = {k: outputs[k] for k in ("system", "file", "sha256")} | {
+                "articles": len(outputs["articles"])}  # fmt: skip
         for item in tasks:  # a bad override fails before the eval exists, naming its line
-            for config in (settings, against) if against else (settings,):
+            for config in configs:
                 with_overrides(config, item["overrides"], f"{suite}:{item['line']}")
         eval_id = new_eval_id(suite)
         with self._tables() as (_, tables):
             tables.create(eval_id, suite, judge, settings.run_params(), tasks,
-                          against.run_params() if against else None)  # fmt: skip
+                          against.run_params() if against else None, meta)  # fmt: skip
         count = f"{len(tasks)} task{'s' if len(tasks) != 1 else ''}"
-        self.ui.notice(f"eval {eval_id}: {count} from {suite}, judged by {judge} "
+        same = f" (NOT independent: also the {' and '.join(meta['shared'])})" if meta["shared"] else ""
+        self.ui.notice(f"eval {eval_id}: {count} from {suite}, judged by {judge}{same} "
                        f"(resume with `reflectcli eval resume {eval_id}`)")  # fmt: skip
         return self.resume(eval_id)
 
@@ -93,18 +134,24 @@ class Evaluation:
         settings = Settings.model_validate({**found["settings"], "runs_dir": self.runs_dir})
         other = (Settings.model_validate({**found["against"], "runs_dir": self.runs_dir})
                  if found.get("against") else None)  # fmt: skip
-        cool = settings.model_copy(update={"temperature": 0.0})
+        cool = _judge_settings(settings, found["meta"]).model_copy(update={"temperature": 0.0})
         judge = make_client(found["judge"], cool, "judge")
         if hasattr(judge, "preflight"):
             judge.preflight()
         store = Store(self.runs_dir)
         try:
             client = JournaledClient(judge, store, f"judge-{eval_id}", lambda kind, data: None)
+            self.context = found["meta"].get("judge_context") or JUDGE_CONTEXT
             tables = EvalTables(store.conn)
             for item in found["tasks"]:
-                self._task(eval_id, item, settings, client, tables, store)
-                if other is not None:
-                    self._versus(eval_id, item, other, client, tables, store)
+                try:
+                    self._task(eval_id, item, settings, client, tables, store)
+                    if item.get("other_article") is not None:
+                        self._outputs(eval_id, item, client, tables, store)
+                    if other is not None:
+                        self._versus(eval_id, item, other, client, tables, store)
+                except KeyboardInterrupt:  # Ctrl-C while judging: what is stored stays stored
+                    raise RunInterrupted(thread_for(eval_id, item["n"])) from None
             tables.set_status(eval_id, "finished")
         finally:
             store.close()
@@ -131,31 +178,47 @@ class Evaluation:
         final_b = final_text(self._written(item, other, thread_for(eval_id, n, "b"), store)) or ""
         task, reference = item["task"], item.get("reference")
         if tables.result(eval_id, n, "rubric_b") is None:
-            tables.save(
-                eval_id, n, "rubric_b", judging.rubric(client, task, final_b, reference, f"rubric:{n}:b")
-            )
+            graded = judging.rubric(client, task, final_b, reference, f"rubric:{n}:b", self.context)
+            tables.save(eval_id, n, "rubric_b", graded)
         for kind, a, b in (("vs_ab", final_a, final_b), ("vs_ba", final_b, final_a)):
             if tables.result(eval_id, n, kind) is None:
-                tables.save(eval_id, n, kind, judging.pair(client, task, a, b, reference, f"pair:{n}:{kind}"))
+                verdict = judging.pair(client, task, a, b, reference, f"pair:{n}:{kind}", self.context)
+                tables.save(eval_id, n, kind, verdict)
+
+    def _outputs(self, eval_id, item, client, tables, store) -> None:
+        """Our final against the other system's article for the same id, in both orders."""
+        n, theirs = item["n"], item["other_article"]
+        ours = final_text(store.load_state(thread_for(eval_id, n)) or {}) or ""
+        for kind, a, b in (("other_ab", theirs, ours), ("other_ba", ours, theirs)):
+            if tables.result(eval_id, n, kind) is None:
+                verdict = judging.pair(client, item["task"], a, b, item.get("reference"), f"pair:{n}:{kind}",
+                                       self.context)  # fmt: skip
+                tables.save(eval_id, n, kind, verdict)
 
     def _task(self, eval_id, item, settings, client, tables, store) -> None:
         n, thread = item["n"], thread_for(eval_id, item["n"])
-        if all(tables.result(eval_id, n, k) is not None for k in KINDS):
+        if all(tables.result(eval_id, n, k) is not None for k in (*KINDS, "metrics")):
             return
         self.ui.notice(f"task {n}/{len(tables.get(eval_id)['tasks'])}: {item['task'][:70]}")
         state = self._written(item, settings, thread, store)
         versions = state.get("versions") or []
         first, final = (versions[0]["text"] if versions else ""), (final_text(state) or "")
         task, reference = item["task"], item.get("reference")
+        if tables.result(eval_id, n, "metrics") is None:  # no model: computed from the texts and the run
+            found = {"first": metrics.article(first, None, item.get("length"), reference),
+                     "final": metrics.article(final, state, item.get("length"), reference)}  # fmt: skip
+            if item.get("other_article") is not None:
+                found["other"] = metrics.article(item["other_article"], None, item.get("length"), reference)
+            tables.save(eval_id, n, "metrics", found)
         if tables.result(eval_id, n, "rubric_first") is None:
-            tables.save(eval_id, n, "rubric_first",
-                        judging.rubric(client, task, first, reference, f"rubric:{n}:first"))  # fmt: skip
+            graded = judging.rubric(client, task, first, reference, f"rubric:{n}:first", self.context)
+            tables.save(eval_id, n, "rubric_first", graded)
         if tables.result(eval_id, n, "rubric_final") is None:
             if final == first:  # the run kept its first draft: nothing to compare, nothing paid
                 graded = {**tables.result(eval_id, n, "rubric_first"), "same_text": True, "tokens": 0,
                           "cost": None, "seconds": 0.0}  # fmt: skip
             else:
-                graded = judging.rubric(client, task, final, reference, f"rubric:{n}:final")
+                graded = judging.rubric(client, task, final, reference, f"rubric:{n}:final", self.context)
             tables.save(eval_id, n, "rubric_final", graded)
         for kind, a, b in (("ab", first, final), ("ba", final, first)):
             if tables.result(eval_id, n, kind) is None:
@@ -163,7 +226,7 @@ class Evaluation:
                     verdict = {"winner": "tie", "reason": "the output is the first draft",
                                "source": "same_text", "tokens": 0, "cost": None, "seconds": 0.0}  # fmt: skip
                 else:
-                    verdict = judging.pair(client, task, a, b, reference, f"pair:{n}:{kind}")
+                    verdict = judging.pair(client, task, a, b, reference, f"pair:{n}:{kind}", self.context)
                 tables.save(eval_id, n, kind, verdict)
 
 
@@ -183,7 +246,7 @@ def report(runs_dir: str | Path, eval_id: str) -> dict[str, Any]:
         for item in found["tasks"]:
             n = item["n"]
             thread = thread_for(eval_id, n)
-            got = {k: results.get((n, k)) for k in kinds(found)}
+            got = {k: results.get((n, k)) for k in (*kinds(found), "metrics")}
             row = store.get_run(thread)
             entry = {**item, "thread_id": thread, **got,
                      "run": {k: row[k] for k in ("status", "rounds", "tokens", "cost", "stop_reason",
@@ -192,11 +255,18 @@ def report(runs_dir: str | Path, eval_id: str) -> dict[str, Any]:
                 entry["pair"] = stats.combine(got["ab"], got["ba"])
             if got.get("vs_ab") and got.get("vs_ba"):  # B's final in place of "final", A's as "first"
                 entry["versus"] = stats.combine(got["vs_ab"], got["vs_ba"])
+            if got.get("other_ab") and got.get("other_ba"):  # ours as "final", theirs as "first"
+                entry["outputs_pair"] = stats.combine(got["other_ab"], got["other_ba"])
+            entry.pop("other_article", None)  # in the suite's file; the report names its hash
             items.append(entry)
     finally:
         store.close()
     return {
         "eval": {k: found[k] for k in ("id", "suite", "judge", "status", "created_at", "updated_at")},
+        "judge": {"model": found["judge"], "api_base": found["meta"].get("judge_api_base"),
+                  "shared": found["meta"].get("shared", []),
+                  "judge_same": found["meta"].get("judge_same", False),
+                  "context": found["meta"].get("judge_context")},  # fmt: skip
         "models": {
             "writer": found["settings"].get("model"),
             "critic": found["settings"].get("critic_model") or found["settings"].get("model"),
@@ -205,6 +275,8 @@ def report(runs_dir: str | Path, eval_id: str) -> dict[str, Any]:
         "by_tag": stats.by_tag(items),
         "regressions": stats.regressions(items),
         "against": stats.versus(items) if found.get("against") else None,
+        "outputs": ({**found["meta"]["outputs"], **stats.against_outputs(items)}
+                    if found["meta"].get("outputs") else None),  # fmt: skip
         "items": items,
     }
 

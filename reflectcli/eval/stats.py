@@ -4,17 +4,34 @@ Pairwise: the judge saw (A = first draft, B = final) and (A = final, B = first d
 order gives final / first / tie (`both_good` and `both_bad` are ties); the two orders agree
 (position-consistent) or not, and a split verdict counts as a tie. Win / tie / loss are shares
 of the tasks; the 95 % interval of the win share is a percentile bootstrap (2,000 resamples of
-the tasks, seeded, so a report is reproducible)."""
+the tasks, seeded, so a report is reproducible).
+
+Length control (AlpacaEval 2's LC win rate, its minimal form): per task, the preference y
+(1 final won, 0.5 tie, 0 first draft won) is fitted by a logistic regression on
+x = tanh(d / sd(d)), d = ln(final words / first-draft words), with Gaussian priors (PRIOR_*: a
+judge whose verdicts length alone explains still yields a finite fit);
+the LC win rate is the fitted preference at equal length (x = 0), with a bootstrap interval
+over tasks. A preference within BAND of 0.5 is "no effect"; the report flags when the raw
+and the length-controlled preference point different ways."""
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 from typing import Any
 
 from reflectcli.eval.judge import CRITERIA
+from reflectcli.eval.metrics import log_length_ratio
 
 RESAMPLES = 2000
+JUDGE_KINDS = ("ab", "ba", "rubric_first", "rubric_final", "rubric_b", "vs_ab", "vs_ba", "other_ab",
+               "other_ba")  # every stored judgement the judge was paid for  # fmt: skip
+# the fit's Gaussian priors (precisions): a standard normal on the log-odds at equal length (95 %
+# of its mass between 12 % and 88 %), a nearly flat one (sd 10) on the length slope, so that a
+# judge whose verdicts length explains gets a steep slope and an equal-length preference near 0.5
+PRIOR_INTERCEPT, PRIOR_SLOPE = 1.0, 0.01
+BAND = 0.05  # a preference within this of 0.5 is "no effect"
 
 
 def order_outcome(winner: str, final_is: str) -> str:
@@ -32,7 +49,10 @@ def combine(ab: dict[str, Any], ba: dict[str, Any]) -> dict[str, Any]:
     return {"ab": one, "ba": two, "consistent": consistent, "outcome": one if consistent else "tie",
             "fallback": "fallback" in sources,
             # the judge decided both orders itself (no unusable answer, not skipped as identical)
-            "decided": not {"fallback", "same_text"} & set(sources)}  # fmt: skip
+            "decided": not {"fallback", "same_text"} & set(sources),
+            # and named a winner in at least one: a tie in both orders agrees with itself and
+            # says nothing about position
+            "named": "tie" not in (one, two) or one != two}  # fmt: skip
 
 
 def bootstrap(values: list[float], seed: int = 7) -> tuple[float, float] | None:
@@ -51,11 +71,12 @@ def _mean(values: list[float]) -> float | None:
 
 def pairwise(results: list[dict[str, Any]]) -> dict[str, Any]:
     """Win / tie / loss shares of "final" over "first" in combined results, the win share's
-    interval and position consistency: over the pairs the judge decided in both orders (a
-    fallback tie or a skipped identical pair agrees with itself and proves nothing). None
-    without results."""
+    interval and position consistency: over the pairs the judge decided in both orders and
+    named a winner in at least one (a fallback tie, a skipped identical pair or a tie in both
+    orders agrees with itself and proves nothing). None without results."""
     n = len(results)
     decided = [r for r in results if r.get("decided", True)]
+    named = [r for r in decided if r.get("named", True)]
     outcomes = [r["outcome"] for r in results]
     wins = [1.0 if o == "final" else 0.0 for o in outcomes]
     interval = bootstrap(wins)
@@ -66,9 +87,94 @@ def pairwise(results: list[dict[str, Any]]) -> dict[str, Any]:
         "loss": round(outcomes.count("first") / n, 4) if n else None,
         "win_interval": [round(x, 4) for x in interval] if interval else None,
         "decided": len(decided),
-        "position_consistency": (round(sum(r["consistent"] for r in decided) / len(decided), 4)
-                                 if decided else None),
+        "consistency_pairs": len(named),
+        "position_consistency": (round(sum(r["consistent"] for r in named) / len(named), 4)
+                                 if named else None),
     }  # fmt: skip
+
+
+def _sigmoid(z: float) -> float:
+    return 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
+
+
+def logistic_fit(xs: list[float], ys: list[float], prior_a: float = PRIOR_INTERCEPT,
+                 prior_b: float = PRIOR_SLOPE) -> tuple[float, float]:  # fmt: skip
+    """(intercept, slope) of P(y) = sigmoid(a + b x), maximum a posteriori under zero-mean
+    Gaussian priors of precisions `prior_a`, `prior_b`, by Newton's method (the log posterior
+    is concave: it converges); y may be fractional (a tie is 0.5)."""
+    a = b = 0.0
+    for _ in range(100):
+        ga, gb, haa, hab, hbb = -prior_a * a, -prior_b * b, prior_a, 0.0, prior_b
+        for x, y in zip(xs, ys, strict=True):
+            p = _sigmoid(a + b * x)
+            w = p * (1 - p)
+            ga, gb = ga + y - p, gb + (y - p) * x
+            haa, hab, hbb = haa + w, hab + w * x, hbb + w * x * x
+        det = haa * hbb - hab * hab
+        da, db = (hbb * ga - hab * gb) / det, (haa * gb - hab * ga) / det
+        a, b = a + da, b + db
+        if abs(da) + abs(db) < 1e-9:
+            break
+    return a, b
+
+
+def _lc(points: list[tuple[float, float]]) -> float | None:
+    """The preference at equal length from (d, y) points; None when the lengths did not vary
+    (and changed: a constant non-zero change is confounded with the revision itself)."""
+    ds = [d for d, _ in points]
+    sd = statistics.pstdev(ds) if len(ds) > 1 else 0.0
+    if sd == 0:
+        return statistics.fmean(y for _, y in points) if all(d == 0 for d in ds) else None
+    a, _ = logistic_fit([math.tanh(d / sd) for d in ds], [y for _, y in points])
+    return _sigmoid(a)
+
+
+def direction(preference: float | None) -> str | None:
+    """better / worse / no effect, for a preference of the final (0.5 = none)."""
+    if preference is None:
+        return None
+    return "better" if preference > 0.5 + BAND else "worse" if preference < 0.5 - BAND else "no effect"
+
+
+def length_control(points: list[tuple[float, float]], raw: float | None, seed: int = 7) -> dict[str, Any]:
+    """The LC preference of the final at equal length, its 95 % bootstrap interval, and whether
+    it points where the raw preference does. `points`: (ln length ratio, preference) per task."""
+    lc = _lc(points) if points else None
+    interval = None
+    if lc is not None:
+        rng, n, fits = random.Random(seed), len(points), []
+        for _ in range(RESAMPLES // 2):
+            fit = _lc(rng.choices(points, k=n))
+            if fit is not None:
+                fits.append(fit)
+        fits.sort()
+        if fits:
+            interval = [round(fits[int(0.025 * len(fits))], 4), round(fits[int(0.975 * len(fits)) - 1], 4)]
+    ds = [d for d, _ in points]
+    one_way = bool(ds) and (all(d > 0 for d in ds) or all(d < 0 for d in ds))
+    raw_way, lc_way = direction(raw), direction(lc)
+    why = None if lc is not None else "no lengths stored" if not points else "same ratio"
+    return {"lc_win": round(lc, 4) if lc is not None else None, "lc_interval": interval, "lc_unknown": why,
+            "lc_extrapolated": one_way and lc is not None,
+            "raw_direction": raw_way, "lc_direction": lc_way,
+            "length_disagrees": raw_way is not None and lc_way is not None and raw_way != lc_way}  # fmt: skip
+
+
+def _lengths(items: list[dict[str, Any]], pair: str = "pair", base: str = "first",
+             new: str = "final") -> dict[str, Any]:  # fmt: skip
+    """Per judged task with metrics: (d, y) points, and the mean length change (of `new`,
+    the text in the role of "final" in `pair`, over `base`)."""
+    points, ratios, diffs = [], [], []
+    for i in items:
+        words = ((i.get("metrics") or {}).get(base) or {}).get("words"), (
+            ((i.get("metrics") or {}).get(new) or {}).get("words"))  # fmt: skip
+        if not i.get(pair) or None in words:
+            continue
+        y = {"final": 1.0, "tie": 0.5, "first": 0.0}[i[pair]["outcome"]]
+        points.append((log_length_ratio(*words), y))
+        ratios.append(max(words[1], 1) / max(words[0], 1) - 1)
+        diffs.append(words[1] - words[0])
+    return {"points": points, "mean_length_change": _mean(ratios), "mean_words_added": _mean(diffs)}
 
 
 def summarize(items: list[dict[str, Any]]) -> dict[str, Any]:
@@ -85,12 +191,26 @@ def summarize(items: list[dict[str, Any]]) -> dict[str, Any]:
     mean_gain = _mean(known)
     runs = [i["run"] for i in items if i.get("run")]
     costs = [r["cost"] for r in runs if r.get("cost") is not None]
-    judge_tokens = sum((i.get(k) or {}).get("tokens", 0) for i in items
-                       for k in ("ab", "ba", "rubric_first", "rubric_final"))  # fmt: skip
-    cost_per_task = (sum(costs) / len(costs)) if costs and len(costs) == len(runs) else None
+    judged_calls = [i[k] for i in items for k in JUDGE_KINDS if i.get(k)]
+    judge_tokens = sum(j.get("tokens", 0) for j in judged_calls)
+    paid = [j for j in judged_calls if j.get("tokens")]  # a skipped identical pair costs nothing
+    judge_cost = (round(sum(j["cost"] for j in paid), 6)
+                  if all(j.get("cost") is not None for j in paid) else None)  # fmt: skip
+    writing = sum(costs) if costs and len(costs) == len(runs) else None
+    # gain per dollar counts what the measurement cost too: the writing and the judging
+    both = writing is not None and judge_cost is not None
+    cost_per_task = (writing + judge_cost) / len(runs) if both else None
+    shares = pairwise(judged)
+    raw = shares["win"] + shares["tie"] / 2 if judged else None
+    lengths = _lengths(items)
     return {
         "tasks": len(items),
-        **pairwise(judged),
+        **shares,
+        "preference": round(raw, 4) if raw is not None else None,
+        **length_control(lengths["points"], raw),
+        "mean_length_change": lengths["mean_length_change"],
+        "mean_words_added": lengths["mean_words_added"],
+        "model_free": model_free(items),
         "judge_fallbacks": sum(p["fallback"] for p in judged),
         "rubric_gain": gains,
         "mean_rubric_gain": mean_gain,
@@ -98,6 +218,7 @@ def summarize(items: list[dict[str, Any]]) -> dict[str, Any]:
         "tokens": sum(r["tokens"] for r in runs),
         "judge_tokens": judge_tokens,
         "cost": round(sum(costs), 6) if costs else None,
+        "judge_cost": judge_cost,
         "gain_per_dollar": round(mean_gain / cost_per_task, 3)
         if mean_gain is not None and cost_per_task
         else None,
@@ -139,3 +260,42 @@ def versus(items: list[dict[str, Any]]) -> dict[str, Any]:
         "b_loss": shares["loss"], "b_win_interval": shares["win_interval"],
         "position_consistency": shares["position_consistency"], "rubric_gain_b_over_a": _mean(gains),
     }  # fmt: skip
+
+
+def against_outputs(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """Our final against the other system's article, per task (ours in the role of "final"):
+    win / tie / loss with its interval, position consistency, the raw and the length-controlled
+    preference, and the mean length of ours relative to theirs."""
+    judged = [i["outputs_pair"] for i in items if i.get("outputs_pair")]
+    shares = pairwise(judged)
+    raw = shares["win"] + shares["tie"] / 2 if judged else None
+    lengths = _lengths(items, "outputs_pair", "other", "final")
+    return {**shares, "preference": round(raw, 4) if raw is not None else None,
+            **length_control(lengths["points"], raw),
+            "mean_length_change": lengths["mean_length_change"],
+            "mean_words_added": lengths["mean_words_added"]}  # fmt: skip
+
+
+METRICS = ("words", "length_score", "citations_per_1000_words", "claims_supported", "rouge1", "rouge_l")
+
+
+def model_free(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The deterministic metrics' means per role (first draft, final, the other system's
+    article), over the tasks that have each one, with their counts; invented citations summed."""
+    out: dict[str, dict[str, Any]] = {}
+    for role in ("first", "final", "other"):
+        found = [m[role] for i in items if role in (m := i.get("metrics") or {})]
+        if not found:
+            continue
+        row: dict[str, Any] = {}
+        for key in METRICS:
+            values = [f[key] for f in found if f.get(key) is not None]
+            row[key] = {"mean": _mean(values), "tasks": len(values)} if values else None
+        for kind in ("exact", "fuzzy"):
+            values = [f["heading_recall"][kind] for f in found
+                      if (f.get("heading_recall") or {}).get(kind) is not None]  # fmt: skip
+            row[f"heading_recall_{kind}"] = {"mean": _mean(values), "tasks": len(values)} if values else None
+        if role == "final":
+            row["invented_citations_removed"] = sum(f.get("invented_citations_removed") or 0 for f in found)
+        out[role] = row
+    return out

@@ -280,6 +280,7 @@ class LocalClient:
     """A GGUF model in-process; JSON-schema-constrained when a schema is given."""
 
     takes_schema = True  # llama.cpp turns a JSON schema into a grammar: answers always parse
+    context_window = N_CTX  # tokens; the eval's judge sizes its parts by it
 
     def __init__(
         self,

@@ -22,6 +22,66 @@ def _num(value: float | None, signed: bool = False) -> str:
     return f"{value:+.2f}" if signed else f"{value:.2f}"
 
 
+def judge_lines(report: dict[str, Any]) -> list[str]:
+    """First of all: whether the judge is independent of the texts it grades."""
+    judge = report.get("judge") or {}
+    if judge.get("judge_same"):
+        roles = " and the ".join(judge.get("shared") or ["writer"])
+        return [f"JUDGE NOT INDEPENDENT (--judge-same): the judge {judge.get('model')} is also the "
+                f"{roles}; these numbers are not evidence"]  # fmt: skip
+    return []
+
+
+def length_lines(summary: dict[str, Any]) -> list[str]:
+    """The length-controlled result beside the raw one, and a loud flag when they disagree."""
+    if "lc_win" not in summary:  # a report stored before length control
+        return []
+    change = summary.get("mean_length_change")
+    grew = ("" if change is None else f" · mean length change {change:+.0%} "
+            f"({summary['mean_words_added']:+.0f} words)")  # fmt: skip
+    lc = summary["lc_win"]
+    if lc is None:
+        shown = ("unknown (no lengths stored: `reflectcli eval resume` computes them)"
+                 if summary.get("lc_unknown") == "no lengths stored"
+                 else "unknown (every final changed length by the same ratio: length and revision are one)")
+    else:
+        interval = summary.get("lc_interval")
+        ci = f" (95 % CI {_pct(interval[0])}–{_pct(interval[1])})" if interval else ""
+        far = " — extrapolated: every final changed length the same way" if summary["lc_extrapolated"] else ""
+        shown = f"{_pct(lc)}{ci}{far}"
+    lines = [f"length-controlled preference of the final (at equal length): {shown} · raw preference "
+             f"{_pct(summary['preference'])} (win + half the ties){grew}"]  # fmt: skip
+    if summary.get("length_disagrees"):
+        lines.insert(0, f"LENGTH: raw says {summary['raw_direction']}, at equal length "
+                        f"{summary['lc_direction']}: the raw result is explained by length")  # fmt: skip
+    return lines
+
+
+MODEL_FREE = (("words", "words", "{:.0f}"), ("length_score", "length score S_l", "{:.1f}"),
+              ("citations_per_1000_words", "citations per 1,000 words", "{:.1f}"),
+              ("claims_supported", "claims supported", "{:.0%}"), ("rouge1", "ROUGE-1", "{:.3f}"),
+              ("rouge_l", "ROUGE-L", "{:.3f}"), ("heading_recall_exact", "heading recall exact", "{:.0%}"),
+              ("heading_recall_fuzzy", "heading recall fuzzy", "{:.0%}"))  # fmt: skip
+
+
+def model_free_line(summary: dict[str, Any]) -> list[str]:
+    """The metrics computed without a model, first draft → final (→ the other system's)."""
+    found = summary.get("model_free") or {}
+    if "final" not in found:
+        return []
+    roles = [r for r in ("first", "final", "other") if r in found]
+    parts = []
+    for key, label, shape in MODEL_FREE:
+        cells = [found[r].get(key) for r in roles]
+        if all(c is None for c in cells):
+            continue
+        shown = " → ".join("—" if c is None or c["mean"] is None else shape.format(c["mean"]) for c in cells)
+        count = max(c["tasks"] for c in cells if c)
+        parts.append(f"{label} {shown}" + (f" ({plural(count, 'task', 'tasks')})" if key != "words" else ""))
+    parts.append(f"invented citations removed {found['final'].get('invented_citations_removed', 0)}")
+    return [f"without a model ({' → '.join(roles)}): " + " · ".join(parts)]
+
+
 def headline(summary: dict[str, Any]) -> list[str]:
     """The lines a reader must not miss, worse-off first."""
     lines = []
@@ -33,16 +93,18 @@ def headline(summary: dict[str, Any]) -> list[str]:
                      f"{ci} · tie {_pct(summary['tie'])} · loss {_pct(summary['loss'])}")  # fmt: skip
         if summary["loss"] and summary["loss"] > summary["win"]:
             lines.insert(0, "WORSE: the final output lost to the first draft more often than it won")
+        lines += length_lines(summary)
         consistency = summary["position_consistency"]
-        decided = summary.get("decided", summary["judged"])
+        decided = summary.get("consistency_pairs", summary.get("decided", summary["judged"]))
         if consistency is None:
-            lines.append("position consistency unknown: the judge decided no pair in both orders "
-                         "(identical texts are not judged; unusable answers fall back to a tie)")  # fmt: skip
+            lines.append("position consistency unknown: the judge named a winner in no pair it "
+                         "decided in both orders (identical texts are not judged; unusable answers "
+                         "fall back to a tie; a tie in both orders says nothing about position)")  # fmt: skip
         else:
             leans = " — below 85 %: the judge leans on position" if consistency < 0.85 else ""
             lines.append(f"position consistency {_pct(consistency)} over {decided} pair"
-                         f"{'s' if decided != 1 else ''} the judge decided (the two orders "
-                         f"agreed){leans}")  # fmt: skip
+                         f"{'s' if decided != 1 else ''} the judge decided with a winner (the two "
+                         f"orders agreed){leans}")  # fmt: skip
         if summary["judge_fallbacks"]:
             lines.append(f"{summary['judge_fallbacks']} pairwise judgement(s) fell back to a tie "
                          "(the judge's answer was unusable)")  # fmt: skip
@@ -50,10 +112,39 @@ def headline(summary: dict[str, Any]) -> list[str]:
         lines.append("no task judged yet")
     gain = summary["mean_rubric_gain"]
     cost = "unknown" if summary["cost"] is None else f"${summary['cost']:.4f}"
+    judged = summary.get("judge_cost")
+    judge_cost = "unknown" if judged is None else f"${judged:.4f}"
     lines.append(f"mean rubric gain {_num(gain, True)} (1-5 scale) · mean rounds "
-                 f"{_num(summary['mean_rounds'])} · writing {summary['tokens']} tokens · judging "
-                 f"{summary['judge_tokens']} tokens · cost {cost} · gain per dollar "
-                 f"{_num(summary['gain_per_dollar'])}")  # fmt: skip
+                 f"{_num(summary['mean_rounds'])} · writing {summary['tokens']} tokens, {cost} · judging "
+                 f"{summary['judge_tokens']} tokens, {judge_cost} · gain per dollar (writing and "
+                 f"judging) {_num(summary['gain_per_dollar'])}")  # fmt: skip
+    lines += model_free_line(summary)
+    return lines
+
+
+def outputs_lines(outputs: dict[str, Any] | None) -> list[str]:
+    """Our final against another system's published articles (`--against-outputs`)."""
+    if not outputs:
+        return []
+    named = (f"{outputs['system']} ({outputs['file']}, sha256 {outputs['sha256']}, "
+             f"{outputs['articles']} articles)")  # fmt: skip
+    if not outputs["judged"]:
+        return [f"ours vs {named}: no task judged yet"]
+    interval = outputs["win_interval"]
+    ci = f" (95 % CI {_pct(interval[0])}–{_pct(interval[1])})" if interval else ""
+    consistency = outputs["position_consistency"]
+    lc = outputs["lc_win"]
+    change = outputs["mean_length_change"]
+    lines = [f"ours vs {named} over {plural(outputs['judged'], 'task', 'tasks')}: ours wins "
+             f"{_pct(outputs['win'])}{ci} · tie {_pct(outputs['tie'])} · ours loses "
+             f"{_pct(outputs['loss'])} · position consistency "
+             f"{'unknown' if consistency is None else _pct(consistency)} · preference "
+             f"{_pct(outputs['preference'])}, at equal length {'unknown' if lc is None else _pct(lc)}"
+             f" · our length vs theirs {'—' if change is None else f'{change:+.0%}'}"]  # fmt: skip
+    if outputs.get("length_disagrees"):
+        lines.insert(0, f"LENGTH: against {outputs['system']}, raw says {outputs['raw_direction']}, "
+                        f"at equal length {outputs['lc_direction']}: the raw result is explained by "
+                        "length")  # fmt: skip
     return lines
 
 
@@ -71,6 +162,12 @@ def versus_lines(against: dict[str, Any] | None) -> list[str]:
             f" · rubric gain B − A {_num(against['rubric_gain_b_over_a'], True)}"]  # fmt: skip
 
 
+def lines(report: dict[str, Any]) -> list[str]:
+    """Every headline line, in the order a reader must see them."""
+    return (judge_lines(report) + headline(report["summary"]) + versus_lines(report.get("against"))
+            + outputs_lines(report.get("outputs")))  # fmt: skip
+
+
 def terminal(console, report: dict[str, Any]) -> None:
     from rich.markup import escape
     from rich.table import Table
@@ -80,8 +177,9 @@ def terminal(console, report: dict[str, Any]) -> None:
     p(f"[bold]eval {escape(ev['id'])}[/] · {escape(ev['suite'])} · {ev['status']} · writer "
       f"{escape(str(report['models']['writer']))} · critic {escape(str(report['models']['critic']))}"
       f" · judge {escape(ev['judge'])}")  # fmt: skip
-    for line in headline(summary) + versus_lines(report.get("against")):
-        colour = "red bold" if line.startswith("WORSE") else "yellow" if "below 85" in line else ""
+    for line in lines(report):
+        loud = line.startswith(("WORSE", "JUDGE NOT", "LENGTH:"))
+        colour = "red bold" if loud else "yellow" if "below 85" in line else ""
         p(f"[{colour}]{escape(line)}[/]" if colour else escape(line))
     table = Table(box=None, padding=(0, 1), header_style="bold", title="rubric gain per criterion",
                   title_justify="left")  # fmt: skip
@@ -139,8 +237,8 @@ def page(report: dict[str, Any]) -> str:
            f"<h1>eval {e(ev['id'])}</h1>",
            f"<p>{e(ev['suite'])} · {e(ev['status'])} · writer {e(str(report['models']['writer']))} · "
            f"critic {e(str(report['models']['critic']))} · judge {e(ev['judge'])}</p>"]  # fmt: skip
-    for line in headline(summary) + versus_lines(report.get("against")):
-        cls = ' class="worse"' if line.startswith("WORSE") else ""
+    for line in lines(report):
+        cls = ' class="worse"' if line.startswith(("WORSE", "JUDGE NOT", "LENGTH:")) else ""
         out.append(f"<p{cls}>{e(line)}</p>")
     out.append("<h2>Rubric gain per criterion (final − first draft)</h2>")
     out.append(_bars([(c, summary["rubric_gain"][c]) for c in CRITERIA]))

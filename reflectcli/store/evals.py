@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 EVAL_KEYS = ("id", "created_at", "updated_at", "suite", "judge", "settings", "tasks", "status",
-             "against")  # fmt: skip
+             "against", "meta")  # fmt: skip
 
 
 def _eval(row: tuple) -> dict[str, Any]:
@@ -17,6 +17,7 @@ def _eval(row: tuple) -> dict[str, Any]:
     item["settings"] = json.loads(item["settings"])
     item["tasks"] = json.loads(item["tasks"])
     item["against"] = json.loads(item["against"]) if item["against"] else None
+    item["meta"] = json.loads(item["meta"]) if item["meta"] else {}
     return item
 
 
@@ -25,10 +26,11 @@ class EvalTables:
         self.conn = conn
 
     def create(self, eval_id: str, suite: str, judge: str, settings: dict[str, Any],
-               tasks: list[dict[str, Any]], against: dict[str, Any] | None = None) -> None:  # fmt: skip
+               tasks: list[dict[str, Any]], against: dict[str, Any] | None = None,
+               meta: dict[str, Any] | None = None) -> None:  # fmt: skip
         now = time.time()
         self.conn.execute(
-            "INSERT INTO evals VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO evals ({', '.join(EVAL_KEYS)}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 eval_id,
                 now,
@@ -39,6 +41,7 @@ class EvalTables:
                 json.dumps(tasks),
                 "running",
                 json.dumps(against) if against is not None else None,
+                json.dumps(meta or {}),
             ),
         )
 

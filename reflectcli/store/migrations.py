@@ -222,6 +222,12 @@ MIGRATIONS: list[tuple[str, str]] = [
         INSERT INTO chunk_stems (rowid, body) SELECT rowid, body FROM chunk_index
         """,
     ),
+    (
+        "011_eval_meta",  # the judge's independence, its api_base and context, another system's file
+        """
+        ALTER TABLE evals ADD COLUMN meta TEXT
+        """,
+    ),
 ]
 
 # PostgreSQL's text for the migrations SQLite writes with its own extensions: full-text search

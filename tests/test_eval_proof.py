@@ -1,0 +1,386 @@
+"""Proof that cannot flatter (issue 26): an independent judge, length-controlled win rates,
+the judge's cost in gain per dollar, metrics without a model, and judging against another
+system's published articles."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from reflectcli.cli.app import app
+from reflectcli.errors import UserError
+from reflectcli.eval import stats
+from reflectcli.eval.run import Evaluation, independence, report, shared_roles
+from reflectcli.models.fake import IMPROVED, FakeClient, ScriptedResponder, install_fake
+from tests.helpers import quiet_ui, settings
+
+
+def test_the_judge_must_differ_from_writer_and_critic_by_model_and_server(runs_dir):
+    mine = settings(runs_dir, model="openai/w", critic_model="openai/c", api_base="http://127.0.0.1:1/v1")
+    assert shared_roles("openai/w", None, mine) == ["writer"]  # reached where the writer is
+    assert shared_roles("openai/c", None, mine) == ["critic"]
+    assert shared_roles("openai/w", "http://127.0.0.1:2/v1", mine) == []  # another server
+    assert shared_roles("openai/j", None, mine) == []
+    alone = settings(runs_dir, model="openai/w")
+    assert shared_roles("openai/w", None, alone) == ["writer", "critic"]
+    with pytest.raises(UserError) as err:
+        independence("openai/w", None, [settings(runs_dir, model="openai/x"), alone], allowed=False)
+    assert err.value.exit_code == 2 and "also the writer and the critic" in err.value.message
+    assert "--judge-same" in err.value.hint and "\n" not in err.value.message + err.value.hint
+    assert independence("openai/w", None, [alone], allowed=True) == {
+        "shared": ["writer", "critic"], "judge_same": True}  # fmt: skip
+    assert independence("openai/j", None, [alone], allowed=False)["judge_same"] is False
+
+
+GRADES = ("interest", "coherence", "relevance", "coverage", "accuracy", "completeness",
+          "readability", "structure")  # fmt: skip
+CUT = " Revision turns notes to self into an argument for a reader, cutting what wanders and adding " \
+      "the example that makes a claim land."  # fmt: skip
+EXTRA = " Every added sentence makes the article a little longer than it was before."
+
+
+def articles(prompt: str) -> tuple[str, str]:
+    a = re.search(r"<article_A>\n(.*?)\n</article_A>", prompt, re.S).group(1)
+    b = re.search(r"<article_B>\n(.*?)\n</article_B>", prompt, re.S).group(1)
+    return a, b
+
+
+def longer_judge(step, messages):
+    """Prefers the longer text, whatever it says."""
+    if step.startswith("pair"):
+        a, b = (len(t.split()) for t in articles(messages[-1]["content"]))
+        return json.dumps({"winner": "A" if a > b else "B" if b > a else "tie", "reason": "More."})
+    return json.dumps(dict.fromkeys(GRADES, 3))
+
+
+def tie_judge(step, messages):
+    if step.startswith("pair"):
+        return json.dumps({"winner": "tie", "reason": "Alike."})
+    return json.dumps(dict.fromkeys(GRADES, 3))
+
+
+def a_judge(step, messages):
+    if step.startswith("pair"):
+        return json.dumps({"winner": "A", "reason": "The first."})
+    return json.dumps(dict.fromkeys(GRADES, 3))
+
+
+class Resizing(ScriptedResponder):
+    """A writer whose revision grows task n's article by `grow[n]` sentences (a negative number:
+    cuts one sentence instead)."""
+
+    def __init__(self, grow: dict[int, int]):
+        super().__init__(scores=[6, 9], sections=2)
+        self.grow = grow
+
+    def __call__(self, step, messages):
+        out = super().__call__(step, messages)
+        if step.startswith("revise"):
+            n = int(re.search(r"Task (\d+) about", messages[-1]["content"]).group(1))
+            k = self.grow[n]
+            out = out.replace(CUT, "", 1) if k < 0 else out.replace(IMPROVED, IMPROVED + EXTRA * k, 1)
+        return out
+
+
+@pytest.fixture
+def judge():
+    client = FakeClient(model="judge/x", responder=longer_judge)
+    undo = install_fake("judge", lambda model: client)
+    yield client
+    undo()
+
+
+def shown_report(runs_dir, eval_id: str) -> str:
+    shown = CliRunner().invoke(app, ["eval", "report", eval_id, "--runs-dir", str(runs_dir)])
+    return " ".join(shown.output.split())
+
+
+def tasks(count: int) -> list[dict]:
+    return [{"n": i, "line": i, "task": f"Task {i} about revising", "reference": None, "tags": [],
+             "overrides": {}} for i in range(1, count + 1)]  # fmt: skip
+
+
+def test_a_judge_that_prefers_length_wins_raw_and_no_effect_at_equal_length(scripted, judge, runs_dir):
+    grow = {1: 1, 2: 2, 3: 3, 4: 4, 5: -1, 6: -1}
+    scripted.responder = Resizing(grow)
+    eval_id = Evaluation(quiet_ui(), runs_dir).start("mine", tasks(6), settings(runs_dir, threshold=8),
+                                                     "judge/x")  # fmt: skip
+    data = report(runs_dir, eval_id)
+    s = data["summary"]
+    # recomputed from the texts: the longer article won each pair, in both orders
+    outcomes = []
+    for item in data["items"]:
+        words = item["metrics"]["first"]["words"], item["metrics"]["final"]["words"]
+        assert (words[1] > words[0]) == (grow[item["n"]] > 0)
+        outcomes.append(item["pair"]["outcome"])
+        assert item["pair"]["consistent"]
+    assert outcomes == ["final"] * 4 + ["first"] * 2
+    assert s["win"] == round(4 / 6, 4) and s["loss"] == round(2 / 6, 4) and s["raw_direction"] == "better"
+    assert abs(s["lc_win"] - 0.5) <= stats.BAND and s["lc_direction"] == "no effect"
+    assert s["length_disagrees"] and not s["lc_extrapolated"]
+    low, high = s["lc_interval"]
+    assert low < 0.5 < high
+    assert s["mean_length_change"] > 0 and s["mean_words_added"] > 0
+    shown = shown_report(runs_dir, eval_id)
+    assert "LENGTH: raw says better, at equal length no effect" in shown
+    assert shown.index("LENGTH:") < shown.index("length-controlled preference")
+
+
+def test_length_control_with_a_fair_judge_and_with_lengths_that_all_grew():
+    # a judge whose verdicts do not follow length: the LC preference stays with the raw one
+    points = [(0.1, 1.0), (0.2, 1.0), (-0.1, 1.0), (-0.2, 1.0), (0.3, 1.0), (0.05, 0.0)]
+    lc = stats.length_control(points, 5 / 6)
+    assert lc["lc_direction"] == "better" and not lc["length_disagrees"] and lc["lc_win"] > 0.65
+    more = stats.length_control(points * 4, 5 / 6)  # the prior weighs less against more tasks
+    assert more["lc_win"] > lc["lc_win"] and more["lc_interval"][0] > 0.5
+    # every final grew by the same ratio: length and revision are the same thing, LC is unknown
+    same = stats.length_control([(0.2, 1.0)] * 4, 1.0)
+    assert same["lc_win"] is None and not same["length_disagrees"]
+    grew = stats.length_control([(0.1, 1.0), (0.2, 1.0), (0.4, 0.0)], 2 / 3)
+    assert grew["lc_extrapolated"]
+    a, b = stats.logistic_fit([-1.0, 1.0, -0.5, 0.5], [0.0, 1.0, 0.0, 1.0])
+    assert abs(a) < 1e-6 and b > 1  # symmetric data: no preference at x = 0
+
+
+def test_an_always_tie_judge_leaves_consistency_unknown(scripted, judge, runs_dir):
+    scripted.responder = Resizing({1: 1, 2: 2, 3: -1})
+    judge.responder = tie_judge
+    eval_id = Evaluation(quiet_ui(), runs_dir).start("mine", tasks(3), settings(runs_dir, threshold=8),
+                                                     "judge/x")  # fmt: skip
+    s = report(runs_dir, eval_id)["summary"]
+    assert s["tie"] == 1.0 and s["decided"] == 3 and s["consistency_pairs"] == 0
+    assert s["position_consistency"] is None  # a judge that never decides proves no consistency
+    shown = shown_report(runs_dir, eval_id)
+    assert "position consistency unknown" in shown
+    assert "100%" not in shown.split("position consistency")[1][:40]
+
+
+def test_a_judge_that_prefers_position_a_is_caught_by_both_orders(scripted, judge, runs_dir):
+    scripted.responder = Resizing({1: 1, 2: 2, 3: -1})
+    judge.responder = a_judge
+    eval_id = Evaluation(quiet_ui(), runs_dir).start("mine", tasks(3), settings(runs_dir, threshold=8),
+                                                     "judge/x")  # fmt: skip
+    data = report(runs_dir, eval_id)
+    s = data["summary"]
+    assert [(i["pair"]["ab"], i["pair"]["ba"]) for i in data["items"]] == [("first", "final")] * 3
+    assert s["position_consistency"] == 0.0 and s["tie"] == 1.0 and s["win"] == 0.0
+    assert s["preference"] == 0.5 and s["raw_direction"] == "no effect"
+
+
+def test_articles_longer_than_the_judges_window_are_judged_whole_in_aligned_parts():
+    from reflectcli.eval import judge as judging
+    from reflectcli.models.fake import prose
+
+    a = "\n\n".join(f"## Part {i}\n\n{prose(i, 30)}" for i in range(8))  # ~2,400 words
+    b = "\n\n".join(f"## Part {i}\n\n{prose(i + 50, 20)}" for i in range(8))
+    client = FakeClient(model="judge/x", responder=longer_judge)
+    verdict = judging.pair(client, "A task", a, b, None, "pair:1:ab", context=2000)
+    k = verdict["parts"]
+    assert k > 1 and [c["step"] for c in client.history] == [f"pair:1:ab:p{i}of{k}" for i in range(1, k + 1)]
+    shown = [articles(c["messages"][-1]["content"]) for c in client.history]
+    for whole, side in ((a, 0), (b, 1)):  # every paragraph reached the judge, in order, none cut
+        assert "\n\n".join(part[side] for part in shown if part[side]) == whole
+    assert all(f"part {i} of {k}" in c["messages"][-1]["content"] for i, c in enumerate(client.history, 1))
+    assert verdict["winner"] == "A" and verdict["reason"].startswith(f"parts won: A {k}")
+    short = judging.pair(FakeClient(model="judge/x", responder=longer_judge), "A task", "One.", "Two words.",
+                         None, "pair:1:ab")  # fmt: skip
+    assert short["parts"] == 1 and short["winner"] == "B"
+    graded = judging.rubric(FakeClient(model="judge/x", responder=longer_judge), "A task", a, None,
+                            "rubric:1:first", context=2000)  # fmt: skip
+    assert graded["parts"] > 1 and graded["grades"]["interest"] == 3
+
+
+def test_gain_per_dollar_counts_the_judge():
+    def item(cost):
+        grades = lambda g: {"grades": dict.fromkeys(GRADES, g), "tokens": 100, "cost": cost}  # noqa: E731
+        return {"n": 1, "tags": [], "pair": stats.combine({"winner": "B"}, {"winner": "A"}),
+                "ab": {"winner": "B", "tokens": 50, "cost": cost},
+                "ba": {"winner": "A", "tokens": 50, "cost": cost},
+                "rubric_first": grades(3), "rubric_final": grades(4),
+                "run": {"rounds": 2, "tokens": 1000, "cost": 0.02}}  # fmt: skip
+
+    s = stats.summarize([item(0.01), item(0.01)])
+    assert s["judge_tokens"] == 600 and s["judge_cost"] == 0.08 and s["cost"] == 0.04
+    assert s["gain_per_dollar"] == round(1.0 / ((0.04 + 0.08) / 2), 3)  # 16.667, not 50 (writing only)
+    assert stats.summarize([item(None), item(0.01)])["gain_per_dollar"] is None  # a judge price unknown
+
+
+def test_against_another_systems_outputs_every_pair_twice_and_the_numbers_recomputed(
+    scripted, judge, runs_dir, tmp_path
+):
+    import hashlib
+
+    from reflectcli.models.fake import prose
+
+    scripted.responder = Resizing({n: 1 for n in range(1, 6)})
+    suite = tmp_path / "query.jsonl"  # DeepResearch Bench's shape
+    lines = [{"id": n, "topic": "Science", "language": "en", "prompt": f"Task {n} about revising"}
+             for n in range(1, 6)]  # fmt: skip
+    suite.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    sizes = {1: 40, 2: 2, 3: 1, 4: 30, 5: 3}  # sentences of about 8 words: longer, then shorter than ours
+    theirs = {n: f"# Their report {n}\n\n{prose(n, k)}" for n, k in sizes.items()}
+    outputs = tmp_path / "odr.jsonl"
+    outputs.write_text("".join(json.dumps({"id": n, "prompt": f"Task {n}", "article": theirs[n]}) + "\n"
+                               for n in range(5, 0, -1)))  # fmt: skip
+    run = CliRunner().invoke(app, ["eval", "run", str(suite), "--model", "fake/w", "--judge", "judge/x",
+                                   "--against-outputs", str(outputs), "--against-name",
+                                   "open_deep_research", "--runs-dir", str(runs_dir)])  # fmt: skip
+    assert run.exit_code == 0, run.output
+    steps = [c["step"] for c in judge.history if ":other_" in c["step"]]
+    assert sorted(steps) == sorted(f"pair:{n}:other_{k}" for n in range(1, 6) for k in ("ab", "ba"))
+    listed = CliRunner().invoke(app, ["eval", "list", "--json", "--runs-dir", str(runs_dir)])
+    eval_id = json.loads(listed.output)[0]["id"]
+    data = report(runs_dir, eval_id)
+    got = data["outputs"]
+    assert got["system"] == "open_deep_research"
+    assert got["sha256"] == hashlib.sha256(outputs.read_bytes()).hexdigest()
+    assert got["articles"] == 5 and got["judged"] == 5
+    expected = []
+    for item in data["items"]:
+        n = item["n"]
+        ab = next(c for c in judge.history if c["step"] == f"pair:{n}:other_ab")["messages"][-1]["content"]
+        assert articles(ab)[0] == theirs[n]  # their article as A, then as B
+        ba = next(c for c in judge.history if c["step"] == f"pair:{n}:other_ba")["messages"][-1]["content"]
+        assert articles(ba)[1] == theirs[n]
+        ours, other = item["metrics"]["final"]["words"], item["metrics"]["other"]["words"]
+        assert other == len(theirs[n].split())
+        expected.append("final" if ours > other else "first" if ours < other else "tie")
+        assert item["outputs_pair"]["outcome"] == expected[-1]
+    assert expected == ["first", "final", "final", "first", "final"]  # the length judge's verdicts
+    assert got["win"] == 0.6 and got["loss"] == 0.4 and got["tie"] == 0.0
+    assert got["preference"] == 0.6 and got["position_consistency"] == 1.0
+    ratios = [i["metrics"]["final"]["words"] / i["metrics"]["other"]["words"] - 1 for i in data["items"]]
+    assert got["mean_length_change"] == round(sum(ratios) / 5, 3)
+    assert {t for i in data["items"] for t in i["tags"]} == {"Science"}
+    text = " ".join(run.output.split())
+    named = f"ours vs open_deep_research ({outputs}, sha256 {got['sha256']}, 5 articles)"
+    assert f"{named} over 5 tasks: ours wins 60%" in text
+    # a task without an article in the file stops before anything is written or paid
+    short = tmp_path / "short.jsonl"
+    short.write_text(json.dumps({"id": 1, "article": "Only one."}) + "\n")
+    calls = len(judge.history)
+    missing = CliRunner().invoke(app, ["eval", "run", str(suite), "--model", "fake/w", "--judge",
+                                       "judge/x", "--against-outputs", str(short), "--runs-dir",
+                                       str(runs_dir)])  # fmt: skip
+    assert missing.exit_code == 2 and "has no article for 4 task id(s)" in " ".join(missing.output.split())
+    assert len(judge.history) == calls and "Traceback" not in missing.output
+
+
+def test_metrics_without_a_model():
+    from reflectcli.eval import metrics
+
+    # LongBench-Write's S_l: 100 at the asked length, -1/3 per 100 % over, -1/2 per 100 % under
+    assert metrics.length_score(1000, 1000) == 100 and metrics.length_score(1000, 1500) == 83.33
+    assert metrics.length_score(1000, 500) == 50 and metrics.length_score(1000, 4000) == 0
+    assert metrics.length_score(1000, 0) == 0 and metrics.length_score(1000, 250) == 0
+    assert metrics.words("Two words 中文字") == 5  # a CJK character is a word
+    text = "## One\n\n" + " ".join(["word"] * 98) + " [S1] [S2]"
+    state = {"final_version": 2, "trace": [{"kind": "invented_citation", "removed": ["S9", "S7"]},
+                                           {"kind": "guard"}],
+             "reviews": [{"version": 1, "claims": [{"verdict": "supported"}]},
+                         {"version": 2, "claims": [{"verdict": "supported"},
+                                                   {"verdict": "unsupported"}]}]}  # fmt: skip
+    found = metrics.article(text, state, required=100)
+    assert found["words"] == 102 and found["citations_per_1000_words"] == round(2000 / 102, 2)
+    assert found["claims_supported"] == 0.5 and found["claims"] == 2
+    assert found["invented_citations_removed"] == 2
+    assert found["length_score"] == metrics.length_score(100, 102)
+    assert metrics.rouge1("the cat sat", "the cat ran") == round(2 / 3, 4)
+    assert metrics.rouge_l("a b c d", "a c d") == round(2 * 0.75 * 1 / 1.75, 4)
+    reference = "Zillennials\n\n# Etymology\n\nText.\n\n# Date and age range\n\n## Arts and culture\n\nMore."
+    mine = "## Etymology\n\nX.\n\n## The date and age ranges\n\nY.\n\n## Sport\n\nZ."
+    assert metrics.heading_recall(mine, reference) == {"exact": round(1 / 3, 4), "fuzzy": round(2 / 3, 4),
+                                                       "headings": 3}  # fmt: skip
+
+
+def test_a_suite_with_lengths_and_references_reports_them(scripted, judge, runs_dir, tmp_path):
+    scripted.responder = Resizing({1: 1, 2: 2})
+    suite = tmp_path / "s.jsonl"
+    reference = "# Why first drafts fall short\n\nWriters revise because a first draft records thinking."
+    lines = [{"task": "Task 1 about revising", "length": 60, "id": "a"},
+             {"task": "Task 2 about revising", "reference": reference}]
+    suite.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    run = CliRunner().invoke(app, ["eval", "run", str(suite), "--model", "fake/w", "--judge", "judge/x",
+                                   "--runs-dir", str(runs_dir)])  # fmt: skip
+    assert run.exit_code == 0, run.output
+    listed = CliRunner().invoke(app, ["eval", "list", "--json", "--runs-dir", str(runs_dir)])
+    data = report(runs_dir, json.loads(listed.output)[0]["id"])
+    first, final = (data["items"][0]["metrics"][k] for k in ("first", "final"))
+    from reflectcli.eval.metrics import length_score
+
+    assert final["length_score"] == length_score(60, final["words"]) and "length_score" not in (
+        data["items"][1]["metrics"]["final"])  # fmt: skip
+    free = data["summary"]["model_free"]
+    assert free["final"]["length_score"] == {"mean": final["length_score"], "tasks": 1}
+    assert free["first"]["length_score"]["mean"] == first["length_score"]
+    recall = data["items"][1]["metrics"]["final"]["heading_recall"]
+    assert recall["exact"] == 1.0 and free["final"]["rouge1"]["tasks"] == 1
+    text = " ".join(run.output.split())
+    assert f"length score S_l {first['length_score']:.1f} → {final['length_score']:.1f} (1 task)" in text
+
+
+def test_an_interrupted_comparison_with_outputs_resumes_without_paying_twice(
+    scripted, judge, runs_dir, tmp_path
+):
+    from reflectcli.errors import RunInterrupted
+    from reflectcli.eval.outputs import load as load_outputs
+    from tests.helpers import FailOnce
+
+    scripted.responder = Resizing({1: 1, 2: 2})
+    judge.responder = FailOnce(longer_judge, "pair:2:other_ab", KeyboardInterrupt())
+    file = tmp_path / "o.jsonl"
+    file.write_text("".join(json.dumps({"id": str(n), "article": f"Their article {n}."}) + "\n"
+                            for n in (1, 2)))  # fmt: skip
+    suite = [{**t, "id": str(t["n"])} for t in tasks(2)]
+    evaluation = Evaluation(quiet_ui(), runs_dir)
+    with pytest.raises(RunInterrupted):
+        evaluation.start("mine", suite, settings(runs_dir, threshold=8), "judge/x",
+                         outputs=load_outputs(file))  # fmt: skip
+    (eval_id,) = [e["id"] for e in __import__("reflectcli.eval.run", fromlist=["x"]).evaluations(runs_dir)]
+    evaluation.resume(eval_id)
+    steps = [c["step"] for c in judge.history]
+    assert steps.count("pair:2:other_ab") == 2  # the interrupted call, then its answer
+    assert all(steps.count(s) == 1 for s in set(steps) - {"pair:2:other_ab"})
+    assert report(runs_dir, eval_id)["outputs"]["win"] == 1.0  # ours is longer than "Their article n."
+
+
+def test_the_bit_parallel_lcs_equals_the_table():
+    import random
+
+    from reflectcli.eval.metrics import lcs_length
+
+    def table(a, b):
+        previous = [0] * (len(b) + 1)
+        for x in a:
+            row = [0]
+            for j, y in enumerate(b):
+                row.append(previous[j] + 1 if x == y else max(previous[j + 1], row[j]))
+            previous = row
+        return previous[-1]
+
+    rng = random.Random(26)
+    for _ in range(300):
+        a = [rng.choice("abcde") for _ in range(rng.randint(0, 30))]
+        b = [rng.choice("abcdef") for _ in range(rng.randint(0, 30))]
+        assert lcs_length(a, b) == table(a, b)
+
+
+def test_an_eval_stored_before_the_metrics_gets_them_on_resume_without_paying(scripted, judge, runs_dir):
+    from reflectcli.eval.run import evaluations
+    from tests.helpers import raw_db
+
+    scripted.responder = Resizing({1: 1, 2: -1})
+    eval_id = Evaluation(quiet_ui(), runs_dir).start("mine", tasks(2), settings(runs_dir, threshold=8),
+                                                     "judge/x")  # fmt: skip
+    with raw_db(runs_dir) as db:
+        db.execute("DELETE FROM eval_results WHERE kind = 'metrics'")
+        db.execute("UPDATE evals SET meta = NULL")  # as migration 011 leaves an older eval
+    assert evaluations(runs_dir)[0]["judged"] == 2  # still judged
+    assert report(runs_dir, eval_id)["summary"]["lc_unknown"] == "no lengths stored"
+    assert "no lengths stored" in shown_report(runs_dir, eval_id)
+    calls = len(judge.history)
+    Evaluation(quiet_ui(), runs_dir).resume(eval_id)
+    assert len(judge.history) == calls and report(runs_dir, eval_id)["summary"]["lc_win"] is not None

@@ -237,10 +237,12 @@ def review(
             "runs_dir": str(runs_dir) if runs_dir else None, "memory": {"enabled": False},
         })  # fmt: skip
         task, draft = _read_draft(file, task, [])
+        draft = _with_references(file, draft, settings)
         result = Runner(ui).write(task, settings, thread_id, draft)
     except (UserError, RunInterrupted, Exception) as exc:
         raise _fail(ui, exc, debug) from None
     reviewed = (result.state.get("reviews") or [{}])[-1]
+    refs = result.state.get("references") or []
     if output is not None:
         from reflectcli.output.artifacts import review_report
 
@@ -249,11 +251,34 @@ def review(
         import json
 
         keep = ("score", "dimensions", "feedback", "improvements", "claims", "source", "errors")
-        print(json.dumps({"thread_id": result.thread_id, **{k: reviewed.get(k) for k in keep}},
-                         ensure_ascii=False, indent=2))  # fmt: skip
+        print(json.dumps({"thread_id": result.thread_id, **{k: reviewed.get(k) for k in keep},
+                          "references": refs}, ensure_ascii=False, indent=2))  # fmt: skip
         return
+    from reflectcli.output.rows import claim, reference_check
+
+    for line in [*(claim(c) for c in reviewed.get("claims") or []), *reference_check(refs)]:
+        ui.console.print(line, markup=False, soft_wrap=True)
     ui.console.print(f"continue: `reflectcli revise {result.thread_id} \"your feedback\"`; or let the "
                      f"critic revise it: `reflectcli write --from {file}`", markup=False)  # fmt: skip
+
+
+def _with_references(where: str, draft: dict, settings) -> dict:
+    """The draft's state with its reference list resolved against the source library: the
+    resolved sources it cites as the run's evidence (under the article's own ids), and a row
+    per reference (resolved, ambiguous or unresolved, and why) in `references`."""
+    from reflectcli.graph.common import note_event
+    from reflectcli.sources.resolve import resolve
+
+    base = None if where == "-" else Path(where).expanduser().resolve().parent
+    text = draft["versions"][0]["text"]
+    evidence, report = resolve(settings.runs_dir, text, base, settings.research.allow_private)
+    if not report:
+        return draft
+    done = sum(1 for r in report if r["status"] == "resolved")
+    note = note_event("draft", "references", f"references: {done} of {len(report)} resolved in the "
+                      f"source library, {len(report) - done} reported", resolved=done,
+                      reported=len(report) - done)  # fmt: skip
+    return {**draft, "evidence": evidence, "references": report, "trace": [*draft["trace"], note]}
 
 
 def fetch_model(debug: DebugOpt = False) -> None:

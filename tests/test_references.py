@@ -188,3 +188,19 @@ def test_titles_match_exactly_after_normalisation_and_near_only_when_unique(runs
     assert resolver.title(["Printing"])["status"] == "unresolved"  # too short to match loosely
     assert title_key("«Notes  on—Paper»") == "notes on paper"
     assert url_key("HTTPS://www.Example.org:443/a/?utm_source=x&b=2#top") == url_key("https://example.org/a?b=2")
+
+
+def test_the_checklist_critic_gives_the_codes_verdicts(fake, runs_dir, outside):
+    """No model call reviews: the resolved claims still get verdicts, from code alone (a
+    sentence the source says nearly verbatim is supported, a number it lacks is not)."""
+    article, config = outside
+    result = invoke("review", str(article), "--model", "fake/w", "--critic", "checklist", "--runs-dir",
+                    str(runs_dir), "--config", str(config), "--json")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["source"] == "checklist" and fake.history == []
+    verdicts = {(" ".join(c["sentence"].split()[:3]), c["source"]): (c["verdict"], c["by"])
+                for c in data["claims"]}  # fmt: skip
+    assert verdicts[("Gutenberg printed the", "S1")] == ("supported", "check")
+    assert verdicts[("The same handbook", "S3")] == ("unsupported", "check")
+    assert {v for v, _ in verdicts.values()} <= {"supported", "unsupported", "unjudged"}

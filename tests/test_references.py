@@ -114,6 +114,7 @@ def test_every_reference_is_resolved_or_reported_and_none_is_guessed(scripted, r
     assert refs["4"]["source_id"] is None and len(refs["4"]["candidates"]) == 2  # reported, not picked
     assert "no library source has this title" in refs["5"]["why"]
     assert "no such entry" in refs["7"]["why"]
+    assert [refs[k]["sentences"] for k in "123457"] == [1, 1, 2, 1, 1, 1]
     # only what resolved is evidence, under the article's own ids; the critic saw those only
     assert "[S1]" in critic.prompt and "[S3]" in critic.prompt and "[S4]" not in critic.prompt
     verdicts = {(" ".join(c["sentence"].split()[:3]), c["source"]): c["verdict"] for c in data["claims"]}
@@ -124,12 +125,15 @@ def test_every_reference_is_resolved_or_reported_and_none_is_guessed(scripted, r
         ("The same handbook", "S3"): "unsupported",  # the critic said supported; the code's veto: 9999
     }
     text = report.read_text()
-    assert "## References checked" in text and "[4] ambiguous" in text and "4 of 6" not in text
-    assert "[7] unresolved" in text and "unsupported [S3] The same handbook" in text
+    assert "## References checked" in text and "References: 3 of 6 resolved" in text
+    assert "[4] ambiguous" in text and "[7] unresolved" in text and "1 cited claim left unchecked" in text
+    assert "unsupported [S3] The same handbook" in text
     shown = invoke("show", "outside", "--json", "--runs-dir", str(runs_dir))
     state = json.loads(shown.output)["state"]
     assert [r["ref"] for r in state["references"]] == ["1", "2", "3", "4", "5", "7"]
     assert state["versions"][0]["text"] == article.read_text()  # version 1 is the file as written
+    assert [x["title"] for x in state["outline"]["sections"]] == ["The press"]  # the list is no section
+    assert state["research"]["sections"] == [["S1", "S2", "S3"]]  # the section's resolved sources
     assert [s["title"] for s in library.sources(runs_dir)].count("Ink") == 1
 
 
@@ -141,7 +145,7 @@ def test_a_url_on_this_machine_is_refused_without_allow_private(scripted, runs_d
     line = next(x for x in result.output.splitlines() if x.startswith("- [3]"))
     assert "unresolved" in line and "loopback" in line and "allow_private" in line
     assert site.hits == []  # refused before any connection
-    assert "References: 2 of 6 resolved" in result.output
+    assert "References: 2 of 6 resolved" in result.output  # [3] is not: refused
     assert "supported [S1] Gutenberg printed" in result.output  # each verdict in the terminal view
 
 

@@ -127,7 +127,8 @@ def write(
     _ending(ui, result)
 
 
-def _read_draft(where: str, task: str | None, keep: list[str]) -> tuple[str, dict]:
+def _read_draft(where: str, task: str | None, keep: list[str], references_apart: bool = False
+                ) -> tuple[str, dict]:  # fmt: skip
     """(the task, the run's starting state) from a Markdown file or stdin; bad input is one line."""
     import sys
 
@@ -143,7 +144,7 @@ def _read_draft(where: str, task: str | None, keep: list[str]) -> tuple[str, dic
         raise UserError(f"{where} is not UTF-8 text", hint="save it as UTF-8 Markdown", exit_code=2) from None
     stem = "Draft" if where == "-" else Path(where).stem.replace("_", " ").replace("-", " ")
     try:
-        draft = read_draft(text, stem)
+        draft = read_draft(text, stem, references_apart)
         locked = locked_sections(keep, draft.titles)
     except ValueError as exc:
         raise UserError(f"{where}: {exc}", exit_code=2) from None
@@ -236,7 +237,7 @@ def review(
             "model": model, "critic_model": critic_model, "critic": critic, "max_rounds": 1,
             "runs_dir": str(runs_dir) if runs_dir else None, "memory": {"enabled": False},
         })  # fmt: skip
-        task, draft = _read_draft(file, task, [])
+        task, draft = _read_draft(file, task, [], references_apart=True)
         draft = _with_references(file, draft, settings)
         result = Runner(ui).write(task, settings, thread_id, draft)
     except (UserError, RunInterrupted, Exception) as exc:
@@ -264,10 +265,12 @@ def review(
 
 def _with_references(where: str, draft: dict, settings) -> dict:
     """The draft's state with its reference list resolved against the source library: the
-    resolved sources it cites as the run's evidence (under the article's own ids), and a row
-    per reference (resolved, ambiguous or unresolved, and why) in `references`."""
+    resolved sources it cites as the run's evidence (under the article's own ids; each section's
+    as its research, as if a run had found them), and a row per reference (resolved, ambiguous
+    or unresolved, and why) in `references`."""
     from reflectcli.graph.common import note_event
     from reflectcli.sources.resolve import resolve
+    from reflectcli.writing.citations import cited_ids
 
     base = None if where == "-" else Path(where).expanduser().resolve().parent
     text = draft["versions"][0]["text"]
@@ -278,7 +281,10 @@ def _with_references(where: str, draft: dict, settings) -> dict:
     note = note_event("draft", "references", f"references: {done} of {len(report)} resolved in the "
                       f"source library, {len(report) - done} reported", resolved=done,
                       reported=len(report) - done)  # fmt: skip
-    return {**draft, "evidence": evidence, "references": report, "trace": [*draft["trace"], note]}
+    held = [e["id"] for e in evidence]
+    by_section = [[i for i in cited_ids(body) if i in held] for body in draft["sections"]]
+    return {**draft, "evidence": evidence, "references": report, "trace": [*draft["trace"], note],
+            "research": {"plan": draft["plans"], "sections": by_section}}  # each section's sources
 
 
 def fetch_model(debug: DebugOpt = False) -> None:

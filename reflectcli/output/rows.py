@@ -162,5 +162,7 @@ def reference_check(refs: list[dict[str, Any]]) -> list[str]:
                          f"{r['location']}")  # fmt: skip
         else:
             entry = f" “{r['entry']}”" if r["entry"] else ""
-            lines.append(f"- {label} {r['status']}:{entry} — {r['why']}")
+            n = r.get("sentences") or 0
+            unchecked = f"; {n} cited claim{'s' if n != 1 else ''} left unchecked" if n else ""
+            lines.append(f"- {label} {r['status']}:{entry} — {r['why']}{unchecked}")
     return lines

@@ -123,6 +123,14 @@ def _file(word: str, base: Path | None) -> Path | None:
     return next((p.resolve() for p in tries if p.is_file()), None)
 
 
+def _likeness(a: str, b: str) -> float:
+    """difflib's ratio, skipped (0) when its cheap upper bounds already fall below FUZZY."""
+    matcher = SequenceMatcher(None, a, b)
+    if matcher.real_quick_ratio() < FUZZY or matcher.quick_ratio() < FUZZY:
+        return 0.0
+    return matcher.ratio()
+
+
 def _source(outcome: Any) -> dict[str, Any]:
     return {"source_id": outcome.source_id, "location": outcome.location, "title": outcome.title}
 
@@ -191,8 +199,8 @@ class Resolver:
             return self._one(exact, "title")
         scored = []
         for key, sources in by_key.items():
-            likeness = max((SequenceMatcher(None, k, key).ratio() for k in keys
-                            if min(len(k), len(key)) >= MIN_FUZZY_CHARS), default=0.0)  # fmt: skip
+            likeness = max((_likeness(k, key) for k in keys if min(len(k), len(key)) >= MIN_FUZZY_CHARS),
+                           default=0.0)  # fmt: skip
             if likeness >= FUZZY:
                 scored += [(likeness, s) for s in sources]
         if scored:
@@ -258,6 +266,7 @@ def resolve(
                 row.update(status="unresolved", why="the source holds no text to check against")
             else:
                 evidence.append(item)
+        row["sentences"] = len(citing.get(entry.id, []))  # cited claims that rest on it
         report.append(row)
     listed = {e.id for e in found.entries}
     named = any(e.label.startswith("S") for e in found.entries)  # `[S3]` (reflectcli's) or `[3]`
@@ -267,5 +276,6 @@ def resolve(
                 "cited, but the article has no reference list")  # fmt: skip
             report.append({"ref": ident if named else ident[1:], "id": ident, "entry": "", "cited": True,
                            "status": "unresolved", "by": "", "source_id": None, "location": "",
-                           "title": "", "why": why, "candidates": []})  # fmt: skip
+                           "title": "", "why": why, "candidates": [],
+                           "sentences": len(citing.get(ident, []))})  # fmt: skip
     return evidence, report

@@ -131,8 +131,9 @@ def find_references(text: str) -> RefList:
             break
     if not entries:
         entries, lines = _trailing_list(text, total)
+    code = _code_lines(text)
     for n, line in enumerate(text.split("\n")):
-        if n not in lines and (foot := _FOOTNOTE.match(line)) is not None and _not_code(text, n):
+        if n not in lines and n not in code and (foot := _FOOTNOTE.match(line)) is not None:
             entries.append(_entry("^" + foot.group(1), foot.group(2)))
             lines.add(n)
     return RefList(_unique(entries), frozenset(lines))
@@ -146,11 +147,10 @@ def _unique(entries: list[Entry]) -> list[Entry]:
     return list(seen.values())
 
 
-def _not_code(text: str, line: int) -> bool:
-    return all(
-        not (t.type in ("fence", "code_block") and t.map and t.map[0] <= line < t.map[1])
-        for t in markdown_parser().parse(text)
-    )
+def _code_lines(text: str) -> set[int]:
+    """The lines of fenced and indented code blocks (a `[^3]:` in them defines nothing)."""
+    return {n for t in markdown_parser().parse(text) if t.type in ("fence", "code_block") and t.map
+            for n in range(*t.map)}  # fmt: skip
 
 
 def _trailing_list(text: str, total: int) -> tuple[list[Entry], set[int]]:

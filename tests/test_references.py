@@ -208,3 +208,19 @@ def test_the_checklist_critic_gives_the_codes_verdicts(fake, runs_dir, outside):
     assert verdicts[("Gutenberg printed the", "S1")] == ("supported", "check")
     assert verdicts[("The same handbook", "S3")] == ("unsupported", "check")
     assert {v for v, _ in verdicts.values()} <= {"supported", "unsupported", "unjudged"}
+
+
+def test_a_file_outside_the_articles_folder_is_not_read(runs_dir, tmp_path, monkeypatch):
+    """An article names a file elsewhere on the machine: reported, never added or sent."""
+    (tmp_path / "elsewhere").mkdir()
+    secret = tmp_path / "elsewhere" / "secret.md"
+    secret.write_text("# Secret\n\nThe password is hunter2.\n")
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    text = f"The password is hunter2 [1].\n\n## References\n\n1. {secret}\n2. ../elsewhere/secret.md\n"
+    evidence, report = resolve(runs_dir, text, tmp_path / "work")
+    assert evidence == [] and [r["status"] for r in report] == ["unresolved", "unresolved"]
+    assert "outside the article's folder" in report[0]["why"] and library.sources(runs_dir) == []
+    library.add(runs_dir, [str(secret)])  # once the person added it, it may be cited
+    evidence, report = resolve(runs_dir, text, tmp_path / "work")
+    assert report[0]["status"] == "resolved" and "hunter2" in evidence[0]["text"]

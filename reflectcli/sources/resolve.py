@@ -8,7 +8,9 @@ source, by what it names, in this order, and the first thing it names decides:
   URL not in the library is fetched and added first, by the same safe rules as `sources add`
   (fetch.py; `[research] allow_private` for a server on this machine or an intranet);
 - a file path (relative to the article's folder, else to the working folder): the file is
-  added (an unchanged one is left as it is);
+  added (an unchanged one is left as it is) when it is under one of those folders or already in
+  the library; a file elsewhere is reported, not read (an article must not make the review
+  send, say, a file of your home folder to a remote critic);
 - a title: library titles equal to it after normalisation (case, width, punctuation); failing
   that, a near match only when its likeness reaches FUZZY, and only one source does.
 
@@ -28,8 +30,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
-from reflectcli.sources.chunking import searchable
-from reflectcli.sources.library import _library, add, is_url
+from reflectcli.sources.library import add, best_chunks, is_url
+from reflectcli.sources.library import sources as library_sources
 from reflectcli.sources.readers import kind_of
 from reflectcli.writing.citations import cited_ids
 from reflectcli.writing.claims import claims_in
@@ -144,8 +146,7 @@ class Resolver:
 
     def sources(self) -> list[dict[str, Any]]:
         if self._sources is None:
-            with _library(self.runs_dir, write=False) as library:
-                self._sources = library.sources() if library else []
+            self._sources = library_sources(self.runs_dir)
         return self._sources
 
     def _added(self, target: str, by: str) -> dict[str, Any]:
@@ -161,6 +162,11 @@ class Resolver:
             error += " (set [research] allow_private = true to fetch from this machine or an intranet)"
         return {"status": "unresolved", "why": error}
 
+    def _near(self, path: Path) -> bool:
+        """A file under the article's folder or the working folder: one the review may add."""
+        folders = [*([self.base] if self.base else []), Path.cwd()]
+        return any(path.is_relative_to(d.resolve()) for d in folders)
+
     def entry(self, entry: Entry) -> dict[str, Any]:
         """How one entry resolves: `status` resolved | ambiguous | unresolved, and by what."""
         parts = _parts(entry.text)
@@ -172,15 +178,18 @@ class Resolver:
                 return {"status": "resolved", "by": "url", "source_id": held[0]["id"],
                         "location": held[0]["location"], "title": held[0]["title"]}  # fmt: skip
             return self._added(url, "url")
+        by_location = {s["location"]: s for s in self.sources()}
         for word in parts["paths"]:
             found = _file(word, self.base)
-            if found is not None:
+            if found is not None and (str(found) in by_location or self._near(found)):
                 return self._added(str(found), "file")
-        by_location = {s["location"]: s for s in self.sources()}
-        for word in parts["paths"]:  # a file no longer on disk that the library still holds
+            if found is not None:  # an outside article does not get to read any file it names
+                return {"status": "unresolved", "why": f"{found}: not in the library, and outside the "
+                        "article's folder and the working folder (add it with `reflectcli sources add` "
+                        "to let it be cited)"}  # fmt: skip
             for where in ([self.base / word] if self.base else []) + [Path.cwd() / word, Path(word)]:
                 held = by_location.get(str(Path(where).expanduser().resolve()))
-                if held is not None:
+                if held is not None:  # a file no longer on disk that the library still holds
                     return {"status": "resolved", "by": "file (in the library)", "source_id": held["id"],
                             "location": held["location"], "title": held["title"]}  # fmt: skip
         if parts["paths"]:
@@ -224,13 +233,9 @@ def _passage(runs_dir: str | Path, ident: str, resolved: dict[str, Any], sentenc
     """The evidence item of a resolved reference: the source's chunks that best match the
     sentences citing it (each once, best first, at most MAX_PASSAGES)."""
     hits: dict[int, dict[str, Any]] = {}
-    with _library(runs_dir, write=False) as library:
-        if library is None:
-            return None
-        for sentence in sentences or [resolved.get("title") or ""]:
-            hit = library.best_in(searchable(sentence), resolved["source_id"])
-            if hit is not None:
-                hits.setdefault(hit["chunk_id"], hit)
+    for sentence in sentences or [resolved.get("title") or ""]:
+        for hit in best_chunks(runs_dir, sentence, [resolved["source_id"]]):
+            hits.setdefault(hit["chunk_id"], hit)
     if not hits:
         return None
     kept = sorted(hits.values(), key=lambda h: h["score"])[:MAX_PASSAGES]

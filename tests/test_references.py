@@ -224,3 +224,12 @@ def test_a_file_outside_the_articles_folder_is_not_read(runs_dir, tmp_path, monk
     library.add(runs_dir, [str(secret)])  # once the person added it, it may be cited
     evidence, report = resolve(runs_dir, text, tmp_path / "work")
     assert report[0]["status"] == "resolved" and "hunter2" in evidence[0]["text"]
+
+
+def test_a_url_the_library_holds_is_matched_in_another_spelling_and_not_fetched_again(runs_dir, site):
+    url = f"http://127.0.0.1:{site.port}/page"
+    assert library.add(runs_dir, [url], allow_private=True)[0].status == "added"
+    text = f"The vault code is 4417 [1].\n\n## Sources\n\n1. <HTTP://127.0.0.1:{site.port}/page/?utm_source=x#top>\n"
+    evidence, report = resolve(runs_dir, text, None, allow_private=True)
+    assert [(r["status"], r["by"], r["location"]) for r in report] == [("resolved", "url", url)]
+    assert site.hits == ["/page"] and "4417" in evidence[0]["text"]  # fetched once, by `sources add`

@@ -140,7 +140,8 @@ def read_text(where: str) -> str:
         raise UserError(f"{where} is not UTF-8 text", hint="save it as UTF-8 Markdown", exit_code=2) from None
 
 
-def _read_draft(where: str, task: str | None, keep: list[str]) -> tuple[str, dict]:
+def _read_draft(where: str, task: str | None, keep: list[str], references_apart: bool = False
+                ) -> tuple[str, dict]:  # fmt: skip
     """(the task, the run's starting state) from a Markdown file or stdin; bad input is one line."""
     from reflectcli.graph.human import draft_start
     from reflectcli.writing.draftfile import locked_sections, read_draft
@@ -148,7 +149,7 @@ def _read_draft(where: str, task: str | None, keep: list[str]) -> tuple[str, dic
     text = read_text(where)
     stem = "Draft" if where == "-" else Path(where).stem.replace("_", " ").replace("-", " ")
     try:
-        draft = read_draft(text, stem)
+        draft = read_draft(text, stem, references_apart)
         locked = locked_sections(keep, draft.titles)
     except ValueError as exc:
         raise UserError(f"{where}: {exc}", exit_code=2) from None
@@ -245,11 +246,13 @@ def review(
             "api_base": api_base, "critic_api_base": critic_api_base, "timeout": timeout,
             "runs_dir": str(runs_dir) if runs_dir else None, "memory": {"enabled": False},
         })  # fmt: skip
-        task, draft = _read_draft(file, task, [])
+        task, draft = _read_draft(file, task, [], references_apart=True)
+        draft = _with_references(file, draft, settings)
         result = Runner(ui).write(task, settings, thread_id, draft)
     except (UserError, RunInterrupted, Exception) as exc:
         raise _fail(ui, exc, debug) from None
     reviewed = (result.state.get("reviews") or [{}])[-1]
+    refs = result.state.get("references") or []
     if output is not None:
         from reflectcli.output.artifacts import review_report
 
@@ -258,11 +261,39 @@ def review(
         import json
 
         keep = ("score", "dimensions", "feedback", "improvements", "claims", "source", "errors")
-        print(json.dumps({"thread_id": result.thread_id, **{k: reviewed.get(k) for k in keep}},
-                         ensure_ascii=False, indent=2))  # fmt: skip
+        print(json.dumps({"thread_id": result.thread_id, **{k: reviewed.get(k) for k in keep},
+                          "references": refs}, ensure_ascii=False, indent=2))  # fmt: skip
         return
+    from reflectcli.output.rows import claim, reference_check
+
+    for line in [*(claim(c) for c in reviewed.get("claims") or []), *reference_check(refs)]:
+        ui.console.print(line, markup=False, soft_wrap=True)
     ui.console.print(f"continue: `reflectcli revise {result.thread_id} \"your feedback\"`; or let the "
                      f"critic revise it: `reflectcli write --from {file}`", markup=False)  # fmt: skip
+
+
+def _with_references(where: str, draft: dict, settings) -> dict:
+    """The draft's state with its reference list resolved against the source library: the
+    resolved sources it cites as the run's evidence (under the article's own ids; each section's
+    as its research, as if a run had found them), and a row per reference (resolved, ambiguous
+    or unresolved, and why) in `references`."""
+    from reflectcli.graph.common import note_event
+    from reflectcli.sources.resolve import resolve
+    from reflectcli.writing.citations import cited_ids
+
+    base = None if where == "-" else Path(where).expanduser().resolve().parent
+    text = draft["versions"][0]["text"]
+    evidence, report = resolve(settings.runs_dir, text, base, settings.research.allow_private)
+    if not report:
+        return draft
+    done = sum(1 for r in report if r["status"] == "resolved")
+    note = note_event("draft", "references", f"references: {done} of {len(report)} resolved in the "
+                      f"source library, {len(report) - done} reported", resolved=done,
+                      reported=len(report) - done)  # fmt: skip
+    held = [e["id"] for e in evidence]
+    by_section = [[i for i in cited_ids(body) if i in held] for body in draft["sections"]]
+    return {**draft, "evidence": evidence, "references": report, "trace": [*draft["trace"], note],
+            "research": {"plan": draft["plans"], "sections": by_section}}  # each section's sources
 
 
 def fetch_model(debug: DebugOpt = False) -> None:

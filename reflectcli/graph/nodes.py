@@ -246,7 +246,10 @@ class Nodes:
         evidence = state.get("evidence") or []
         cited = set(cited_ids(version["text"]))
         shown = [e for e in evidence if e["id"] in cited]
-        to_judge = claims_in(version["text"], titles) if shown and not compact(self.critic) else []
+        to_judge = []  # each claim with the ids it cites that the run holds (an outside article's
+        for claim in claims_in(version["text"], titles) if shown and not compact(self.critic) else []:
+            if held_ids := [i for i in claim["ids"] if i in cited and any(e["id"] == i for e in shown)]:
+                to_judge.append({**claim, "ids": held_ids})  # unresolved references have none)
         try:
             result = complete_structured(
                 Budgeted(self.critic, state),
@@ -355,6 +358,9 @@ class Nodes:
             critiques[imp["id"]] = {**imp, "round": round_no, "status": "open", "closed_in": None}
         review = {**value, "critic_score": value["score"], "improvements": improvements, "round": round_no,
                   "version": version["n"], "source": "checklist", "errors": []}  # fmt: skip
+        if state.get("references"):  # an outside article's resolved citations: code's verdicts
+            titles = [s["title"] for s in outline]
+            review["claims"] = judge(version["text"], titles, state.get("evidence") or [], [])
         took = round(time.perf_counter() - started, 3)
         event = note_event("review", "checklist", f"{len(improvements)} finding(s) to fix, score "
                            f"{value['score']:g}, {took:.1f}s", round=round_no, duration=took)  # fmt: skip

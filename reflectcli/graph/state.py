@@ -36,6 +36,7 @@ class RunState(TypedDict, total=False):
     lessons: list[dict[str, Any]]  # recalled at the start: [{"id", "text", "score"}]
     learned: dict[str, Any] | None  # what the learning step stored (lesson ids)
     locked: list[int]  # sections no revision may touch (`write --from FILE --keep TITLE`)
+    references: list[dict[str, Any]]  # an outside article's reference list, resolved (`review`)
 
 
 def initial_state(task: str, params: dict[str, Any], lessons: list[dict[str, Any]] | None = None) -> RunState:

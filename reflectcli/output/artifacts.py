@@ -84,7 +84,10 @@ def review_report(state: dict[str, Any], thread_id: str, source: str) -> str:
     review = (state.get("reviews") or [None])[-1]
     out = [f"# Review of {source}", "", f"- thread: `{thread_id}` (`reflectcli show {thread_id}`)",
            f"- task: {state.get('task', '')}", ""]  # fmt: skip
-    return "\n".join(out + (review_lines(review) if review else ["No review was made."])).rstrip() + "\n"
+    out += review_lines(review) if review else ["No review was made."]
+    if refs := rows.reference_check(state.get("references") or []):
+        out += ["", "## References checked", "", *refs[1:], "", refs[0]]
+    return "\n".join(out).rstrip() + "\n"
 
 
 def run_status(state: dict[str, Any], run: dict[str, Any]) -> str:

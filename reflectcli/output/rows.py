@@ -146,3 +146,23 @@ def claim(item: dict[str, Any]) -> str:
     quote = f" — “{item['quote']}”" if item.get("quote") else ""
     label = f"{item['claim']} " if item.get("claim") else ""
     return f"{label}{item['verdict']} [{item['source']}] {item['sentence']}{reason} ({item['by']}){quote}"
+
+
+def reference_check(refs: list[dict[str, Any]]) -> list[str]:
+    """An outside article's references as `review` resolved them: one line each, resolved
+    ones with the library source, the others with why (never a guess)."""
+    if not refs:
+        return []
+    done = sum(1 for r in refs if r["status"] == "resolved")
+    lines = [f"References: {done} of {len(refs)} resolved in the source library"]
+    for r in refs:
+        label = f"[{r['ref']}]" + ("" if r["cited"] else " (not cited)")
+        if r["status"] == "resolved":
+            lines.append(f"- {label} resolved by {r['by']}: source {r['source_id']} “{r['title']}” — "
+                         f"{r['location']}")  # fmt: skip
+        else:
+            entry = f" “{r['entry']}”" if r["entry"] else ""
+            n = r.get("sentences") or 0
+            unchecked = f"; {n} cited claim{'s' if n != 1 else ''} left unchecked" if n else ""
+            lines.append(f"- {label} {r['status']}:{entry} — {r['why']}{unchecked}")
+    return lines

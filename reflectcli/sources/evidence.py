@@ -19,17 +19,18 @@ def number(
     evidence: list[dict[str, Any]], hits: list[dict[str, Any]], section: int | None, query: str,
     round_no: int | None = None,
 ) -> tuple[list[dict[str, Any]], list[str]]:  # fmt: skip
-    """New evidence items for `hits` (ids continue from `evidence`; a chunk already held keeps
-    its id), and the ids of all the hits, in rank order. `section` (0-based) for a section's
-    research, None for a query the critic asked for in review `round_no`."""
+    """New evidence items for `hits` (ids continue after the highest in `evidence`; a chunk
+    already held keeps its id), and the ids of all the hits, in rank order. `section`
+    (0-based) for a section's research, None for a query the critic asked for in review `round_no`."""
     held = {(e["chunk_id"], e["text"]): e["id"] for e in evidence}  # a re-indexed chunk is new
+    top = max((int(e["id"][1:]) for e in evidence), default=0)  # an article's own ids may skip
     new: list[dict[str, Any]] = []
     ids: list[str] = []
     for hit in hits:
         text = strip_invented(hit["text"], set())[0]  # a passage's own [Sn] would mislead
         ident = held.get((hit["chunk_id"], text))
         if ident is None:
-            ident = f"S{len(evidence) + len(new) + 1}"
+            ident = f"S{top + len(new) + 1}"
             held[(hit["chunk_id"], text)] = ident
             new.append({
                 "id": ident, "chunk_id": hit["chunk_id"], "source_id": hit["source_id"],

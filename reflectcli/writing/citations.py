@@ -1,10 +1,11 @@
 """Citations in article text, and the one grammar they are held to: `[S3]` or `[S3, S5]`.
 
 Models write citations in many forms: `[S3]`, `[S3][S5]`, `[s 3]`, `(S3)`, `[Source 3]`, `[3]`,
-`[S1, 3]`, ranges (`[S1-S4]`, `[S1–S4]`, `[1 to 4]`), full-width brackets (`［S3］`, `【S3】`). Each
-is read here into the ids it names (a range gives every id in it); what names no id (`[S9a]`, a
-range of more than 20) is malformed. The run's evidence holds the only ids that may appear:
-`strip_invented` writes every held id as `[Sn]` and removes, and names, everything else."""
+`[S1, 3]`, ranges (`[S1-S4]`, `[S1–S4]`, `[1 to 4]`), full-width brackets (`［S3］`, `【S3】`), and
+other tools' footnotes (`[^3]`). Each is read here into the ids it names (a range gives every
+id in it); what names no id (`[S9a]`, a range of more than 20) is malformed. The run's
+evidence holds the only ids that may appear: `strip_invented` writes every held id as `[Sn]`
+and removes, and names, everything else."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ _OPEN, _CLOSE = r"[\[［【]", r"[\]］】]"
 CITATION = re.compile(
     r"(?<![\w`])" + _OPEN + r"\s*(?:" + _PREFIX + r")?" + _ITEM + _MORE + r"\s*" + _CLOSE  # [3], [S3]
     + r"|" + _OPEN + r"\s*" + _PREFIX + _ITEM + _MORE + r"\s*" + _CLOSE  # word[S3]
-    + r"|[(（]\s*" + _PREFIX + _ITEM + _MORE + r"\s*[)）]",  # (S3), (Source 3)
+    + r"|[(（]\s*" + _PREFIX + _ITEM + _MORE + r"\s*[)）]"  # (S3), (Source 3)
+    + r"|\[\^\d+\](?!:)",  # a Markdown footnote's reference, word[^3] (not its definition)
     re.I,
 )  # fmt: skip
 NAMED = re.compile(_OPEN + r"\s*" + _PREFIX + _ITEM + _MORE + r"\s*" + _CLOSE, re.I)  # [S3], not [3]

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from reflectcli.writing.citations import CITATION, ids_in
+from reflectcli.writing.reflist import without_references
 from reflectcli.writing.textops import CJK, section_bodies
 from reflectcli.writing.textops import markdown_parser as _parser
 
@@ -81,7 +82,9 @@ def cited_sentences(body: str) -> list[tuple[str, list[str]]]:
 
 def claims_in(text: str, titles: list[str]) -> list[dict[str, Any]]:
     """Every claim of `text` (a cited sentence that states something): its id `Cn`, sentence,
-    the ids it cites and the section it is in."""
+    the ids it cites and the section it is in. An article's own reference list (another
+    tool's `## References`, footnote definitions) holds no claim."""
+    text = without_references(text)
     bodies = section_bodies(text, titles) if titles else [None]
     parts = [(t, b) for t, b in zip(titles, bodies, strict=False) if b] or [("", text)]
     found: list[dict[str, Any]] = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from reflectcli.writing import markdown
+from reflectcli.writing.reflist import find_references, is_references_heading
 from reflectcli.writing.textops import match_section, section_bodies
 
 
@@ -24,8 +25,10 @@ class Draft:
     title: str | None
 
 
-def read_draft(text: str, fallback_title: str) -> Draft:
-    """The outline and sections of `text` (raises ValueError when it holds no words)."""
+def read_draft(text: str, fallback_title: str, references_apart: bool = False) -> Draft:
+    """The outline and sections of `text` (raises ValueError when it holds no words). With
+    `references_apart` (`review`), the article's own reference list is no section to review:
+    it stays in the text, outside the outline, and is checked against the library instead."""
     if not text.strip():
         raise ValueError("the file is empty")
     found = markdown.headings(text)
@@ -43,6 +46,10 @@ def read_draft(text: str, fallback_title: str) -> Draft:
         chosen = [found[0]]
     if not chosen:  # no headings (or only a title): the whole text is one section
         return Draft(text, [title or fallback_title], [text.strip()], title)
+    if references_apart and len(chosen) > 1 and is_references_heading(chosen[-1].title):
+        listed = find_references(text).lines
+        if listed and text.count("\n", 0, chosen[-1].start) in listed:
+            chosen = chosen[:-1]
     titles = [h.title for h in chosen]
     bodies = section_bodies(text, titles)
     if any(b is None for b in bodies):

@@ -171,6 +171,16 @@ def _feedback_language(language: str | None) -> str:
     return "Write the feedback in the article's language."
 
 
+CLAIM_WORDS = 12  # a claim is named by its opening words: the critic reads it whole in the article
+
+
+def claim_opening(sentence: str) -> str:
+    """A cited sentence as the review prompt names it: whole when short, else its first
+    CLAIM_WORDS words and `…` (the article is sent once; its claims are not sent twice)."""
+    words = sentence.split()
+    return sentence if len(words) <= CLAIM_WORDS + 4 else " ".join(words[:CLAIM_WORDS]) + " …"
+
+
 REVIEW_EXAMPLE = {
     "score": 6,
     "dimensions": {"accuracy": 7, "completeness": 5, "readability": 7, "structure": 6},
@@ -209,10 +219,12 @@ def review_messages(
         shape["claims"] = [{"claim": claims[0]["id"], "source": claims[0]["ids"][0], "verdict": "supported",
                             "quote": "<the source's sentence that decides it>",
                             "reason": "<why, in a few words>"}]  # fmt: skip
-        listed = "\n".join(f"{c['id']} [{', '.join(c['ids'])}]: {c['sentence']}" for c in claims)
+        listed = "\n".join(f"{c['id']} [{', '.join(c['ids'])}]: {claim_opening(c['sentence'])}"
+                           for c in claims)  # fmt: skip
         checks = (
             f"\nThe article cites these sources:\n{evidence_lines(evidence, 700)}\n"
-            f"Its cited claims, each with its id and the sources it cites:\n{listed}\n"
+            "Its cited claims (each sentence of the article by its opening words), with its id "
+            f"and the sources it cites:\n{listed}\n"
             "claims: for each claim id and each source it cites, compare the claim with that "
             "source and give a verdict: supported (the source says it), unsupported (the source "
             "does not say it) or contradicted (the source says otherwise); quote the source's "

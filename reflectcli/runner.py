@@ -17,7 +17,7 @@ from typing import Any
 
 from reflectcli.config import Settings, resume_settings
 from reflectcli.errors import RunInterrupted, UserError
-from reflectcli.graph.human import edit_version, output_version, steer, unheeded
+from reflectcli.graph.human import edit_version, output_version, review_first, steer, unheeded
 from reflectcli.graph.state import initial_state
 from reflectcli.memory.bank import Memory
 from reflectcli.models.factory import api_base_for, make_client
@@ -222,7 +222,7 @@ class Runner:
             if not checkpointed:
                 grown = {k: [*state.get(k, []), *update[k]] for k in ("decisions", "trace")}
                 update = {**state, **update, **grown}
-            graph.update_state(config, update, as_node="gate_stop")
+            graph.update_state(config, update, as_node="revise" if review_first(state) else "gate_stop")
             state = dict(graph.get_state(config).values or {})
         except BaseException:
             store.release(thread_id)

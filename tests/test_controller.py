@@ -194,3 +194,14 @@ def test_review_sanity_table(name, score, dims, feedback, tiny, invalid, used):
 
     assert bool(implausible(score, dims, feedback, tiny)) is invalid
     assert consistent(score, dims) == pytest.approx(used)
+
+
+def test_your_pending_critique_is_applied_whatever_the_score_within_rounds_and_budget():
+    from reflectcli.graph.controller import Facts, Rules, decide
+
+    rules = Rules(threshold=8, max_rounds=3, max_tokens=1000)
+    high = Facts(round=1, scores=(9.5,), human=1, tokens=10)
+    assert (decide(high, rules).action, decide(high, rules).reason) == ("revise", "human")
+    assert decide(Facts(round=1, scores=(9.5,), tokens=10), rules).reason == "passed"
+    assert decide(Facts(round=3, scores=(9.5,), human=1), rules).reason == "passed"  # no round left
+    assert decide(Facts(round=1, scores=(5.0,), human=1, tokens=1000), rules).reason == "budget"

@@ -60,14 +60,18 @@ def test_your_edit_becomes_the_output_and_the_base_of_the_next_revision(
     assert MINE in diff.output
     # the critic's revision starts from your text, and keeps it
     calls = len(scripted.history)
-    scripted.responder = ScriptedResponder(scores=[9.6], sections=2)
+    scripted.responder = ScriptedResponder(scores=[9, 9.2, 9.7], sections=2)  # yours 9.2, then 9.7
     again = invoke("revise", "me", "Open with a date.", "--section", "1", "--runs-dir", str(runs_dir))
     assert again.exit_code == 0, again.output
-    revised = [c for c in scripted.history[calls:] if c["step"].startswith("revise")]
-    assert revised and all(MINE not in c["messages"][-1]["content"] for c in revised)  # section 1 only
+    steps = [c["step"] for c in scripted.history[calls:]]
+    assert steps == ["review:r2", "revise:r3:s1", "review:r3"], steps  # your edit is reviewed first
+    assert MINE in scripted.history[calls]["messages"][-1]["content"]
+    assert MINE not in scripted.history[calls + 1]["messages"][-1]["content"]  # section 1 only
     after = state_of("me", runs_dir)
     assert after["versions"][-1]["base"] == mine["n"] and MINE in after["versions"][-1]["text"]
-    assert after["final_version"] in (mine["n"], after["versions"][-1]["n"])
+    assert [r["version"] for r in after["reviews"]][-2:] == [mine["n"], after["versions"][-1]["n"]]
+    assert after["decisions"][-2]["reason"] == "human"  # applied whatever the edit's score
+    assert after["final_version"] == after["versions"][-1]["n"]  # 9.7 beats your 9.2
 
 
 def test_an_unchanged_file_records_nothing(scripted, runs_dir, tmp_path, monkeypatch):

@@ -98,17 +98,19 @@ def own_draft_chain(work: Path) -> None:
                                           str(work / "runs")])  # fmt: skip
         assert result.exit_code == 0, result.output
         args = ["revise", "own", "Name the year.", "--section", TITLES[1], "--runs-dir", "runs"]
-        killed_then_resumed(work, "steer", args, "journal:revise:r3:s2", script, "own")
+        killed_then_resumed(work, "steer", args, "journal:revise:r4:s2", script, "own")
         assert resent_after_completion(server) == {}, "a completed request was sent again"
         steps = [":".join(r.step.split(":")[:2]) for r in server.completed]  # the server names no section
-    assert steps == ["review:r1", "revise:r2", "review:r2", "revise:r3", "review:r3"], steps
+    # your edit is reviewed first (so that the revision of it is compared with something)
+    assert steps == ["review:r1", "revise:r2", "review:r2", "review:r3", "revise:r4", "review:r4"], steps
     state = run_state(work / "runs" / "reflect.db", "own")
     kept = section_bodies(DRAFT, list(TITLES))[2]
     assert all(section_bodies(v["text"], list(TITLES))[2] == kept for v in state["versions"])
     mine = next(v for v in state["versions"] if v["kind"] == "edit")
     last = state["versions"][-1]
     assert last["base"] == mine["n"] and MINE in last["text"]  # revised from the person's edit
-    assert state["critiques"]["h1"]["applied_in"] == 3 and state["status"] == "finished"
+    assert [r["version"] for r in state["reviews"]][-2:] == [mine["n"], last["n"]]
+    assert state["critiques"]["h1"]["applied_in"] == 4 and state["status"] == "finished"
 
 
 def review_chain(work: Path) -> None:

@@ -74,6 +74,7 @@ class Facts:
     rejected: bool = False  # the revision after this round made no version (guards)
     contradicted: int = 0  # cited claims the critic found contradicted by their source
     searches: int = 0  # searches made for the critic's queries
+    human: int = 0  # the person's own critiques (`reflectcli revise`) no revision has applied yet
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,9 @@ def decide(facts: Facts, rules: Rules) -> Decision:
     if facts.rejected:
         return stop("rewrite_rejected", f"every rewrite of round {facts.round + 1} was rejected "
                     f"by a guard; keeping the best version ({max(facts.scores):g})")  # fmt: skip
+    if facts.human and facts.round < rules.max_rounds and not budget_spent(rules, facts.tokens, facts.cost):
+        return Decision("revise", "human", f"your critique ({facts.human}) is applied next, whatever "
+                        f"the score ({score:g})", numbers)  # fmt: skip
     below = [
         f"{name} {facts.dimensions.get(name, score):g} < minimum {minimum:g}"
         for name, minimum in rules.minimums.items()

@@ -23,6 +23,17 @@ def pending_human(state: dict[str, Any]) -> list[dict[str, Any]]:
             if c.get("by") == "human" and c.get("applied_in") is None]  # fmt: skip
 
 
+def review_first(state: dict[str, Any]) -> bool:
+    """The run's output has no review (your `edit`): a steered run reviews it first, so that
+    what the revision makes of it is compared with something (the graph goes on after
+    `revise`, at the review); otherwise the revision comes next (after `gate_stop`)."""
+    versions = state.get("versions") or []
+    if not versions:
+        return False
+    n = output_version(state)["n"]
+    return not any(r["version"] == n for r in state.get("reviews") or [])
+
+
 def unheeded(state: dict[str, Any]) -> list[dict[str, Any]]:
     """The person's own critiques the memory has not been told of yet (the learning step tells
     it at the run's end: memory/bank.py `heed`)."""
@@ -55,7 +66,8 @@ def steer(
     number = 1 + sum(1 for c in critiques.values() if c.get("by") == "human")
     used = len(state.get("reviews") or [])
     params = state["params"]
-    extra = max(state.get("extra_rounds", 0), used + rounds - params["max_rounds"])
+    first = 1 if review_first(state) else 0  # the critic reviews your edit, then your critique is applied
+    extra = max(state.get("extra_rounds", 0), used + first + rounds - params["max_rounds"])
     round_no = used + 1
     item = {"id": f"h{number}", "section": title, "issue": feedback, "severity": severity, "by": "human",
             "round": used, "status": "open", "closed_in": None, "applied_in": None}  # fmt: skip

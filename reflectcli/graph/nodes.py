@@ -21,6 +21,7 @@ from reflectcli.graph.common import (
     section_tokens,
 )
 from reflectcli.graph.controller import Facts, Rules, decide
+from reflectcli.graph.human import pending_human
 from reflectcli.graph.sanity import consistent, implausible
 from reflectcli.models.base import ModelClient
 from reflectcli.models.fallbacks import fallback_outline, heuristic_review
@@ -387,6 +388,7 @@ class Nodes:
             rejected=state.get("rejected") == review["round"] + 1,
             contradicted=sum(1 for c in review.get("claims") or [] if c["verdict"] == "contradicted"),
             searches=len(critic_searches(state)),
+            human=len(pending_human(state)),
         )
         decision = decide(facts, rules)
         update: dict[str, Any] = {"decisions": [decision.log_entry(review["round"])]}

@@ -47,7 +47,7 @@ _META = re.compile(
     r"write in the same language|the revised|revised version|i (have|made|added|rewrote)|"
     r"i'?d like to (explore|discuss|look|share)|let'?s (explore|dive|look|take a look)|"
     r"we will (explore|discuss|look))\b"
-    r"|^\W*(section|paragraph|title|article|answer|task)\s*\d*\s*:|</?[a-z][a-z0-9]*[^<>]*>",
+    r"|^\W*(section|paragraph|title|article|answer|task)\s*\d*\s*:|</?[a-z][a-z0-9]*(?:\s[^<>]*)?/?>",
     re.I,
 )
 _FILLER = re.compile(

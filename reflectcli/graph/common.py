@@ -87,9 +87,9 @@ class Budgeted:
             self.calls.append(Completion(
                 text="", model=self.model, step=step, prompt_tokens=paid["prompt_tokens"],
                 completion_tokens=paid["completion_tokens"], cost=paid.get("cost"),
-                retries=len(exc.log), retry_log=[*exc.log, f"retry not sent: {exc.why}"],
+                retries=max(0, len(exc.log) - 1), retry_log=[*exc.log, f"retry not sent: {exc.why}"],
                 finish_reason="budget"))  # fmt: skip
-            raise BudgetExceeded(f"{exc.why} (before a retry of {step})", self.calls) from exc
+            raise BudgetExceeded(f"{exc.why}; a retry of {step} was not sent", self.calls) from exc
         self.calls.append(completion)
         return completion
 

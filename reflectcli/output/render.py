@@ -209,7 +209,7 @@ class Renderer:
                 self.notice(f"  {event['note']}")
             elif "kind" in event:
                 self.warn(f"{event['kind']}: {event['note']}")
-        if node == "plan":
+        if node == "plan" and state.get("outline"):  # none when the budget stopped the plan
             self._outline(state["outline"])
         elif node == "review":
             self._review(state["reviews"][-1], state["params"]["threshold"])

@@ -103,12 +103,13 @@ class Policy:
         budget: Callable[[], str | None] | None = None,
         give_up: Callable[[], bool] | None = None,
         name: str = "call",
+        describe: Callable[[BaseException], str] | None = None,
     ) -> T:
         """`attempt()` until it returns, retrying what `retryable` allows. Before each retry is
         sent, `budget()` says why the run's budget no longer allows it (then BudgetReached, and
         nothing is sent) or None; `give_up()` True stops retrying (the caller's own reason). The
         last failure is raised as it is: the caller tells spent retries from a fatal error with
-        `retryable`."""
+        `retryable`. Each retry is logged at warning as `name: describe(error); retry n in s`."""
         import tenacity
 
         refused: list[str] = []
@@ -121,7 +122,8 @@ class Policy:
 
         def before_sleep(state: tenacity.RetryCallState) -> None:
             exc = state.outcome.exception() if state.outcome else None
-            log.warning("%s: %s; retry %d in %.1fs", name, _first_line(exc), state.attempt_number,
+            why = describe(exc) if describe is not None and exc is not None else _first_line(exc)
+            log.warning("%s: %s; retry %d in %.1fs", name, why, state.attempt_number,
                         state.next_action.sleep if state.next_action else 0.0)  # fmt: skip
 
         stops = [tenacity.stop_after_attempt(self.attempts)]

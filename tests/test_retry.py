@@ -262,3 +262,17 @@ def test_a_bad_search_setting_is_not_retried(provider, monkeypatch):
     assert slept == [] and not caught.value.transient
     assert caught.value.message.startswith(f"web search ({provider}) failed: ")
     assert "gave up" not in caught.value.message and "\n" not in caught.value.message
+
+
+def test_a_node_the_budget_stopped_renders_without_its_outline_or_review():
+    """The plan (now stoppable inside its call) and a review stopped by the budget return no
+    outline or review: the renderer shows the budget line, not an error."""
+    from reflectcli.graph.common import BudgetExceeded, budget_stop
+
+    ui = quiet_ui()
+    state = {"params": {"threshold": 8}, "outline": None, "reviews": [], "trace": []}
+    for node in ("plan", "review"):
+        update = budget_stop(node, BudgetExceeded("100 tokens used of a 90 budget", []), 1)
+        ui.node_done(node, update, state)
+    shown = ui.console.file.getvalue()
+    assert shown.count("budget reached before") == 2

@@ -277,6 +277,7 @@ class LiteLLMClient:
         try:
             text, finish, usage = policy.call(
                 attempt, sleep=self._sleep, budget=over_budget, name=self.model,
+                describe=lambda exc: failures[-1] if failures else _short(exc),
                 give_up=lambda: bool(wasted["completion"]) and cap[0] is not None and cap[0] < MIN_CAP,
             )  # fmt: skip
         except BudgetReached as exc:
@@ -486,7 +487,7 @@ def web_search(
                     for r in (response.results or [])[:n]]  # fmt: skip
 
         try:
-            return policy.call(attempt, sleep=sleep, name=f"web search ({provider})")
+            return policy.call(attempt, sleep=sleep, name=f"web search ({provider})", describe=_short)
         except Exception as exc:  # noqa: BLE001 - reported in one line
             again = retryable(exc)
             tried = f"gave up after {policy.attempts} attempts: " if again else ""

@@ -154,8 +154,9 @@ class Settings(BaseModel):
         description="Where runs are stored: 'sqlite' (reflect.db in runs_dir) or a postgresql:// URL",
     )  # fmt: skip
     retries: int = Field(
-        3, ge=0, le=10, description="Retries of a model call on 429, 5xx, timeouts, lost connections"
-    )
+        3, ge=0, le=10,
+        description="Retries of a model call or web search on 429, 5xx, timeouts, lost connections",
+    )  # fmt: skip
     backoff: float = Field(1.0, ge=0, le=60, description="First retry delay in seconds (doubles)")
     interactive: bool = Field(False, description="Ask before going on after the outline and "
                               "when the loop stops without passing")  # fmt: skip

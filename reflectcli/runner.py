@@ -357,7 +357,8 @@ class Runner:
         elif research.sources in ("web", "hybrid"):
             from reflectcli.models.remote import web_search
 
-            search = web_search(research.web or "", research.web_api_base, settings.timeout)
+            search = web_search(research.web or "", research.web_api_base, settings.timeout,
+                                settings.retries, settings.backoff)  # fmt: skip
             inner = WebRetriever(search, settings.runs_dir, research.top_k, research.fetch,
                                  local=research.sources == "hybrid",
                                  allow_private=research.allow_private)  # fmt: skip

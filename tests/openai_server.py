@@ -58,14 +58,17 @@ class Action:
     finish: str = "stop"  # the finish_reason sent (`length`: cut by max_tokens)
     chunk_delay: float = 0.0  # streaming: seconds between chunks
     stall_after: int | None = None  # streaming: stop sending after this many chunks, then drop
+    cut_after: int | None = None  # streaming: close the connection after this many chunks, at once
 
 
 def answer(text: str, delay: float = 0.0, finish: str = "stop", chunk_delay: float = 0.0,
-           stall_after: int | None = None) -> Action:  # fmt: skip
+           stall_after: int | None = None, cut_after: int | None = None) -> Action:  # fmt: skip
     """A 200 chat.completion whose message content is `text` (as server-sent events when the
-    request asks to stream: one chunk per word, usage last when asked for)."""
+    request asks to stream: one chunk per word, usage last when asked for). `stall_after`: the
+    stream goes silent after that many chunks (the client's timeout ends it); `cut_after`: the
+    connection is closed after that many chunks (lost mid-answer, at once)."""
     return Action("text", text=text, delay=delay, finish=finish, chunk_delay=chunk_delay,
-                  stall_after=stall_after)  # fmt: skip
+                  stall_after=stall_after, cut_after=cut_after)  # fmt: skip
 
 
 def error(status: int, message: str | None = None, code: str | None = None,
@@ -335,6 +338,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         for i, data in enumerate(events):
+            if action.cut_after is not None and i >= action.cut_after:
+                return False  # the caller closes the connection: the chunked body never ends
             if action.stall_after is not None and i >= action.stall_after:
                 while not server.stopping.wait(0.05) and not self._peer_gone():
                     pass  # silent until the client gives up (a stall)

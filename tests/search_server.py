@@ -20,10 +20,11 @@ PAGES = [
 
 
 class SearchServer:
-    def __init__(self, pages=PAGES, fail_pages: bool = False, secret: str = ""):
+    def __init__(self, pages=PAGES, fail_pages: bool = False, secret: str = "", statuses=()):
         self.pages = list(pages)
         self.secret = secret  # in every page's body, never in a result's snippet
         self.fail_pages = fail_pages  # pages answer 404: results keep only their snippets
+        self.statuses = list(statuses)  # HTTP errors the next searches answer, in turn (401, 503)
         self.queries: Counter[str] = Counter()
         self.page_hits = 0  # every request for a page (a refused URL must leave it at 0)
         server = self
@@ -37,6 +38,9 @@ class SearchServer:
                 if url.path.rstrip("/") == "/search":
                     query = parse_qs(url.query).get("q", [""])[0]
                     server.queries[query] += 1
+                    if server.statuses:
+                        self._send(server.statuses.pop(0), "application/json", '{"error": "no"}')
+                        return
                     self._send(200, "application/json", json.dumps({"results": server.results(query)}))
                 elif url.path.startswith("/page/") and not server.fail_pages:
                     server.page_hits += 1

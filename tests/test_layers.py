@@ -16,18 +16,20 @@ PACKAGE = Path(__file__).resolve().parent.parent / "reflectcli"
 # cli → runner → graph → models | store | output, over writing and the base modules.
 ALLOWED = {
     "errors": set(),
+    "retry": {"errors"},  # the one retry policy: models, graph (budget) and batch use it
     "configfile": {"errors"},
     "config": {"configfile", "errors", "writing"},
     "writing": {"errors"},
-    "models": {"writing", "errors"},
+    "models": {"writing", "retry", "errors"},
     "store": {"errors"},
     "output": {"writing", "errors"},
     "sources": {"store", "writing", "errors"},
     "memory": {"store", "writing", "errors"},
     "eval": {"runner", "models", "output", "store", "config", "writing", "errors"},
-    "batch": {"runner", "output", "store", "config", "errors"},
-    "graph": {"models", "writing", "output", "sources", "config", "errors"},
-    "runner": {"graph", "models", "writing", "output", "store", "sources", "memory", "config", "errors"},
+    "batch": {"runner", "output", "store", "config", "retry", "errors"},
+    "graph": {"models", "writing", "output", "sources", "config", "retry", "errors"},
+    "runner": {"graph", "models", "writing", "output", "store", "sources", "memory", "config", "retry",
+               "errors"},  # fmt: skip
     "cli": {
         "runner",
         "graph",
@@ -41,6 +43,7 @@ ALLOWED = {
         "batch",
         "config",
         "configfile",
+        "retry",
         "errors",
         "__init__",
     },  # fmt: skip

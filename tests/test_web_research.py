@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from reflectcli.errors import UserError
+from reflectcli.errors import ModelError, UserError
 from reflectcli.models.fake import TITLES
 from reflectcli.output.exporters import export
 from reflectcli.runner import Runner
@@ -143,6 +143,26 @@ def test_a_page_that_gives_orders_is_quoted_as_data(fake, runs_dir):
         line = next(x for x in prompt.splitlines() if "Ignore your instructions" in x)
         quoted = json.loads(line.split("] ", 1)[1])  # the whole passage is one JSON string
         assert order in quoted
+
+
+def test_a_search_refused_with_401_is_not_retried_and_is_one_line(fake, runs_dir):
+    fake.responder = Grounded()
+    with SearchServer(statuses=[401] * 5) as server:
+        with pytest.raises(ModelError) as caught:
+            write(runs_dir, web(server))
+        assert sum(server.queries.values()) == 1  # a bad key stays bad: asked once
+    message = caught.value.message
+    assert message.startswith("web search (searxng) failed: ") and "AuthenticationError" in message
+    assert "gave up" not in message and "\n" not in message
+    assert not caught.value.transient  # a batch does not try the task again either
+
+
+def test_a_search_the_service_fails_with_503_is_retried(fake, runs_dir):
+    fake.responder = Grounded()
+    with SearchServer(statuses=[503]) as server:
+        state = write(runs_dir, web(server)).state
+        assert sorted(server.queries.values()) == [1, 1, 2]  # the first search, once more
+    assert state["status"] == "finished" and state["evidence"]
 
 
 def test_web_without_a_provider_is_one_line(fake, runs_dir):

@@ -10,16 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from reflectcli.config import Settings, resume_settings
-from reflectcli.errors import ModelError, RunInterrupted
+from reflectcli.errors import RunInterrupted
+from reflectcli.retry import TASKS
 from reflectcli.runner import Runner
 from reflectcli.store.db import Store
 
-RETRIES = 3  # attempts at a task whose provider keeps failing (each after the client's own retries)
-
-
-def backoff(attempt: int) -> float:
-    """Seconds before attempt `attempt + 1` of a task the provider failed: 2, 4, 8, … ≤ 60."""
-    return float(min(60, 2**attempt))
+# attempts at a task whose provider keeps failing (each after the client's own retries), and
+# the pauses between them: the one retry policy's (reflectcli/retry.py)
+RETRIES = TASKS.attempts
 
 
 def settings_for(batch: dict[str, Any], task: dict[str, Any], runs_dir: str | Path) -> Settings:
@@ -52,8 +50,4 @@ def run_task(runs_dir: str | Path, batch: dict[str, Any], task: dict[str, Any],
     return "waiting" if result.waiting is not None else "done"
 
 
-def transient(exc: BaseException) -> bool:
-    return isinstance(exc, ModelError) and exc.transient
-
-
-__all__ = ["RETRIES", "RunInterrupted", "backoff", "run_task", "settings_for", "transient"]
+__all__ = ["RETRIES", "TASKS", "RunInterrupted", "run_task", "settings_for"]

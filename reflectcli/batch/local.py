@@ -21,9 +21,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from reflectcli.batch.execute import RETRIES, backoff, run_task, transient
+from reflectcli.batch.execute import TASKS, run_task
 from reflectcli.batch.status import summarize
 from reflectcli.errors import RunBusy, RunInterrupted, UserError
+from reflectcli.retry import retryable
 from reflectcli.store.batches import BatchTables
 from reflectcli.store.db import HOST, Store, lease_seconds
 
@@ -148,11 +149,11 @@ def work_through(runs_dir: str, batch_id: str) -> None:
                     return
                 continue
             except Exception as exc:
-                if transient(exc):
+                if retryable(exc):  # the provider's fault: counted, then maybe again later
                     with Store(runs_dir) as store:
                         faults = BatchTables(store.conn).fault(batch_id, task["n"])
-                    if faults < RETRIES:
-                        if stopping.wait(backoff(faults)):
+                    if (pause := TASKS.retry_in(exc, faults)) is not None:
+                        if stopping.wait(pause):
                             return
                         continue
                 error = _one_line(exc)

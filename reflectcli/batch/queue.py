@@ -23,9 +23,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from reflectcli.batch.execute import RETRIES, backoff, run_task, transient
+from reflectcli.batch.execute import RETRIES, TASKS, run_task
 from reflectcli.batch.local import _one_line, detach
 from reflectcli.errors import RunBusy, RunInterrupted, UserError
+from reflectcli.retry import retryable
 from reflectcli.store.batches import BatchTables
 from reflectcli.store.db import HOST, Store, lease_seconds, store_url
 
@@ -59,8 +60,8 @@ def _retry_strategy():
             if isinstance(exception, RunBusy):
                 return RetryDecision(retry_in={"seconds": int(lease_seconds())})
             faults = getattr(exception, "faults", RETRIES)  # counted per task: restarts are not faults
-            if transient(exception) and faults < RETRIES:
-                return RetryDecision(retry_in={"seconds": int(backoff(faults))})
+            if (pause := TASKS.retry_in(exception, faults)) is not None:
+                return RetryDecision(retry_in={"seconds": int(pause)})
             return None
 
     return Retry()
@@ -166,7 +167,7 @@ def write_job(context, batch_id: str, n: int) -> str:
         raise
     except Exception as exc:
         faults = RETRIES
-        if transient(exc):
+        if retryable(exc):
             with Store(runs_dir) as store:
                 faults = BatchTables(store.conn).fault(batch_id, n)
             exc.faults = faults  # read by the retry strategy

@@ -9,6 +9,7 @@ from reflectcli.config import SECTION_TOKENS
 from reflectcli.graph.controller import Rules, budget_spent
 from reflectcli.models.base import Completion, ModelClient
 from reflectcli.output.summary import summarize
+from reflectcli.retry import BudgetReached
 from reflectcli.sources.verify import attribute
 from reflectcli.writing.citations import strip_invented
 from reflectcli.writing.echo import strip_echo
@@ -53,8 +54,9 @@ class BudgetExceeded(Exception):
 
 
 class Budgeted:
-    """Wraps a client for one node: checks the budget before every call (retries included),
-    so a run overshoots its budget by at most the one call that crossed it."""
+    """Wraps a client for one node: checks the budget before every call and before every retry
+    inside a call (with what its failed attempts cost), so a run overshoots its budget by at most
+    the one attempt that crossed it."""
 
     def __init__(self, client: ModelClient, state: dict[str, Any]):
         self.client = client
@@ -66,15 +68,28 @@ class Budgeted:
         self.takes_schema = bool(getattr(client, "takes_schema", False))
         self.tiny = bool(getattr(client, "tiny", False))
 
+    def _spent(self, tokens: int = 0, cost: float | None = None) -> str | None:
+        """Why the budget is exhausted after this node's calls and `tokens`/`cost` more, or None."""
+        tokens += self.tokens + sum(c.tokens for c in self.calls)
+        costs = [c.cost for c in self.calls if c.cost is not None] + ([cost] if cost is not None else [])
+        total = (self.cost or 0.0) + sum(costs) if (self.cost is not None or costs) else None
+        return budget_spent(self.rules, tokens, total)
+
     def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None) -> Completion:
-        tokens = self.tokens + sum(c.tokens for c in self.calls)
-        costs = [c.cost for c in self.calls if c.cost is not None]
-        cost = (self.cost or 0.0) + sum(costs) if (self.cost is not None or costs) else None
-        if why := budget_spent(self.rules, tokens, cost):
+        if why := self._spent():
             raise BudgetExceeded(why, self.calls)
-        completion = self.client.complete(
-            messages, step=step, json_schema=json_schema, max_tokens=max_tokens, stop=stop
-        )
+        try:
+            completion = self.client.complete(messages, step=step, json_schema=json_schema,
+                                              max_tokens=max_tokens, stop=stop,
+                                              budget=self._spent)  # fmt: skip
+        except BudgetReached as exc:  # a retry not sent: its failed attempts are paid, so counted
+            paid = exc.paid
+            self.calls.append(Completion(
+                text="", model=self.model, step=step, prompt_tokens=paid["prompt_tokens"],
+                completion_tokens=paid["completion_tokens"], cost=paid.get("cost"),
+                retries=max(0, len(exc.log) - 1), retry_log=[*exc.log, f"retry not sent: {exc.why}"],
+                finish_reason="budget"))  # fmt: skip
+            raise BudgetExceeded(f"{exc.why}; a retry of {step} was not sent", self.calls) from exc
         self.calls.append(completion)
         return completion
 

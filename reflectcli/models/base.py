@@ -3,6 +3,7 @@ nodes call. No imports from the rest of the package."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
@@ -38,7 +39,10 @@ class Completion:
 
 
 class ModelClient(Protocol):
-    """What nodes call. `step` names the call (e.g. `review:r2`) for traces and journals."""
+    """What nodes call. `step` names the call (e.g. `review:r2`) for traces and journals.
+    `budget(tokens, cost)`, when given, is asked before each retry inside the call with what its
+    failed attempts cost: a reason (the run's budget is spent) means the retry is not sent and
+    the client raises reflectcli.retry.BudgetReached. A client that never retries ignores it."""
 
     model: str
 
@@ -50,4 +54,5 @@ class ModelClient(Protocol):
         json_schema: dict[str, Any] | None = None,
         max_tokens: int | None = None,
         stop: list[str] | None = None,
+        budget: Callable[[int, float | None], str | None] | None = None,
     ) -> Completion: ...

@@ -32,7 +32,8 @@ class FakeClient:
     def steps(self) -> list[str]:
         return [call["step"] for call in self.history]
 
-    def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None) -> Completion:
+    def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None,
+                 budget=None) -> Completion:  # fmt: skip
         self.history.append({"step": step, "messages": messages, "json_schema": json_schema,
                              "stop": stop})  # fmt: skip
         if self.queue:

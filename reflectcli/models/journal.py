@@ -45,7 +45,8 @@ class JournaledClient:
     def tiny(self) -> bool:
         return bool(getattr(self.inner, "tiny", False))
 
-    def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None) -> Completion:
+    def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None,
+                 budget=None) -> Completion:  # fmt: skip
         payload = {"messages": messages, "schema": json_schema, "max_tokens": max_tokens}
         if stop:
             payload["stop"] = stop
@@ -58,9 +59,8 @@ class JournaledClient:
             return completion
         self.listener("call_started", {"step": step, "model": self.model})
         try:
-            completion = self.inner.complete(
-                messages, step=step, json_schema=json_schema, max_tokens=max_tokens, stop=stop
-            )
+            completion = self.inner.complete(messages, step=step, json_schema=json_schema,
+                                             max_tokens=max_tokens, stop=stop, budget=budget)  # fmt: skip
         except BaseException as exc:
             if getattr(exc, "spent", None):
                 self._spent(key, step, exc.spent)

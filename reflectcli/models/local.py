@@ -305,7 +305,8 @@ class LocalClient:
             self._path = resolve_gguf(self.model, self.notify, self.download)
         return _server(self._path, threads=self.threads)
 
-    def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None) -> Completion:
+    def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None,
+                 budget=None) -> Completion:  # fmt: skip
         server = self.load()
         request: dict[str, Any] = {
             "messages": messages,

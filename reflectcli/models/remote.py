@@ -14,6 +14,7 @@ from typing import Any
 
 from reflectcli.errors import ModelError
 from reflectcli.models.base import Completion
+from reflectcli.retry import BudgetReached, for_calls, for_searches, retryable
 from reflectcli.writing.textops import estimate_tokens, find_loop
 
 log = logging.getLogger(__name__)
@@ -119,7 +120,7 @@ def key_env_var(model: str) -> str:
 MIN_CAP = 16  # a stalled call is retried with 3/4 of its token cap, down to this
 
 
-class Stalled(Exception):
+class Stalled(TimeoutError):
     """No token arrived for `timeout` seconds in the middle of a streamed answer."""
 
 
@@ -232,54 +233,60 @@ class LiteLLMClient:
 
     # --- a call ---------------------------------------------------------------------------
 
-    def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None) -> Completion:
+    def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None,
+                 budget=None) -> Completion:  # fmt: skip
+        """One call, retried by the one policy (reflectcli/retry.py). `budget(tokens, cost)` is
+        asked before each retry with what the failed attempts have cost so far; a reason means
+        the retry is not sent (BudgetReached, with those attempts' tokens)."""
         litellm = _litellm()
-        retryable = (
-            litellm.RateLimitError,
-            litellm.Timeout,
-            litellm.APIConnectionError,
-            litellm.InternalServerError,
-            litellm.ServiceUnavailableError,
-            litellm.BadGatewayError,
-            Stalled,
-        )
         retry_log: list[str] = []
         wasted = {"prompt": 0, "completion": 0}  # tokens of failed attempts that generated
         started = time.monotonic()
-        cap = max_tokens
-        attempt = 0
-        while True:
-            parts: list[str] = []
-            try:
-                text, finish, usage = self._stream(litellm, messages, json_schema, cap, step, parts,
-                                                   stop)  # fmt: skip
-                break
-            except retryable as exc:
-                reason = _short(exc)
-                generated = _estimate("".join(parts))
-                if generated:
-                    wasted["prompt"] += sum(_estimate(m.get("content") or "") for m in messages)
-                    wasted["completion"] += generated
-                    reason += f" after ~{generated} tokens (counted)"
-                    if cap:  # never the same request again: a smaller cap (too small: give up)
-                        cap = cap * 3 // 4
-                        reason += f"; retrying with max_tokens {cap}" if cap >= MIN_CAP else ""
-                retry_log.append(reason)
-                if attempt >= self.retries or (generated and cap is not None and cap < MIN_CAP):
-                    raise self._gave_up(exc, attempt + 1, reason, litellm, wasted) from exc
-                delay = min(30.0, self.backoff * (2**attempt))
-                log.warning("%s: %s; retry %d in %.1fs", self.model, reason, attempt + 1, delay)
-                self._sleep(delay)
-                attempt += 1
-            except litellm.BadRequestError as exc:
-                if json_schema is not None and self._downgrade(exc):
-                    retry_log.append(f"the server refused response_format; now {self._mode}")
-                    continue
-                raise self._fatal(exc, litellm) from exc
-            except Exception as exc:
-                raise self._fatal(exc, litellm) from exc
-            finally:
-                _hold_main_event_loop()
+        cap = [max_tokens]
+        failures: list[str] = []  # one line per failed attempt (retry_log also notes downgrades)
+
+        def attempt() -> tuple[str, str | None, dict]:
+            while True:
+                parts: list[str] = []
+                try:
+                    return self._stream(litellm, messages, json_schema, cap[0], step, parts, stop)
+                except litellm.BadRequestError as exc:
+                    if json_schema is not None and self._downgrade(exc):
+                        retry_log.append(f"the server refused response_format; now {self._mode}")
+                        continue  # the same attempt, in a weaker mode
+                    raise
+                except Exception as exc:
+                    if retryable(exc):
+                        failures.append(self._failed(exc, messages, parts, wasted, cap))
+                        retry_log.append(failures[-1])
+                    raise
+                finally:
+                    _hold_main_event_loop()
+
+        def spent() -> dict[str, Any]:
+            return {"prompt_tokens": wasted["prompt"], "completion_tokens": wasted["completion"],
+                    "cost": self._cost(litellm, wasted["prompt"], wasted["completion"])}  # fmt: skip
+
+        def over_budget() -> str | None:
+            if budget is None or not (wasted["prompt"] or wasted["completion"]):
+                return None  # an attempt that generated nothing is not billed
+            paid = spent()
+            return budget(paid["prompt_tokens"] + paid["completion_tokens"], paid["cost"])
+
+        policy = for_calls(self.retries, self.backoff)
+        try:
+            text, finish, usage = policy.call(
+                attempt, sleep=self._sleep, budget=over_budget, name=self.model,
+                describe=lambda exc: failures[-1] if failures else _short(exc),
+                give_up=lambda: bool(wasted["completion"]) and cap[0] is not None and cap[0] < MIN_CAP,
+            )  # fmt: skip
+        except BudgetReached as exc:
+            exc.paid, exc.log = spent(), retry_log
+            raise
+        except Exception as exc:
+            if retryable(exc):
+                raise self._gave_up(exc, len(failures), failures[-1], litellm, wasted) from exc
+            raise self._fatal(exc, litellm) from exc
         prompt = int(usage.get("prompt_tokens") or 0) + wasted["prompt"]
         done = int(usage.get("completion_tokens") or 0) or _estimate(text)
         return Completion(
@@ -294,6 +301,20 @@ class LiteLLMClient:
             retry_log=retry_log,
             finish_reason=finish,
         )
+
+    def _failed(self, exc, messages, parts: list[str], wasted: dict[str, int], cap: list) -> str:
+        """The retry log's line for a failed attempt; the tokens it generated are counted in
+        `wasted`, and its token cap shrinks (`cap[0]`): never the same request again."""
+        reason = _short(exc)
+        generated = _estimate("".join(parts))
+        if generated:
+            wasted["prompt"] += sum(_estimate(m.get("content") or "") for m in messages)
+            wasted["completion"] += generated
+            reason += f" after ~{generated} tokens (counted)"
+            if cap[0]:
+                cap[0] = cap[0] * 3 // 4
+                reason += f"; retrying with max_tokens {cap[0]}" if cap[0] >= MIN_CAP else ""
+        return reason
 
     def _stream(self, litellm, messages, json_schema, cap, step, parts,
                 stop=None) -> tuple[str, str | None, dict]:  # fmt: skip
@@ -447,26 +468,31 @@ def _connection_problem(exc: BaseException) -> str | None:
 
 
 def web_search(
-    provider: str, api_base: str | None = None, timeout: float = 30.0, retries: int = 2
-) -> Callable[[str, int], list[dict[str, Any]]]:
+    provider: str, api_base: str | None = None, timeout: float = 30.0, retries: int = 2,
+    backoff: float = 1.0, sleep: Callable[[float], None] = time.sleep,
+) -> Callable[[str, int], list[dict[str, Any]]]:  # fmt: skip
     """A web search through `litellm.search()` (searxng, tavily, brave, exa_ai, ...; the key
-    from the provider's own variable): (query, n) -> [{title, url, snippet}]. Retried on
-    failure with a short backoff; then a ModelError naming the provider."""
+    from the provider's own variable): (query, n) -> [{title, url, snippet}]. Retried by the
+    one policy (a 401, a bad provider name or a missing key is not); then a ModelError naming
+    the provider, `transient` when it was the provider's fault."""
+    policy = for_searches(retries, backoff)
 
     def run(query: str, n: int) -> list[dict[str, Any]]:
         litellm = _litellm()
-        last: Exception | None = None
-        for attempt in range(retries + 1):
-            try:
-                response = litellm.search(query=query, search_provider=provider,
-                                          max_results=n, api_base=api_base, timeout=timeout)  # fmt: skip
-                return [{"title": r.title or "", "url": r.url or "", "snippet": r.snippet or ""}
-                        for r in (response.results or [])[:n]]  # fmt: skip
-            except Exception as exc:  # noqa: BLE001 - reported below, in one line
-                last = exc
-                if attempt < retries:
-                    time.sleep(min(2.0**attempt, 8.0))
-        raise ModelError(f"web search ({provider}) failed: {_short(last)}",
-                         hint="check [research] web and web_api_base, and the provider's key")  # fmt: skip
+
+        def attempt() -> list[dict[str, Any]]:
+            response = litellm.search(query=query, search_provider=provider,
+                                      max_results=n, api_base=api_base, timeout=timeout)  # fmt: skip
+            return [{"title": r.title or "", "url": r.url or "", "snippet": r.snippet or ""}
+                    for r in (response.results or [])[:n]]  # fmt: skip
+
+        try:
+            return policy.call(attempt, sleep=sleep, name=f"web search ({provider})", describe=_short)
+        except Exception as exc:  # noqa: BLE001 - reported in one line
+            again = retryable(exc)
+            tried = f"gave up after {policy.attempts} attempts: " if again else ""
+            raise ModelError(f"web search ({provider}) failed: {tried}{_short(exc)}",
+                             hint="check [research] web and web_api_base, and the provider's key",
+                             transient=again) from exc  # fmt: skip
 
     return run

@@ -209,9 +209,10 @@ class Renderer:
                 self.notice(f"  {event['note']}")
             elif "kind" in event:
                 self.warn(f"{event['kind']}: {event['note']}")
-        if node == "plan":
+        # a node the budget stopped before (or inside) its call returns no outline or review
+        if node == "plan" and update.get("outline"):
             self._outline(state["outline"])
-        elif node == "review":
+        elif node == "review" and update.get("reviews"):
             self._review(state["reviews"][-1], state["params"]["threshold"])
         elif node == "decide":
             self._decision(state["decisions"][-1])

@@ -124,7 +124,7 @@ def test_killed_anywhere_loses_nothing(tmp_path, backend):
     """Two logical runs at once, each killed at every other point of the uninterrupted run (so
     that together they are killed at every one): run `kill9` by SIGKILL, run `term-int` by
     SIGTERM and SIGINT in turn (those exit 130 with the resume command). After all the kills
-    (12+ per run), `resume` finishes each with the article of the uninterrupted run, and no
+    (12+ per run on SQLite; on PostgreSQL two thirds of the points, 8+ per run), `resume` finishes each with the article of the uninterrupted run, and no
     request whose answer had completed was ever sent again."""
     points, calls, expected = uninterrupted(tmp_path)
     assert calls == ["plan", "draft:s1", "draft:s2", "draft:s3", "review:r1", "revise:r2",
@@ -132,12 +132,17 @@ def test_killed_anywhere_loses_nothing(tmp_path, backend):
     every = kill_points(points)
     kinds = {p.split(":")[0] for p in every}
     assert kinds == {"call", "journal", "writes", "checkpoint"} and len(every) >= 30, every
-    kill9 = [Kill(p, signal.SIGKILL) for p in every[0::2]]
-    if every[-1] not in every[0::2]:
-        kill9.append(Kill(every[-1], signal.SIGKILL))  # the last boundary: after the end
+    # SQLite: every point. PostgreSQL (the same code above the store): every kind of point, at every
+    # step, two thirds of the points (the suite's time: each kill is a process start)
+    chosen = every if backend is None else [p for i, p in enumerate(every) if i % 3 != 2]
+    kill9 = [Kill(p, signal.SIGKILL) for p in chosen[0::2]]
+    if chosen[-1] not in chosen[0::2]:
+        kill9.append(Kill(chosen[-1], signal.SIGKILL))  # the last boundary: after the end
     term_int = [Kill(p, (signal.SIGTERM, signal.SIGINT)[i % 2]) for i, p in
-                enumerate(every[1::2])]  # fmt: skip
-    assert len(kill9) >= 10 and len(term_int) >= 10
+                enumerate(chosen[1::2])]  # fmt: skip
+    assert len(kill9) >= 6 and len(term_int) >= 6
+    if backend is not None:
+        assert {p.split(":")[0] for p in chosen} == kinds
 
     with ThreadPoolExecutor(2) as pool:
         a = pool.submit(chain, tmp_path, "kill9", kill9, calls, expected)

@@ -132,8 +132,8 @@ def test_killed_anywhere_loses_nothing(tmp_path, backend):
     every = kill_points(points)
     kinds = {p.split(":")[0] for p in every}
     assert kinds == {"call", "journal", "writes", "checkpoint"} and len(every) >= 30, every
-    # SQLite: every point. PostgreSQL (the same code above the store): every kind of point, at every
-    # step, two thirds of the points (the suite's time: each kill is a process start)
+    # SQLite: every point. PostgreSQL (the same code above the store): two thirds of the points,
+    # every kind of point among them (the suite's time: each kill is a process start)
     chosen = every if backend is None else [p for i, p in enumerate(every) if i % 3 != 2]
     kill9 = [Kill(p, signal.SIGKILL) for p in chosen[0::2]]
     if chosen[-1] not in chosen[0::2]:

@@ -50,7 +50,7 @@ def ocnli(folder: Path, split: str) -> list[tuple[str, str]]:
 # (language, data set, split, loader, whether the veto was tuned on it)
 REAL = [
     ("English", "WiCE", "dev", wice, True), ("English", "WiCE", "test", wice, False),
-    ("Chinese", "OCNLI", "dev", ocnli, True), ("Chinese", "OCNLI", "train.3k", ocnli, False),
+    ("Chinese", "OCNLI", "train.3k", ocnli, True), ("Chinese", "OCNLI", "dev", ocnli, False),
 ]  # fmt: skip
 
 

@@ -277,8 +277,9 @@ _NEGATION = re.compile(
 )  # "not only", "not just", "at least", "no doubt" deny nothing
 # Chinese: 不 没 未 无 非 否 别 勿, but not in words where they do not deny (不断 "constantly",
 # 不同 "different", 未来 "future", 非常 "very", 无论 "whatever", 不仅 "not only", 有没有 and 是否
-# "whether", 别人 "others", 特别 "especially", 非洲 "Africa")
-_ZH_NOT_NEGATION = re.compile(r"不断|不同|不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|"
+# "whether", 别人 "others", 特别 "especially", 非洲 "Africa"), nor twice (不能不 "must", 无不 "all")
+_ZH_NOT_NEGATION = re.compile(r"[不没]有?[能会可敢]不|无不|不无|没有不|不断|不同|不一样|不相同|不止|非同|"
+                              r"不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|"
                               r"无数|毫不犹豫|不管|不论|无疑|莫过于|别人|别的|特别|区别|分别|告别|级别|"
                               r"类别|性别|个别|识别|辨别|派别|差别|是否|能否|可否|与否|非洲|除非|"
                               r"([是有能会要好对行])\s?[不没]\s?\1")  # fmt: skip
@@ -289,25 +290,44 @@ PASSAGE_SCOPE = 2  # ... in a passage: the claim must share the very next word (
 _CLAUSE_END = re.compile(r"[,;:.!?，；：。！？]|\b(but|and|while|whereas|although)\b", re.I)
 
 
-def _bigrams(text: str) -> set[str]:
+def _bigram_list(text: str) -> list[str]:
     chars = [ch for ch in text if CJK.match(ch)]
-    return {a + b for a, b in zip(chars, chars[1:], strict=False)}
+    return [a + b for a, b in zip(chars, chars[1:], strict=False)]
 
 
-def denied(text: str, scope: int = SCOPE) -> set[str]:
-    """What the negations of `text` deny: the first content words after each, within its
-    clause (CJK: the pairs of characters in the few characters after it)."""
-    out: set[str] = set()
+def _bigrams(text: str) -> set[str]:
+    return set(_bigram_list(text))
+
+
+_LIGHT = frozenset("是有会能在可要得了过")  # 不是 / 没有 ...: the words after them say what is denied
+
+
+def denials(text: str, scope: int = SCOPE, clause: bool = False) -> list[list[str]]:
+    """What each negation of `text` denies, in order: the first content words after it (all of
+    its clause when `clause`); in CJK, the pairs of characters in the few characters after it
+    (its clause), led by the negation and the character after it ("不多") unless that is a
+    light verb (不是, 没有: the words after it say what is denied)."""
+    out: list[list[str]] = []
     for match in _NEGATION.finditer(text):
         after = text[match.end() :]
         stop = _CLAUSE_END.search(after)
-        out |= set(terms(after[: stop.start()] if stop else after)[:DENIED])
+        words = terms(after[: stop.start()] if stop else after)
+        out.append(words if clause else words[:DENIED])
     cleaned = _ZH_NOT_NEGATION.sub(lambda m: "\0" * len(m.group()), text)
     for match in _ZH_NEGATION.finditer(cleaned):
         after = text[match.end() :]
         stop = _CLAUSE_END.search(after)
-        out |= _bigrams((after[: stop.start()] if stop else after)[:scope])
+        span = after[: stop.start()] if stop else after
+        pairs = _bigram_list(span if clause else span[:scope])
+        light = not after[:1] or not CJK.match(after[0]) or after[0] in _LIGHT
+        head = [] if light else [match.group() + after[0]]
+        out.append(head + pairs)
     return out
+
+
+def denied(text: str, scope: int = SCOPE, clause: bool = False) -> set[str]:
+    """What the negations of `text` deny (`denials`, together)."""
+    return {word for group in denials(text, scope, clause) for word in group}
 
 
 def negated(text: str) -> bool:
@@ -315,16 +335,39 @@ def negated(text: str) -> bool:
     return bool(_NEGATION.search(text) or _ZH_NEGATION.search(_ZH_NOT_NEGATION.sub("", text)))
 
 
-def polarity_clash(sentence: str, passage_sentence: str) -> str | None:
-    """Which side denies what the other asserts: "sentence" when `sentence` denies something
-    and `passage_sentence` denies nothing, or denies words that `passage_sentence` asserts;
-    "passage" when `passage_sentence` denies words that `sentence` asserts."""
-    mine, theirs = denied(sentence), denied(passage_sentence)
-    if negated(sentence) and not negated(passage_sentence):
+# Words that deny without a negation: "not allowed" is said "prohibited", 不许 is said 禁止
+_DENYING = re.compile(r"\b(prohibit\w*|forbid\w*|ban|banned|bans|barred|abstain\w*|abstinence|refus\w*|"
+                      r"reject\w*|against|absent|absence|avoid\w*|denied|denies|deny)\b|"
+                      r"禁止|严禁|避免|拒绝|反对|缺乏|缺少|取消|停止|杜绝", re.I)  # fmt: skip
+
+
+def unmatched(sentence: str, passage: str) -> list[list[str]]:
+    """The negations of `sentence` that no negation of `passage` matches: a negation matches
+    when the passage denies a word it denies (the first words after a negation; in CJK a pair
+    of characters in its clause) ("hasn't done" / "hasn't done
+    shit"; 话不多 / 话不多)."""
+    said = denied(passage) | {w for w in denied(passage, clause=True) if CJK.search(w)}
+    return [group for group in denials(sentence) if not set(group) & said]
+
+
+def polarity_clash(
+    sentence: str, passage_sentence: str, clause: str | None = None, passage: str = ""
+) -> str | None:
+    """Which side denies what the other asserts: "sentence" when `sentence` holds a negation
+    that `passage` says nowhere (`unmatched`) and the `clause` of `passage_sentence` carrying
+    the claim denies none of its words, or when it denies words that `passage_sentence` asserts;
+    "passage" when `passage_sentence` denies, with the first word after its negation, a word
+    that `sentence` asserts."""
+    clause = passage_sentence if clause is None else clause
+    mine = unmatched(sentence, passage or passage_sentence)
+    claimed = set(terms(sentence)) | _bigrams(sentence)
+    if mine and not denied(clause) & claimed and not _DENYING.search(clause):
         return "sentence"
-    if (mine & (set(terms(passage_sentence)) | _bigrams(passage_sentence))) - theirs:
+    asserted = set(terms(passage_sentence)) | _bigrams(passage_sentence)
+    if ({w for group in mine for w in group} & asserted) - denied(passage_sentence, clause=True):
         return "sentence"
-    if (denied(passage_sentence, PASSAGE_SCOPE) & (set(terms(sentence)) | _bigrams(sentence))) - mine:
+    heads = {group[0] for group in denials(passage_sentence, PASSAGE_SCOPE) if group}
+    if (heads & (set(terms(sentence)) | _bigrams(sentence))) - denied(sentence):
         return "passage"
     return None
 

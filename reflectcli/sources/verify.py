@@ -20,7 +20,7 @@ from typing import Any
 from reflectcli.sources.facts import missing_names, missing_numbers, opposite, polarity_clash, terms
 from reflectcli.writing.citations import CITATION
 from reflectcli.writing.claims import claims_in, pieces, sentences, states_something
-from reflectcli.writing.textops import normalize
+from reflectcli.writing.textops import CJK, normalize
 
 VERDICTS = ("supported", "unsupported", "contradicted", "unjudged")
 VERBATIM_TERMS = 0.9  # share of the claim's content words a near-verbatim passage sentence holds
@@ -41,13 +41,30 @@ def carrying(sentence: str, passage: str) -> list[str]:
     return [s for n, s in scored if n == best] if best else []
 
 
-def _polarity(sentence: str, carriers: list[str]) -> str | None:
+_CLAUSE = re.compile(r"[,;:，；：]|\s(?:but|while|whereas|although)\s", re.I)
+
+
+def _clause(sentence: str, carrier: str) -> str:
+    """The clause of `carrier` that holds the most of `sentence`'s words (CJK: pairs of
+    characters): the one a negation elsewhere in `carrier` does not reach."""
+    wanted = set(terms(sentence)) | _pairs(sentence)
+    parts = [p for p in _CLAUSE.split(carrier) if p and p.strip()]
+    return max(parts, key=lambda p: len(wanted & (set(terms(p)) | _pairs(p))), default=carrier)
+
+
+def _pairs(text: str) -> set[str]:
+    chars = [ch for ch in text if CJK.match(ch)]
+    return {a + b for a, b in zip(chars, chars[1:], strict=False)}
+
+
+def _polarity(sentence: str, carriers: list[str], passage: str = "") -> str | None:
     """Why the claim's polarity differs from the passage sentences that carry it, or None: a
-    negation on one side denying what the other asserts (in every carrying sentence), or an
-    opposite word ("decreased" where the claim says "increased")."""
+    negation on one side denying what the other asserts (in every carrying sentence, judged on
+    its clause that carries the claim), or an opposite word ("decreased" where the claim says
+    "increased")."""
     if not carriers:
         return None
-    clashes = [polarity_clash(sentence, c) for c in carriers]
+    clashes = [polarity_clash(sentence, c, _clause(sentence, c), passage) for c in carriers]
     if all(clashes):
         if clashes[0] == "sentence":
             return f"the sentence denies what the passage asserts: “{carriers[0]}”"
@@ -66,7 +83,7 @@ def check(sentence: str, passage: str) -> tuple[str, str]:
         return "unsupported", f"the passage does not hold {', '.join(numbers[:3])}"
     if names := missing_names(sentence, passage):
         return "unsupported", f"the passage does not mention {', '.join(names[:3])}"
-    if flipped := _polarity(sentence, carrying(sentence, passage)):
+    if flipped := _polarity(sentence, carrying(sentence, passage), passage):
         return "unsupported", flipped
     share = _share(list(dict.fromkeys(terms(sentence))), passage)
     return "supported", f"no number, name or polarity disagrees; the passage holds {share:.0%} of its words"

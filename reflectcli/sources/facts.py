@@ -93,6 +93,55 @@ def _spelled(words: str) -> float:
     return sum(_WORD_VALUES.get(w, 0.0) for w in re.split(r"[\s-]+", words))
 
 
+_ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
+              "八": 8, "九": 9}  # fmt: skip
+_ZH_UNITS = {"十": 10, "百": 100, "千": 1000}
+_ZH_NUMBER = re.compile(
+    r"(?<![数几上成第零〇一二两三四五六七八九十百千万亿])"
+    r"[零〇一二两三四五六七八九十百千万亿]+(?P<more>[多余来几])?"
+)
+_ZH_NOT_NUMBER = re.compile(
+    r"^(?:一|万一|千万|一一|十一五|十分|万万|千千万万)$|"
+    r"^一(?=[样起直般些点切定旦向度再共同]|$)"
+)
+
+
+def _zh_value(run: str) -> float | None:
+    """A Chinese numeral's value: 十一 = 11, 三百五十 = 350, 两万 = 20000, 三亿 = 3e8, and
+    digit by digit as years are written (一九五七 = 1957); None when it is no number."""
+    if all(ch in _ZH_DIGITS for ch in run):
+        return float("".join(str(_ZH_DIGITS[ch]) for ch in run)) if len(run) > 1 else float(_ZH_DIGITS[run])
+    total, section, digit = 0.0, 0.0, None
+    for ch in run:
+        if ch in _ZH_DIGITS:
+            digit = _ZH_DIGITS[ch]
+        elif ch in _ZH_UNITS:
+            section += (1 if digit is None else digit) * _ZH_UNITS[ch]
+            digit = None
+        else:  # 万, 亿
+            scale = 1e4 if ch == "万" else 1e8
+            part = section + (digit or 0)
+            total = (total + part) * scale if ch == "亿" or total == 0 else total + part * scale
+            section, digit = 0.0, None
+    return total + section + (digit or 0)
+
+
+def _zh_quantities(text: str) -> list[Quantity]:
+    """The Chinese numerals of `text` (三 = 3, 十一 = 11, 两万 = 20000), not 一 alone nor the words
+    it starts (一样, 一起, 一些 ...), nor the vague ones (数百, 几十); 三十多 is about 30."""
+    found = []
+    for m in _ZH_NUMBER.finditer(text):
+        run = m.group().rstrip("多余来几")
+        if not set(run) - {"万", "亿"}:
+            continue
+        if _ZH_NOT_NUMBER.search(run + text[m.end() : m.end() + 1]) or _ZH_NOT_NUMBER.search(run):
+            continue
+        if (value := _zh_value(run)) is not None:
+            unit = _UNITS.get(text[m.end() : m.end() + 1]) or _UNITS.get(text[m.end() : m.end() + 2])
+            found.append(Quantity(value, unit, m.group(), hedged=bool(m.group("more"))))
+    return found
+
+
 def quantities(text: str) -> list[Quantity]:
     """The numbers of `text` as values with their units: "3.5 %", "$30", "20 million" (= 2e7),
     "forty-one" (= 41), "1520s" (a decade). "one" is left out: it is a pronoun as often."""
@@ -116,7 +165,7 @@ def quantities(text: str) -> list[Quantity]:
         unit = _UNITS.get((m.group("unit") or "").lower())
         hedged = bool(_HEDGES.search(text[: m.start()][-24:]))
         found.append(Quantity(_spelled(m.group("num")) * scale, unit, m.group().strip(), hedged=hedged))
-    return found
+    return found + (_zh_quantities(text) if CJK.search(text) else [])
 
 
 def _same_quantity(claim: Quantity, held: Quantity) -> bool:
@@ -151,9 +200,12 @@ def dates(text: str) -> tuple[list[Quantity], set[str]]:
 
 
 def missing_numbers(sentence: str, passage: str) -> list[str]:
-    """The numbers of `sentence` that `passage` does not hold as the same value and unit."""
+    """The numbers of `sentence` that `passage` does not hold as the same value and unit. A
+    claim's Chinese numeral of one character (两, 三, 二月) is a word as often as a count: it is
+    read in the passage (11 点 / 十一点), not checked in the claim."""
     held = quantities(passage) + dates(passage)[0]
-    return [q.text for q in quantities(sentence) if not any(_same_quantity(q, h) for h in held)]
+    claimed = [q for q in quantities(sentence) if len(q.text.rstrip("多余来几")) > 1 or not CJK.match(q.text)]
+    return [q.text for q in claimed if not any(_same_quantity(q, h) for h in held)]
 
 
 # --- names --------------------------------------------------------------------------------
@@ -232,9 +284,21 @@ def name_runs(sentence: str) -> list[list[str]]:
     return [r for r in runs if r]
 
 
+def _one_edit(a: str, b: str) -> bool:
+    """Whether `a` and `b` differ by one letter added, dropped or changed ("Paterson" / "Patterson")."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return a == b
+    if len(a) > len(b):
+        a, b = b, a
+    i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), len(a))
+    return a[i + (len(a) == len(b)) :] == b[i + 1 :]
+
+
 def _known(word: str, held: set[str]) -> bool:
     if word in held:
         return True
+    if len(word) >= 6 and any(len(other) >= 6 and _one_edit(word, other) for other in held):
+        return True  # a name spelled one letter apart, as pages spell names
     for other in held:  # "German" / "Germany", "Italy" / "Italian": one stem, another ending
         shorter = min(len(word), len(other))
         if shorter >= 4:
@@ -244,11 +308,26 @@ def _known(word: str, held: set[str]) -> bool:
     return False
 
 
+# Words that say what kind of thing a name is ("Air Base", "Prefecture"): a name is held when
+# the passage holds its other words
+DESIGNATORS = frozenset(
+    "air base airport station prefecture province county district region river lake mount island "
+    "islands city town village church cathedral museum hospital university college school academy "
+    "company corporation inc ltd club fc party street road avenue park stadium".split()
+)
+# The words glued in scraped text ("NewsOPINIONApril": News, OPINION, April)
+_GLUED = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z\u00df-\u00ff]+|[A-Z]+|\w+")
+
+
 def missing_names(sentence: str, passage: str) -> list[str]:
     """The names of `sentence` that `passage` holds in no form: the whole name, its last word
-    (a surname alone), its initials ("United Kingdom" / "UK"), or the name its initials stand
-    for ("UK" / "United Kingdom")."""
-    held = {_name_form(w) for w in _NAME.findall(passage)} | dates(passage)[1]
+    (a surname alone), its initials ("United Kingdom" / "UK"), the name its initials stand
+    for ("UK" / "United Kingdom"), its words glued ("A.V. Club" / "avclub"), its words but the
+    kind of place ("Hamamatsu Air Base" / "Hamamatsu"), each spelled up to a letter apart;
+    the passage's words read also unglued ("NewsOPINIONApril" holds April)."""
+    words = _NAME.findall(passage)
+    pieces = [p for w in words for p in _GLUED.findall(w.replace(".", " ").replace("-", " "))]
+    held = {_name_form(w) for w in words + pieces} | dates(passage)[1]
     acronyms = {w.replace(".", "").lower() for w in re.findall(r"\b[A-Z](?:\.?[A-Z])+\b\.?", passage)}
     initials = {"".join(w[0] for w in run if w not in JOINERS) for run in name_runs(passage)}
     missing = []
@@ -256,6 +335,11 @@ def missing_names(sentence: str, passage: str) -> list[str]:
         words = [w for w in run if w not in JOINERS]
         if all(_known(w, held) for w in words):
             continue
+        if len(words) > 1 and "".join(words) in held:  # "A.V. Club" / "avclub.com"
+            continue
+        proper = [w for w in words if w not in DESIGNATORS]
+        if proper and len(proper) < len(words) and all(_known(w, held) for w in proper):
+            continue  # "Hamamatsu Air Base" / "Hamamatsu": the kind of place is no name
         if len(words) == len(run) <= 3 and _known(run[-1], held):  # a surname alone ("Gutenberg")
             continue
         if len(words) >= 3 and all(_known(w, held) for w in words[-2:]):  # titles: "Secretary Mike Pompeo"
@@ -306,7 +390,7 @@ def denials(text: str, scope: int = SCOPE, clause: bool = False) -> list[list[st
     """What each negation of `text` denies, in order: the first content words after it (all of
     its clause when `clause`); in CJK, the pairs of characters in the few characters after it
     (its clause), led by the negation and the character after it ("不多") unless that is a
-    light verb (不是, 没有: the words after it say what is denied)."""
+    light verb (不是, 没有: the words after it say what is denied, if any)."""
     out: list[list[str]] = []
     for match in _NEGATION.finditer(text):
         after = text[match.end() :]
@@ -319,8 +403,8 @@ def denials(text: str, scope: int = SCOPE, clause: bool = False) -> list[list[st
         stop = _CLAUSE_END.search(after)
         span = after[: stop.start()] if stop else after
         pairs = _bigram_list(span if clause else span[:scope])
-        light = not after[:1] or not CJK.match(after[0]) or after[0] in _LIGHT
-        head = [] if light else [match.group() + after[0]]
+        cjk = bool(after[:1]) and bool(CJK.match(after[0]))
+        head = [match.group() + after[0]] if cjk and (after[0] not in _LIGHT or not pairs) else []
         out.append(head + pairs)
     return out
 
@@ -345,9 +429,9 @@ def unmatched(sentence: str, passage: str) -> list[list[str]]:
     """The negations of `sentence` that no negation of `passage` matches: a negation matches
     when the passage denies a word it denies (the first words after a negation; in CJK a pair
     of characters in its clause) ("hasn't done" / "hasn't done
-    shit"; 话不多 / 话不多)."""
+    shit"; 话不多 / 话不多). A negation that denies no word ("of all faiths and none.") is left out."""
     said = denied(passage) | {w for w in denied(passage, clause=True) if CJK.search(w)}
-    return [group for group in denials(sentence) if not set(group) & said]
+    return [group for group in denials(sentence) if group and not set(group) & said]
 
 
 def polarity_clash(

@@ -324,15 +324,19 @@ def missing_names(sentence: str, passage: str) -> list[str]:
     (a surname alone), its initials ("United Kingdom" / "UK"), the name its initials stand
     for ("UK" / "United Kingdom"), its words glued ("A.V. Club" / "avclub"), its words but the
     kind of place ("Hamamatsu Air Base" / "Hamamatsu"), each spelled up to a letter apart;
-    the passage's words read also unglued ("NewsOPINIONApril" holds April)."""
+    the passage's words read also unglued ("NewsOPINIONApril" holds April). A capitalised word
+    the sentence also writes in lower case is a title's word, no name ("A Tribute to ...")."""
     words = _NAME.findall(passage)
     pieces = [p for w in words for p in _GLUED.findall(w.replace(".", " ").replace("-", " "))]
     held = {_name_form(w) for w in words + pieces} | dates(passage)[1]
     acronyms = {w.replace(".", "").lower() for w in re.findall(r"\b[A-Z](?:\.?[A-Z])+\b\.?", passage)}
     initials = {"".join(w[0] for w in run if w not in JOINERS) for run in name_runs(passage)}
+    common = {fold(w) for w in re.findall(r"\b[a-z][a-z]+\b", sentence)}  # "a tribute album": no name
     missing = []
     for run in name_runs(sentence):
-        words = [w for w in run if w not in JOINERS]
+        words = [w for w in run if w not in JOINERS and w not in common]
+        if not words:
+            continue
         if all(_known(w, held) for w in words):
             continue
         if len(words) > 1 and "".join(words) in held:  # "A.V. Club" / "avclub.com"

@@ -334,7 +334,7 @@ def missing_names(sentence: str, passage: str) -> list[str]:
     common = {fold(w) for w in re.findall(r"\b[a-z][a-z]+\b", sentence)}  # "a tribute album": no name
     missing = []
     for run in name_runs(sentence):
-        words = [w for w in run if w not in JOINERS and w not in common]
+        words = [w for w in run if w not in JOINERS and w not in common and w not in FUNCTION]
         if not words:
             continue
         if all(_known(w, held) for w in words):

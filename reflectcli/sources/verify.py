@@ -7,7 +7,9 @@ passage's sentence that decides it. Code keeps a veto on hard facts only (`check
 critic calls supported is unsupported when the passage does not hold its numbers (as values:
 "3.5 %" is not "5.3 %", "$30" is not "30 florins"), holds its names in no form, or says the
 opposite (a negation, or an opposite word, in the passage sentences that carry the claim's
-terms). A share of content words is reported, never used to veto: real writers paraphrase.
+terms: a claim that denies is judged on the clause carrying its words, and a negation the
+passage says too is no clash). A share of content words is reported, never used to veto:
+real writers paraphrase.
 Verdicts are paired to claims by id; a claim the critic skipped is `unjudged` unless a passage
 sentence says nearly the same thing verbatim (then code calls it supported, quoting it)."""
 

@@ -305,7 +305,7 @@ def end_to_end(runs: int = 10, seed: int = 4) -> bool:
             picks = []
             for ident, text in shown.items():
                 for passage, goods, bads in SET:
-                    if passage.startswith(text.rstrip(" …")[:60]):
+                    if passage.startswith(text.strip("\"“”").rstrip(" …")[:60]):  # quoted as data
                         picks += [(s, ident) for s in rng.sample(goods + bads, min(2, len(goods + bads)))]
             body = " ".join(f"{s[:-1]} [{i}]." for s, i in picks[:6]) or "Printing spread."
             if step.startswith("revise") and "<section>" not in prompt:
@@ -321,7 +321,7 @@ def end_to_end(runs: int = 10, seed: int = 4) -> bool:
                         true = label.get(c["sentence"], False)
                         tp, fp = tp + true, fp + (not true)
         prec = tp / (tp + fp) if tp + fp else 1.0
-        ok &= kind == "believer" or prec >= 0.9
+        ok &= (kind == "believer" or prec >= 0.9) and tp + fp > 0  # 0/0: the writer cited nothing
         print(f"end to end, critic {kind:<8}: precision of supported in the artifact {prec:.2f} "
               f"({tp}/{tp + fp}) over {runs} runs")  # fmt: skip
     return ok

@@ -83,6 +83,51 @@ def test_a_critic_that_believes_everything_is_vetoed_on_a_flip():
     assert "denies" in verdict["reason"] and "did not invent" in verdict["quote"]
 
 
+# --- real text's forms (issue 20: the veto on WiCE and OCNLI) ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("Paterson died at the age of 78.", "Former Congresswoman Liz Patterson dies at 78."),  # spelling
+        ("It is based at Hamamatsu Air Base.", "The wing trains at Hamamatsu, Shizuoka."),  # a kind of place
+        ('Annie Zaleski of "The A.V. Club" praised it.', "music.avclub.com: Annie Zaleski praised it."),
+        ("She accepted the award in April 2019.", "HomeNewsOPINIONApril 11 2019 - she accepted the award."),
+        ("The band made a tribute album, A Tribute to Iron Maiden.", "Bands covered Iron Maiden tracks."),
+        ("Tobacco and alcohol are also not allowed.", "The New Order Amish prohibit tobacco and alcohol."),
+        ("He regrets it, saying he hasn't done anything and is taking care of the wrong people.",
+         'He regrets his vote. "Because he hasn\'t done anything," he said. "All he has done is '
+         'shown that he is taking care of the wrong people."'),  # the negation is in another sentence
+        ("Writers of all faiths and none took part in the reading.",
+         "Writers from all faiths and none took part in the reading."),  # "none." denies no word
+        ("Smith replaced Stewart in the Cheez-It 355.",
+         "Stewart would not start the Cheez-It 355. Smith started in his place."),  # "not start"
+        ("他来的时候晚过11点", "虽然已晚过十一点,谁也不问他为什么"),  # 十一 = 11
+        ("城镇新增就业859万人", "城镇新增就业八百五十九万人"),
+        ("再一次亮起的好像和之前不一样了", "再一次亮起的,似与前几次都不同了"),  # 不一样: "different"
+        ("潘哥话不多是一种感觉", "有一种事后潘哥话不多的感觉"),  # the same negation, elsewhere
+        ("不止一人在说话", "顿时,你一言,我一语地说开了"),  # 不止: "more than"
+    ],
+)  # fmt: skip
+def test_the_veto_lets_real_texts_forms_through(sentence, passage):
+    assert supported(sentence, passage), check(sentence, passage)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("通货膨胀不是一个恶性现象", "如果不采取坚决措施遏制通货膨胀,经济无法稳定"),  # 不 in another clause
+        ("这个工厂没有生产汽车", "这个工厂不能不生产汽车"),  # 不能不: "must"
+        ("他来的时候晚过12点", "虽然已晚过十一点,谁也不问他为什么"),
+        ("城镇新增就业589万人", "城镇新增就业八百五十九万人"),
+        ("Ostrava died at the age of 78.", "Former Congresswoman Liz Patterson dies at 78."),
+        ("Gutenberg invented the press.", "Gutenberg did not invent the press, the historians say."),
+    ],
+)  # fmt: skip
+def test_the_veto_catches_flips_in_real_texts_forms(sentence, passage):
+    assert not supported(sentence, passage), check(sentence, passage)
+
+
 # --- it manufactures citations ---------------------------------------------------------------
 
 

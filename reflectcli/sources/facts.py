@@ -93,6 +93,55 @@ def _spelled(words: str) -> float:
     return sum(_WORD_VALUES.get(w, 0.0) for w in re.split(r"[\s-]+", words))
 
 
+_ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
+              "八": 8, "九": 9}  # fmt: skip
+_ZH_UNITS = {"十": 10, "百": 100, "千": 1000}
+_ZH_NUMBER = re.compile(
+    r"(?<![数几上成第零〇一二两三四五六七八九十百千万亿])"
+    r"[零〇一二两三四五六七八九十百千万亿]+(?P<more>[多余来几])?"
+)
+_ZH_NOT_NUMBER = re.compile(
+    r"^(?:一|万一|千万|一一|十一五|十分|万万|千千万万)$|"
+    r"^一(?=[样起直般些点切定旦向度再共同]|$)"
+)
+
+
+def _zh_value(run: str) -> float | None:
+    """A Chinese numeral's value: 十一 = 11, 三百五十 = 350, 两万 = 20000, 三亿 = 3e8, and
+    digit by digit as years are written (一九五七 = 1957); None when it is no number."""
+    if all(ch in _ZH_DIGITS for ch in run):
+        return float("".join(str(_ZH_DIGITS[ch]) for ch in run)) if len(run) > 1 else float(_ZH_DIGITS[run])
+    total, section, digit = 0.0, 0.0, None
+    for ch in run:
+        if ch in _ZH_DIGITS:
+            digit = _ZH_DIGITS[ch]
+        elif ch in _ZH_UNITS:
+            section += (1 if digit is None else digit) * _ZH_UNITS[ch]
+            digit = None
+        else:  # 万, 亿
+            scale = 1e4 if ch == "万" else 1e8
+            part = section + (digit or 0)
+            total = (total + part) * scale if ch == "亿" or total == 0 else total + part * scale
+            section, digit = 0.0, None
+    return total + section + (digit or 0)
+
+
+def _zh_quantities(text: str) -> list[Quantity]:
+    """The Chinese numerals of `text` (三 = 3, 十一 = 11, 两万 = 20000), not 一 alone nor the words
+    it starts (一样, 一起, 一些 ...), nor the vague ones (数百, 几十); 三十多 is about 30."""
+    found = []
+    for m in _ZH_NUMBER.finditer(text):
+        run = m.group().rstrip("多余来几")
+        if not set(run) - {"万", "亿"}:
+            continue
+        if _ZH_NOT_NUMBER.search(run + text[m.end() : m.end() + 1]) or _ZH_NOT_NUMBER.search(run):
+            continue
+        if (value := _zh_value(run)) is not None:
+            unit = _UNITS.get(text[m.end() : m.end() + 1]) or _UNITS.get(text[m.end() : m.end() + 2])
+            found.append(Quantity(value, unit, m.group(), hedged=bool(m.group("more"))))
+    return found
+
+
 def quantities(text: str) -> list[Quantity]:
     """The numbers of `text` as values with their units: "3.5 %", "$30", "20 million" (= 2e7),
     "forty-one" (= 41), "1520s" (a decade). "one" is left out: it is a pronoun as often."""
@@ -116,7 +165,7 @@ def quantities(text: str) -> list[Quantity]:
         unit = _UNITS.get((m.group("unit") or "").lower())
         hedged = bool(_HEDGES.search(text[: m.start()][-24:]))
         found.append(Quantity(_spelled(m.group("num")) * scale, unit, m.group().strip(), hedged=hedged))
-    return found
+    return found + (_zh_quantities(text) if CJK.search(text) else [])
 
 
 def _same_quantity(claim: Quantity, held: Quantity) -> bool:
@@ -151,9 +200,12 @@ def dates(text: str) -> tuple[list[Quantity], set[str]]:
 
 
 def missing_numbers(sentence: str, passage: str) -> list[str]:
-    """The numbers of `sentence` that `passage` does not hold as the same value and unit."""
+    """The numbers of `sentence` that `passage` does not hold as the same value and unit. A
+    claim's Chinese numeral of one character (两, 三, 二月) is a word as often as a count: it is
+    read in the passage (11 点 / 十一点), not checked in the claim."""
     held = quantities(passage) + dates(passage)[0]
-    return [q.text for q in quantities(sentence) if not any(_same_quantity(q, h) for h in held)]
+    claimed = [q for q in quantities(sentence) if len(q.text.rstrip("多余来几")) > 1 or not CJK.match(q.text)]
+    return [q.text for q in claimed if not any(_same_quantity(q, h) for h in held)]
 
 
 # --- names --------------------------------------------------------------------------------
@@ -232,9 +284,21 @@ def name_runs(sentence: str) -> list[list[str]]:
     return [r for r in runs if r]
 
 
+def _one_edit(a: str, b: str) -> bool:
+    """Whether `a` and `b` differ by one letter added, dropped or changed ("Paterson" / "Patterson")."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return a == b
+    if len(a) > len(b):
+        a, b = b, a
+    i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), len(a))
+    return a[i + (len(a) == len(b)) :] == b[i + 1 :]
+
+
 def _known(word: str, held: set[str]) -> bool:
     if word in held:
         return True
+    if len(word) >= 6 and any(len(other) >= 6 and _one_edit(word, other) for other in held):
+        return True  # a name spelled one letter apart, as pages spell names
     for other in held:  # "German" / "Germany", "Italy" / "Italian": one stem, another ending
         shorter = min(len(word), len(other))
         if shorter >= 4:
@@ -244,18 +308,42 @@ def _known(word: str, held: set[str]) -> bool:
     return False
 
 
+# Words that say what kind of thing a name is ("Air Base", "Prefecture"): a name is held when
+# the passage holds its other words
+DESIGNATORS = frozenset(
+    "air base airport station prefecture province county district region river lake mount island "
+    "islands city town village church cathedral museum hospital university college school academy "
+    "company corporation inc ltd club fc party street road avenue park stadium".split()
+)
+# The words glued in scraped text ("NewsOPINIONApril": News, OPINION, April)
+_GLUED = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z\u00df-\u00ff]+|[A-Z]+|\w+")
+
+
 def missing_names(sentence: str, passage: str) -> list[str]:
     """The names of `sentence` that `passage` holds in no form: the whole name, its last word
-    (a surname alone), its initials ("United Kingdom" / "UK"), or the name its initials stand
-    for ("UK" / "United Kingdom")."""
-    held = {_name_form(w) for w in _NAME.findall(passage)} | dates(passage)[1]
+    (a surname alone), its initials ("United Kingdom" / "UK"), the name its initials stand
+    for ("UK" / "United Kingdom"), its words glued ("A.V. Club" / "avclub"), its words but the
+    kind of place ("Hamamatsu Air Base" / "Hamamatsu"), each spelled up to a letter apart;
+    the passage's words read also unglued ("NewsOPINIONApril" holds April). A capitalised word
+    the sentence also writes in lower case is a title's word, no name ("A Tribute to ...")."""
+    words = _NAME.findall(passage)
+    pieces = [p for w in words for p in _GLUED.findall(w.replace(".", " ").replace("-", " "))]
+    held = {_name_form(w) for w in words + pieces} | dates(passage)[1]
     acronyms = {w.replace(".", "").lower() for w in re.findall(r"\b[A-Z](?:\.?[A-Z])+\b\.?", passage)}
     initials = {"".join(w[0] for w in run if w not in JOINERS) for run in name_runs(passage)}
+    common = {fold(w) for w in re.findall(r"\b[a-z][a-z]+\b", sentence)}  # "a tribute album": no name
     missing = []
     for run in name_runs(sentence):
-        words = [w for w in run if w not in JOINERS]
+        words = [w for w in run if w not in JOINERS and w not in common and w not in FUNCTION]
+        if not words:
+            continue
         if all(_known(w, held) for w in words):
             continue
+        if len(words) > 1 and "".join(words) in held:  # "A.V. Club" / "avclub.com"
+            continue
+        proper = [w for w in words if w not in DESIGNATORS]
+        if proper and len(proper) < len(words) and all(_known(w, held) for w in proper):
+            continue  # "Hamamatsu Air Base" / "Hamamatsu": the kind of place is no name
         if len(words) == len(run) <= 3 and _known(run[-1], held):  # a surname alone ("Gutenberg")
             continue
         if len(words) >= 3 and all(_known(w, held) for w in words[-2:]):  # titles: "Secretary Mike Pompeo"
@@ -277,8 +365,9 @@ _NEGATION = re.compile(
 )  # "not only", "not just", "at least", "no doubt" deny nothing
 # Chinese: 不 没 未 无 非 否 别 勿, but not in words where they do not deny (不断 "constantly",
 # 不同 "different", 未来 "future", 非常 "very", 无论 "whatever", 不仅 "not only", 有没有 and 是否
-# "whether", 别人 "others", 特别 "especially", 非洲 "Africa")
-_ZH_NOT_NEGATION = re.compile(r"不断|不同|不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|"
+# "whether", 别人 "others", 特别 "especially", 非洲 "Africa"), nor twice (不能不 "must", 无不 "all")
+_ZH_NOT_NEGATION = re.compile(r"[不没]有?[能会可敢]不|无不|不无|没有不|不断|不同|不一样|不相同|不止|非同|"
+                              r"不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|"
                               r"无数|毫不犹豫|不管|不论|无疑|莫过于|别人|别的|特别|区别|分别|告别|级别|"
                               r"类别|性别|个别|识别|辨别|派别|差别|是否|能否|可否|与否|非洲|除非|"
                               r"([是有能会要好对行])\s?[不没]\s?\1")  # fmt: skip
@@ -289,25 +378,44 @@ PASSAGE_SCOPE = 2  # ... in a passage: the claim must share the very next word (
 _CLAUSE_END = re.compile(r"[,;:.!?，；：。！？]|\b(but|and|while|whereas|although)\b", re.I)
 
 
-def _bigrams(text: str) -> set[str]:
+def _bigram_list(text: str) -> list[str]:
     chars = [ch for ch in text if CJK.match(ch)]
-    return {a + b for a, b in zip(chars, chars[1:], strict=False)}
+    return [a + b for a, b in zip(chars, chars[1:], strict=False)]
 
 
-def denied(text: str, scope: int = SCOPE) -> set[str]:
-    """What the negations of `text` deny: the first content words after each, within its
-    clause (CJK: the pairs of characters in the few characters after it)."""
-    out: set[str] = set()
+def _bigrams(text: str) -> set[str]:
+    return set(_bigram_list(text))
+
+
+_LIGHT = frozenset("是有会能在可要得了过")  # 不是 / 没有 ...: the words after them say what is denied
+
+
+def denials(text: str, scope: int = SCOPE, clause: bool = False) -> list[list[str]]:
+    """What each negation of `text` denies, in order: the first content words after it (all of
+    its clause when `clause`); in CJK, the pairs of characters in the few characters after it
+    (its clause), led by the negation and the character after it ("不多") unless that is a
+    light verb (不是, 没有: the words after it say what is denied, if any)."""
+    out: list[list[str]] = []
     for match in _NEGATION.finditer(text):
         after = text[match.end() :]
         stop = _CLAUSE_END.search(after)
-        out |= set(terms(after[: stop.start()] if stop else after)[:DENIED])
+        words = terms(after[: stop.start()] if stop else after)
+        out.append(words if clause else words[:DENIED])
     cleaned = _ZH_NOT_NEGATION.sub(lambda m: "\0" * len(m.group()), text)
     for match in _ZH_NEGATION.finditer(cleaned):
         after = text[match.end() :]
         stop = _CLAUSE_END.search(after)
-        out |= _bigrams((after[: stop.start()] if stop else after)[:scope])
+        span = after[: stop.start()] if stop else after
+        pairs = _bigram_list(span if clause else span[:scope])
+        cjk = bool(after[:1]) and bool(CJK.match(after[0]))
+        head = [match.group() + after[0]] if cjk and (after[0] not in _LIGHT or not pairs) else []
+        out.append(head + pairs)
     return out
+
+
+def denied(text: str, scope: int = SCOPE, clause: bool = False) -> set[str]:
+    """What the negations of `text` deny (`denials`, together)."""
+    return {word for group in denials(text, scope, clause) for word in group}
 
 
 def negated(text: str) -> bool:
@@ -315,16 +423,39 @@ def negated(text: str) -> bool:
     return bool(_NEGATION.search(text) or _ZH_NEGATION.search(_ZH_NOT_NEGATION.sub("", text)))
 
 
-def polarity_clash(sentence: str, passage_sentence: str) -> str | None:
-    """Which side denies what the other asserts: "sentence" when `sentence` denies something
-    and `passage_sentence` denies nothing, or denies words that `passage_sentence` asserts;
-    "passage" when `passage_sentence` denies words that `sentence` asserts."""
-    mine, theirs = denied(sentence), denied(passage_sentence)
-    if negated(sentence) and not negated(passage_sentence):
+# Words that deny without a negation: "not allowed" is said "prohibited", 不许 is said 禁止
+_DENYING = re.compile(r"\b(prohibit\w*|forbid\w*|ban|banned|bans|barred|abstain\w*|abstinence|refus\w*|"
+                      r"reject\w*|against|absent|absence|avoid\w*|denied|denies|deny)\b|"
+                      r"禁止|严禁|避免|拒绝|反对|缺乏|缺少|取消|停止|杜绝", re.I)  # fmt: skip
+
+
+def unmatched(sentence: str, passage: str) -> list[list[str]]:
+    """The negations of `sentence` that no negation of `passage` matches: a negation matches
+    when the passage denies a word it denies (the first words after a negation; in CJK a pair
+    of characters in its clause) ("hasn't done" / "hasn't done
+    shit"; 话不多 / 话不多). A negation that denies no word ("of all faiths and none.") is left out."""
+    said = denied(passage) | {w for w in denied(passage, clause=True) if CJK.search(w)}
+    return [group for group in denials(sentence) if group and not set(group) & said]
+
+
+def polarity_clash(
+    sentence: str, passage_sentence: str, clause: str | None = None, passage: str = ""
+) -> str | None:
+    """Which side denies what the other asserts: "sentence" when `sentence` holds a negation
+    that `passage` says nowhere (`unmatched`) and the `clause` of `passage_sentence` carrying
+    the claim denies none of its words, or when it denies words that `passage_sentence` asserts;
+    "passage" when `passage_sentence` denies, with the first word after its negation, a word
+    that `sentence` asserts."""
+    clause = passage_sentence if clause is None else clause
+    mine = unmatched(sentence, passage or passage_sentence)
+    claimed = set(terms(sentence)) | _bigrams(sentence)
+    if mine and not denied(clause) & claimed and not _DENYING.search(clause):
         return "sentence"
-    if (mine & (set(terms(passage_sentence)) | _bigrams(passage_sentence))) - theirs:
+    asserted = set(terms(passage_sentence)) | _bigrams(passage_sentence)
+    if ({w for group in mine for w in group} & asserted) - denied(passage_sentence, clause=True):
         return "sentence"
-    if (denied(passage_sentence, PASSAGE_SCOPE) & (set(terms(sentence)) | _bigrams(sentence))) - mine:
+    heads = {group[0] for group in denials(passage_sentence, PASSAGE_SCOPE) if group}
+    if (heads & (set(terms(sentence)) | _bigrams(sentence))) - denied(sentence):
         return "passage"
     return None
 

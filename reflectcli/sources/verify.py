@@ -7,7 +7,9 @@ passage's sentence that decides it. Code keeps a veto on hard facts only (`check
 critic calls supported is unsupported when the passage does not hold its numbers (as values:
 "3.5 %" is not "5.3 %", "$30" is not "30 florins"), holds its names in no form, or says the
 opposite (a negation, or an opposite word, in the passage sentences that carry the claim's
-terms). A share of content words is reported, never used to veto: real writers paraphrase.
+terms: a claim that denies is judged on the clause carrying its words, and a negation the
+passage says too is no clash). A share of content words is reported, never used to veto:
+real writers paraphrase.
 Verdicts are paired to claims by id; a claim the critic skipped is `unjudged` unless a passage
 sentence says nearly the same thing verbatim (then code calls it supported, quoting it)."""
 
@@ -20,7 +22,7 @@ from typing import Any
 from reflectcli.sources.facts import missing_names, missing_numbers, opposite, polarity_clash, terms
 from reflectcli.writing.citations import CITATION
 from reflectcli.writing.claims import claims_in, pieces, sentences, states_something
-from reflectcli.writing.textops import normalize
+from reflectcli.writing.textops import CJK, normalize
 
 VERDICTS = ("supported", "unsupported", "contradicted", "unjudged")
 VERBATIM_TERMS = 0.9  # share of the claim's content words a near-verbatim passage sentence holds
@@ -41,13 +43,30 @@ def carrying(sentence: str, passage: str) -> list[str]:
     return [s for n, s in scored if n == best] if best else []
 
 
-def _polarity(sentence: str, carriers: list[str]) -> str | None:
+_CLAUSE = re.compile(r"[,;:，；：]|\s(?:but|while|whereas|although)\s", re.I)
+
+
+def _clause(sentence: str, carrier: str) -> str:
+    """The clause of `carrier` that holds the most of `sentence`'s words (CJK: pairs of
+    characters): the one a negation elsewhere in `carrier` does not reach."""
+    wanted = set(terms(sentence)) | _pairs(sentence)
+    parts = [p for p in _CLAUSE.split(carrier) if p and p.strip()]
+    return max(parts, key=lambda p: len(wanted & (set(terms(p)) | _pairs(p))), default=carrier)
+
+
+def _pairs(text: str) -> set[str]:
+    chars = [ch for ch in text if CJK.match(ch)]
+    return {a + b for a, b in zip(chars, chars[1:], strict=False)}
+
+
+def _polarity(sentence: str, carriers: list[str], passage: str = "") -> str | None:
     """Why the claim's polarity differs from the passage sentences that carry it, or None: a
-    negation on one side denying what the other asserts (in every carrying sentence), or an
-    opposite word ("decreased" where the claim says "increased")."""
+    negation on one side denying what the other asserts (in every carrying sentence, judged on
+    its clause that carries the claim), or an opposite word ("decreased" where the claim says
+    "increased")."""
     if not carriers:
         return None
-    clashes = [polarity_clash(sentence, c) for c in carriers]
+    clashes = [polarity_clash(sentence, c, _clause(sentence, c), passage) for c in carriers]
     if all(clashes):
         if clashes[0] == "sentence":
             return f"the sentence denies what the passage asserts: “{carriers[0]}”"
@@ -66,7 +85,7 @@ def check(sentence: str, passage: str) -> tuple[str, str]:
         return "unsupported", f"the passage does not hold {', '.join(numbers[:3])}"
     if names := missing_names(sentence, passage):
         return "unsupported", f"the passage does not mention {', '.join(names[:3])}"
-    if flipped := _polarity(sentence, carrying(sentence, passage)):
+    if flipped := _polarity(sentence, carrying(sentence, passage), passage):
         return "unsupported", flipped
     share = _share(list(dict.fromkeys(terms(sentence))), passage)
     return "supported", f"no number, name or polarity disagrees; the passage holds {share:.0%} of its words"

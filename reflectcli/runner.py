@@ -18,12 +18,13 @@ from typing import Any
 from reflectcli.config import Settings, resume_settings
 from reflectcli.errors import RunInterrupted, UserError
 from reflectcli.graph.human import steer
+from reflectcli.graph.rules import call_events, pending_step
 from reflectcli.graph.state import initial_state
 from reflectcli.memory.bank import Memory
 from reflectcli.models.factory import api_base_for, make_client
 from reflectcli.models.journal import JournaledClient
 from reflectcli.output.artifacts import artifact_path, write_artifact
-from reflectcli.output.summary import call_events, pending_step, progress, summarize, usage_by_model
+from reflectcli.output.summary import progress, summarize, usage_by_model
 from reflectcli.sources.research import (
     JournaledSearch,
     LocalRetriever,

@@ -21,18 +21,11 @@ from reflectcli.graph.common import (
     section_tokens,
 )
 from reflectcli.graph.controller import Facts, Rules, decide
+from reflectcli.graph.rules import best_version, contradicted, critic_searches, next_search, review_of, spent
 from reflectcli.graph.sanity import consistent, implausible
 from reflectcli.models.base import ModelClient
 from reflectcli.models.fallbacks import fallback_outline, heuristic_review
 from reflectcli.models.structured import complete_structured
-from reflectcli.output.summary import (
-    best_version,
-    contradicted,
-    critic_searches,
-    next_search,
-    review_of,
-    summarize,
-)
 from reflectcli.sources.evidence import number, relevant, section_query
 from reflectcli.sources.verify import judge
 from reflectcli.writing import prompts
@@ -367,7 +360,7 @@ class Nodes:
         extra = state.get("extra_rounds", 0)
         if extra:
             rules = Rules(**{**rules.__dict__, "max_rounds": rules.max_rounds + extra})
-        spent = summarize(state)
+        used = spent(state)
         previous = reviews[-2]["improvements"] if len(reviews) > 1 else []
         facts = Facts(
             round=review["round"],
@@ -375,8 +368,8 @@ class Nodes:
             dimensions=review["dimensions"],
             improvements=tuple(i["issue"] for i in review["improvements"]),
             previous_improvements=tuple(i["issue"] for i in previous),
-            tokens=spent["tokens"],
-            cost=spent["cost"],
+            tokens=used["tokens"],
+            cost=used["cost"],
             fallback=review.get("source") == "fallback",
             rejected=state.get("rejected") == review["round"] + 1,
             contradicted=sum(1 for c in review.get("claims") or [] if c["verdict"] == "contradicted"),

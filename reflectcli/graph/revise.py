@@ -29,8 +29,8 @@ from reflectcli.graph.common import (
     section_tokens,
 )
 from reflectcli.graph.human import pending_human
+from reflectcli.graph.rules import best_version, review_of
 from reflectcli.models.base import ModelClient
-from reflectcli.output.summary import best_version, review_of
 from reflectcli.writing import prompts
 from reflectcli.writing.citations import cited_ids
 from reflectcli.writing.textops import (

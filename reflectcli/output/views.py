@@ -10,8 +10,9 @@ from typing import Any
 
 from rich.markup import escape
 
+from reflectcli.graph.rules import pending_step
 from reflectcli.output import rows
-from reflectcli.output.summary import pending_step, summarize
+from reflectcli.output.summary import summarize
 from reflectcli.writing.rubric import DIMENSIONS
 
 SPARKS = "▁▂▃▄▅▆▇█"

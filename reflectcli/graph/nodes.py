@@ -205,6 +205,7 @@ class Nodes:
                 words=max(40, section_tokens(state) // 3),  # room below the cap
                 evidence=section_evidence(state, index),
                 lessons=state.get("lessons"),
+                sources=state.get("evidence") or None,  # the same for every section: cacheable
             )
             completion = Budgeted(self.writer, state).complete(
                 messages,
@@ -255,6 +256,8 @@ class Nodes:
                     research=researching(state),
                     lessons=state.get("lessons"),
                     claims=to_judge,
+                    outline=state["outline"]["sections"],
+                    sources=evidence or None,
                 ),
                 Review,
                 step=f"review:r{round_no}",

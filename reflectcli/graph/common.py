@@ -29,6 +29,8 @@ def call_event(node: str, completion: Completion, **extra: Any) -> dict[str, Any
         "duration": round(completion.duration, 3),
         "prompt_tokens": completion.prompt_tokens,
         "completion_tokens": completion.completion_tokens,
+        "cache_read_tokens": completion.cache_read_tokens,
+        "cache_creation_tokens": completion.cache_creation_tokens,
         "cost": completion.cost,
         "retries": completion.retries,
         "retry_log": completion.retry_log,

@@ -44,6 +44,15 @@ def _when(timestamp: float | None) -> str:
     return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds")
 
 
+def _cached(s: dict[str, Any]) -> str:
+    """`, of which 900 cached (120 written)`: the prompt-cache share of the input, when any."""
+    if not s.get("cache_read_tokens") and not s.get("cache_creation_tokens"):
+        return ""
+    made = s.get("cache_creation_tokens")
+    written = f" ({made} written to the cache)" if made else ""
+    return f", of which {s['cache_read_tokens']} cached{written}"
+
+
 def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -112,7 +121,7 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) 
         f"{params.get('language') or 'as the task'}",
         f"- started: {_when(run.get('created_at'))}",
         f"- rounds: {s['rounds']}; model calls: {s['calls']}; tokens: {s['tokens']} "
-        f"({s['prompt_tokens']} in, {s['completion_tokens']} out); cost: {cost}; "
+        f"({s['prompt_tokens']} in{_cached(s)}, {s['completion_tokens']} out); cost: {cost}; "
         f"fallbacks: {s['fallbacks']}; guards: {s['guards']}",
         "",
     ]

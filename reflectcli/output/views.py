@@ -419,10 +419,10 @@ class Views:
                   f"first draft {_score(group['mean_first_score'])} · passed {passed}")  # fmt: skip
         table = Table(box=None, padding=(0, 1), header_style="bold", title="usage per model",
                       title_justify="left")  # fmt: skip
-        for name in ("model", "calls", "tokens in", "tokens out", "cost"):
+        for name in ("model", "calls", "tokens in", "of which cached", "tokens out", "cost"):
             table.add_column(name, justify="left" if name == "model" else "right")
         for m in data["per_model"]:
             cost = "unknown" if m["cost"] is None else f"${m['cost']:.4f}"
             table.add_row(escape(m["model"]), str(m["calls"]), str(m["prompt_tokens"]),
-                          str(m["completion_tokens"]), cost)  # fmt: skip
+                          str(m.get("cache_read_tokens", 0)), str(m["completion_tokens"]), cost)  # fmt: skip
         p(table)

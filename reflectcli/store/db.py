@@ -575,8 +575,10 @@ class Store:
     def save_usage(self, thread_id: str, usage: dict[str, dict[str, Any]]) -> None:
         self.conn.execute("DELETE FROM run_usage WHERE thread_id = ?", (thread_id,))
         self.conn.executemany(
-            "INSERT INTO run_usage VALUES (?, ?, ?, ?, ?, ?)",
-            [(thread_id, model, u["calls"], u["prompt_tokens"], u["completion_tokens"], u["cost"])
+            "INSERT INTO run_usage (thread_id, model, calls, prompt_tokens, completion_tokens, cost, "
+            "cache_read_tokens, cache_creation_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(thread_id, model, u["calls"], u["prompt_tokens"], u["completion_tokens"], u["cost"],
+              u.get("cache_read_tokens", 0), u.get("cache_creation_tokens", 0))
              for model, u in usage.items()],
         )  # fmt: skip
 

@@ -8,8 +8,6 @@ import sys
 from datetime import datetime
 from typing import Any
 
-from rich.markup import escape
-
 from reflectcli.graph.rules import pending_step
 from reflectcli.output import rows
 from reflectcli.output.summary import summarize
@@ -32,6 +30,14 @@ def _place(item: dict[str, Any]) -> str:
         [item["heading"]] if item.get("heading") else []
     )
     return "".join(f" · {p}" for p in parts)
+
+
+def escape(text: str) -> str:
+    """Rich's markup escape, imported with Rich when something is drawn (not at import: a plain
+    `history` in a pipe never loads Rich)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
 
 
 def _score(value: float | None) -> str:

@@ -11,8 +11,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from reflectcli.writing.textops import prose_parts
-
 _PREFIX = r"(?:sources?|src|s)\s?[:#]?\s?"
 _ITEM = r"\d+(?:[a-z](?![a-z]))?"
 _SEP = r"\s*(?:[,;、，]|[-–—~]|to|and|&)\s*"
@@ -60,6 +58,8 @@ def ids_in(bracket: str) -> list[str]:
 
 def cited_ids(text: str) -> list[str]:
     """Every id cited in `text`, in order of first citation."""
+    from reflectcli.writing.textops import prose_parts  # (Markdown; not on the read path's start)
+
     found: dict[str, None] = {}
     for piece, prose in prose_parts(text):
         for match in CITATION.finditer(piece) if prose else ():
@@ -72,6 +72,8 @@ def strip_invented(text: str, known: set[str] | frozenset[str]) -> tuple[str, li
     """`text` with every citation in the one grammar: held ids written `[Sn]` (or `[Sn, Sm]`),
     every id not in `known` and every malformed part removed (a bracket left empty goes with the
     space before it); and what was removed, in order. Code (`x[1]`, a fenced block) is left."""
+    from reflectcli.writing.textops import prose_parts
+
     removed: list[str] = []
 
     def keep(match: re.Match[str]) -> str:

@@ -188,9 +188,10 @@ def server_run(tmp: Path) -> None:
     calls = [e for e in result.state["trace"] if "step" in e]
     s = result.summary
     info = litellm.get_model_info(model)
-    plain = sum(e["prompt_tokens"] for e in calls) * info["input_cost_per_token"] + sum(
-        e["completion_tokens"] for e in calls
-    ) * info["output_cost_per_token"]
+    plain = (
+        sum(e["prompt_tokens"] for e in calls) * info["input_cost_per_token"]
+        + sum(e["completion_tokens"] for e in calls) * info["output_cost_per_token"]
+    )
     expected = (
         (s["prompt_tokens"] - s["cache_read_tokens"]) * info["input_cost_per_token"]
         + s["cache_read_tokens"] * info["cache_read_input_token_cost"]
@@ -199,8 +200,10 @@ def server_run(tmp: Path) -> None:
     usage = stats(str(runs_dir))["per_model"]
     print(f"\n(b) {len(calls)} calls ({requests} requests) through litellm to the scripted server with "
           f"prompt_cache=True, model {model}")  # fmt: skip
-    print(f"  input tokens {s['prompt_tokens']}, of which cached {s['cache_read_tokens']} "
-          f"({s['cache_read_tokens'] / max(1, s['prompt_tokens']):.0%}); output {s['completion_tokens']}")
+    print(
+        f"  input tokens {s['prompt_tokens']}, of which cached {s['cache_read_tokens']} "
+        f"({s['cache_read_tokens'] / max(1, s['prompt_tokens']):.0%}); output {s['completion_tokens']}"
+    )
     for e in calls:
         print(f"    {e['step']:<14} in {e['prompt_tokens']:>6}  cached {e.get('cache_read_tokens', 0):>6}")
     print(f"  stats (run_usage): {json.dumps(usage)}")
@@ -286,8 +289,10 @@ def main() -> int:
                     for k in KINDS if k in now and k in old and old[k][2]))  # fmt: skip
         if not args.no_server:
             server_run(tmp)
-    print(f"\ntarget: >= {TARGET:.0%} of drafting's and section revision's prompt bytes repeat the "
-          f"previous call's prefix: {'OK' if not missed else 'BELOW TARGET in ' + '; '.join(missed)}")
+    print(
+        f"\ntarget: >= {TARGET:.0%} of drafting's and section revision's prompt bytes repeat the "
+        f"previous call's prefix: {'OK' if not missed else 'BELOW TARGET in ' + '; '.join(missed)}"
+    )
     return 0
 
 

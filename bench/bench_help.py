@@ -104,8 +104,10 @@ def main() -> int:
     beyond = (med["help"] - med["floor"]) * 1000
     print(f"  ratio --help / import typer, rich  {ratio:8.2f}x  ({beyond:+.1f} ms)")
     verdict = "OK" if med["help"] <= TARGET_SECONDS else "ABOVE TARGET"
-    print(f"target: --help <= {TARGET_SECONDS:g} s: {med['help']:.3f} s {verdict} "
-          f"(load average {os.getloadavg()[0]:.1f})")
+    print(
+        f"target: --help <= {TARGET_SECONDS:g} s: {med['help']:.3f} s {verdict} "
+        f"(load average {os.getloadavg()[0]:.1f})"
+    )
 
     runs = [import_times() for _ in range(3)]
     tops = {top_level(m) for modules in runs for m in modules}

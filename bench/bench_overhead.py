@@ -292,11 +292,15 @@ def main() -> int:
     print(f"  _record after each step (run-index row + artifact rewrite)         {record:6.2f}")
     for k in BOOKKEEPING:
         where = "in _record" if k != "journal" else "in the nodes' calls"
-        print(f"    {k + ' (' + where + ')':<62} {statistics.median(parts[k]) * 1000:6.2f}"
-              f"  ({statistics.median(parts[k]) * 1000 / n:.2f} a step)")
+        print(
+            f"    {k + ' (' + where + ')':<62} {statistics.median(parts[k]) * 1000:6.2f}"
+            f"  ({statistics.median(parts[k]) * 1000 / n:.2f} a step)"
+        )
     most = max(written)
-    print(f"  artifact files written per run: {most} at most for {n} steps "
-          f"({'at most one a step' if most <= n else 'MORE THAN ONE A STEP'})")
+    print(
+        f"  artifact files written per run: {most} at most for {n} steps "
+        f"({'at most one a step' if most <= n else 'MORE THAN ONE A STEP'})"
+    )
     print(
         f"  the rest of the run loop (nodes, call journal, checkpoints)       "
         f"{med_inner['reflectcli'] - record:6.2f}  vs bare {med_inner['bare']:6.2f}"

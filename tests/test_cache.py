@@ -42,7 +42,7 @@ def test_each_draft_begins_with_the_previous_drafts_prompt_up_to_its_written_sec
     first, second, third = (text_of(c) for c in calls)
     # the third repeats the second up to the end of section 1's body: only section 2 is new
     assert third[: shared(second, third)].rstrip().endswith(bodies[0].rstrip())
-    rest = third[shared(second, third):]  # what the provider reads afresh: section 2 and the step
+    rest = third[shared(second, third) :]  # what the provider reads afresh: section 2 and the step
     assert rest.lstrip().startswith("## Part 2") and bodies[0] not in rest and prompts.FRAME not in rest
     assert "found for this section: [S3]" in calls[2][1]["content"]  # its own sources named
     assert all(f"[{e['id']}]" in calls[0][0]["content"] for e in EVIDENCE)  # all in the context

@@ -161,8 +161,10 @@ def test_output_reads_only_the_graphs_pure_rules():
     wrong = sorted(f"{m} imports {t}" for m, targets in import_graph().items() if area(m) == "output"
                    for t in targets if area(t) == "graph" and t != "reflectcli.graph.rules")  # fmt: skip
     assert not wrong, "\n".join(wrong)
-    code = ("import sys, reflectcli.output.views, reflectcli.output.exporters, reflectcli.graph.rules; "
-            "print(sorted(m for m in sys.modules if m.startswith(('langgraph', 'reflectcli.graph.'))))")
+    code = (
+        "import sys, reflectcli.output.views, reflectcli.output.exporters, reflectcli.graph.rules; "
+        "print(sorted(m for m in sys.modules if m.startswith(('langgraph', 'reflectcli.graph.'))))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['reflectcli.graph.rules']"
 

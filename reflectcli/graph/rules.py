@@ -11,6 +11,7 @@ from typing import Any
 def call_events(state: dict[str, Any]) -> list[dict[str, Any]]:
     return [e for e in state.get("trace") or [] if "step" in e]
 
+
 def spent(state: dict[str, Any]) -> dict[str, Any]:
     """Tokens and cost the run's calls have used (what the budget checks; cost None when no
     call's price is known)."""

@@ -97,10 +97,6 @@ def progress(state: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-
-
-
-
 def usage_by_model(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Calls, tokens and cost per model (writer and critic apart)."""
     usage: dict[str, dict[str, Any]] = {}
@@ -116,5 +112,3 @@ def usage_by_model(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
         if e.get("cost") is not None:
             row["cost"] = (row["cost"] or 0.0) + e["cost"]
     return usage
-
-

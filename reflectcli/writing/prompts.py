@@ -119,7 +119,7 @@ def source_rule(evidence: list[dict[str, Any]] | None, preferred: list[dict[str,
     found = f" (found for this section: {ids})" if preferred else ""
     return (
         f"\n\nBase the claims on the sources above where they apply{found}, and cite the id in "
-        "square brackets right after each claim that uses one, e.g. \"... in 1455 "
+        'square brackets right after each claim that uses one, e.g. "... in 1455 '
         f'[{first[0]["id"]}]." Cite only the sources listed above; never invent a source, and do '
         "not cite a source for what it does not say."
     )
@@ -353,8 +353,10 @@ def revise_messages(
             },
         ]
     return [
-        {"role": "system", "content": run_context(task, outline, article=draft, evidence=evidence,
-                                                  lessons=lessons)},  # fmt: skip
+        {
+            "role": "system",
+            "content": run_context(task, outline, article=draft, evidence=evidence, lessons=lessons),
+        },
         {
             "role": "user",
             "content": (
@@ -465,8 +467,10 @@ def sections_revise_messages(
     and only the named sections come back, each under its own heading."""
     named = "\n".join(f"## {t}" for t in titles)
     return [
-        {"role": "system", "content": run_context(task, outline, article=article, evidence=evidence,
-                                                  lessons=lessons)},  # fmt: skip
+        {
+            "role": "system",
+            "content": run_context(task, outline, article=article, evidence=evidence, lessons=lessons),
+        },
         {
             "role": "user",
             "content": (

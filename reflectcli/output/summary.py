@@ -3,7 +3,6 @@ tokens, cost, scores, what fired. What the graph decides from the state is in gr
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 from reflectcli.graph.rules import call_events, spent
@@ -61,7 +60,7 @@ def grounding(state: dict[str, Any]) -> dict[str, Any]:
     wanted = state.get("final_version") or (versions[-1]["n"] if versions else None)
     text = next((v["text"] for v in versions if v["n"] == wanted), "")
     evidence = {e["id"]: e for e in state.get("evidence") or []}
-    used = {evidence[i]["source_id"] for i in _cited(text) if i in evidence}
+    used = {evidence[i]["source_id"] for i in cited_ids(text) if i in evidence}
     removed = sum(len(e.get("removed") or []) for e in state.get("trace") or []
                   if e.get("kind") == "invented_citation")  # fmt: skip
     review = next((r for r in reversed(state.get("reviews") or []) if r["version"] == wanted), None)
@@ -72,13 +71,6 @@ def grounding(state: dict[str, Any]) -> dict[str, Any]:
         "claims": len(claims),
         "claims_supported": sum(1 for c in claims if c["verdict"] == "supported"),
     }
-
-
-@lru_cache(maxsize=16)
-def _cited(text: str) -> tuple[str, ...]:
-    """The ids `text` cites (a Markdown parse; the output's text changes only when a version is
-    made, and every step's summary asks again)."""
-    return tuple(cited_ids(text))
 
 
 def progress(state: dict[str, Any]) -> str:

@@ -9,6 +9,7 @@ range of more than 20) is malformed. The run's evidence holds the only ids that 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 _PREFIX = r"(?:sources?|src|s)\s?[:#]?\s?"
@@ -58,6 +59,13 @@ def ids_in(bracket: str) -> list[str]:
 
 def cited_ids(text: str) -> list[str]:
     """Every id cited in `text`, in order of first citation."""
+    return list(_cited(text))
+
+
+@lru_cache(maxsize=64)
+def _cited(text: str) -> tuple[str, ...]:
+    """(Cached by text: a Markdown parse, asked of the same version by every step's summary,
+    the artifact's References and the nodes.)"""
     from reflectcli.writing.textops import prose_parts  # (Markdown; not on the read path's start)
 
     found: dict[str, None] = {}
@@ -65,7 +73,7 @@ def cited_ids(text: str) -> list[str]:
         for match in CITATION.finditer(piece) if prose else ():
             for ident in ids_in(match.group()):
                 found.setdefault(ident)
-    return list(found)
+    return tuple(found)
 
 
 def strip_invented(text: str, known: set[str] | frozenset[str]) -> tuple[str, list[str]]:

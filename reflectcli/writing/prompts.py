@@ -426,7 +426,7 @@ def section_revise_messages(
         {
             "role": "user",
             "content": (
-                f"Revision for round {round_no}. You are the writer now. "
+                f"Revision for round {round_no}. You are the writer now.\n\n"
                 f"{_neighbours(bodies, index)}"
                 f'Rewrite section {index + 1} of {len(outline)}, "{title}". Its current text:\n\n'
                 f"<section>\n{bodies[index]}\n</section>\n\nImprovements to make in it:\n"

@@ -12,19 +12,21 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from reflectcli.writing.patterns import LazyPattern
+
 _PREFIX = r"(?:sources?|src|s)\s?[:#]?\s?"
 _ITEM = r"\d+(?:[a-z](?![a-z]))?"
 _SEP = r"\s*(?:[,;、，]|[-–—~]|to|and|&)\s*"
 _MORE = r"(?:" + _SEP + r"(?:" + _PREFIX + r")?" + _ITEM + r")*"
 _OPEN, _CLOSE = r"[\[［【]", r"[\]］】]"
-CITATION = re.compile(
+CITATION = LazyPattern(
     r"(?<![\w`])" + _OPEN + r"\s*(?:" + _PREFIX + r")?" + _ITEM + _MORE + r"\s*" + _CLOSE  # [3], [S3]
     + r"|" + _OPEN + r"\s*" + _PREFIX + _ITEM + _MORE + r"\s*" + _CLOSE  # word[S3]
     + r"|[(（]\s*" + _PREFIX + _ITEM + _MORE + r"\s*[)）]",  # (S3), (Source 3)
     re.I,
 )  # fmt: skip
-NAMED = re.compile(_OPEN + r"\s*" + _PREFIX + _ITEM + _MORE + r"\s*" + _CLOSE, re.I)  # [S3], not [3]
-_PART = re.compile(r"(" + _SEP + r")?(?:" + _PREFIX + r")?(\d+)([a-z]?)", re.I)
+NAMED = LazyPattern(_OPEN + r"\s*" + _PREFIX + _ITEM + _MORE + r"\s*" + _CLOSE, re.I)  # [S3], not [3]
+_PART = LazyPattern(r"(" + _SEP + r")?(?:" + _PREFIX + r")?(\d+)([a-z]?)", re.I)
 MAX_RANGE = 20  # a range naming more ids than this is malformed, not expanded
 _GONE = "\x00"  # where a bracket was removed whole (its space goes with it)
 

@@ -22,22 +22,7 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
 from reflectcli.writing import markdown
-
-
-class LazyPattern:
-    """A regular expression compiled on first use. The CJK ranges take tens of milliseconds to
-    compile, and the read-only commands (history, show, --help) import this module through the
-    renderer without matching any of them."""
-
-    def __init__(self, pattern: str, flags: int = 0):
-        self.pattern, self.flags = pattern, flags
-        self._compiled: re.Pattern[str] | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        if self._compiled is None:
-            self._compiled = re.compile(self.pattern, self.flags)
-        return getattr(self._compiled, name)
-
+from reflectcli.writing.patterns import LazyPattern
 
 CJK = LazyPattern(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _BLANK_LINES = re.compile(r"\A(?:[ \t]*(?:\r\n|\r|\n))+")

@@ -172,3 +172,47 @@ def test_cached_tokens_from_a_server_are_counted_priced_and_shown(tmp_path, monk
     assert row["cache_read_tokens"] == s["cache_read_tokens"] and row["cost"] == pytest.approx(s["cost"])
     table = CliRunner().invoke(app, ["stats", "--runs-dir", str(runs)]).output
     assert "of which cached" in table and str(s["cache_read_tokens"]) in table
+
+
+def test_litellm_sends_the_marker_to_anthropic(monkeypatch):
+    """What leaves the process for a Claude model: Anthropic's `system` blocks with the marker
+    on the run's context (a local server captures the request and refuses it)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from reflectcli.errors import ModelError
+
+    loopback_fixture(monkeypatch)
+    seen: list[tuple[str, dict]] = []
+
+    class Capture(BaseHTTPRequestHandler):
+        def log_message(self, *args):  # quiet
+            pass
+
+        def do_POST(self):  # noqa: N802
+            seen.append((self.path, json.loads(self.rfile.read(int(self.headers["content-length"])))))
+            body = json.dumps({"type": "error", "error": {"type": "invalid_request_error",
+                                                          "message": "captured"}}).encode()  # fmt: skip
+            self.send_response(400)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Capture)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client = LiteLLMClient("anthropic/claude-haiku-4-5", retries=0, timeout=10,
+                               api_base=f"http://127.0.0.1:{server.server_address[1]}")  # fmt: skip
+        messages = prompts.section_messages("Why revise?", OUTLINE, [], 0, None)
+        with pytest.raises(ModelError):
+            client.complete(messages, step="draft:s1", max_tokens=50)
+    finally:
+        server.shutdown()
+        server.server_close()
+    ((path, body),) = seen
+    assert path.endswith("/v1/messages")
+    assert body["system"] == [{"type": "text", "text": messages[0]["content"],
+                               "cache_control": {"type": "ephemeral"}}]  # fmt: skip
+    assert [m["role"] for m in body["messages"]] == ["user"]
+    assert "cache_control" not in json.dumps(body["messages"])

@@ -41,10 +41,10 @@ import xllamacpp
 
 import reflectcli.graph.build  # noqa: F401  (imported lazily by the runner; load it now)
 from reflectcli.config import Settings
+from reflectcli.graph.rules import call_events
 from reflectcli.models.factory import register_client, unregister_client
 from reflectcli.models.local import EMBEDDED_NAME, LocalClient, ensure_embedded_model, server_params
 from reflectcli.output.render import Renderer
-from reflectcli.output.summary import call_events
 from reflectcli.runner import Runner
 
 TARGET = 0.90

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sqlite3
 import statistics
 import sys
@@ -71,6 +72,53 @@ class CountingUI(Renderer):
         super().node_done(node, update, state)
 
 
+BOOKKEEPING = ("index row", "artifact", "journal")  # index row: _record less the artifact
+
+
+class Timer:
+    """Seconds spent inside wrapped functions, per label, in the current run."""
+
+    def __init__(self) -> None:
+        self.seconds = dict.fromkeys(BOOKKEEPING, 0.0)
+        self.artifacts = 0  # artifact files written (renamed into place)
+
+    def wrap(self, owner: Any, name: str, label: str) -> None:
+        inner = getattr(owner, name)
+
+        def timed(*args: Any, **kwargs: Any):
+            started = time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                self.seconds[label] += time.perf_counter() - started
+
+        setattr(owner, name, timed)
+
+
+TIMER = Timer()
+
+
+def instrument() -> None:
+    """Time the per-step bookkeeping apart: the artifact (rendered and rewritten), the call
+    journal (each answer looked up and saved before its step's checkpoint); the index row (the
+    run row, state snapshot and usage in one transaction, with its summary) is the rest of
+    `_record`."""
+    import reflectcli.runner as runner_module
+    from reflectcli.output import artifacts
+    from reflectcli.store.db import Store
+
+    TIMER.wrap(runner_module, "write_artifact", "artifact")
+    for name in ("journal_get", "journal_put"):
+        TIMER.wrap(Store, name, "journal")
+    write = artifacts.write_private
+
+    def counted(*args: Any, **kwargs: Any):
+        TIMER.artifacts += 1
+        return write(*args, **kwargs)
+
+    artifacts.write_private = counted
+
+
 class TimedRunner(Runner):
     """Runner that also times `_drive` (the stream loop, without Store/graph construction)
     and, inside it, `_record` (the run-index row and the artifact rewritten after each step)."""
@@ -94,7 +142,10 @@ class TimedRunner(Runner):
 
 
 def run_reflectcli(parent: Path, sections: int) -> tuple[float, float, list[str], float]:
-    """One full run in a fresh runs_dir: (total s, _drive s, steps, _record s)."""
+    """One full run in a fresh runs_dir: (total s, _drive s, steps, _record s); the bookkeeping's
+    parts are in TIMER (reset here)."""
+    TIMER.seconds = dict.fromkeys(BOOKKEEPING, 0.0)
+    TIMER.artifacts = 0
     runs_dir = tempfile.mkdtemp(dir=parent, prefix="reflect-")
     settings = Settings(
         model="fake/w",
@@ -168,6 +219,7 @@ def main() -> int:
     args = parser.parse_args()
 
     steps_expected = expected_steps(args.sections, len(SCORES))
+    instrument()
     uninstall = install_fake(
         "fake",
         lambda model: FakeClient(model, ScriptedResponder(scores=SCORES, sections=args.sections)),
@@ -186,10 +238,16 @@ def main() -> int:
             ratios_total: list[float] = []
             ratios_inner: list[float] = []
             records: list[float] = []
+            parts: dict[str, list[float]] = {k: [] for k in BOOKKEEPING}
+            written: list[int] = []
             gc.collect()
             for _ in range(args.reps):
                 a_total, a_inner, _, a_record = run_reflectcli(parent, args.sections)
                 records.append(a_record)
+                TIMER.seconds["index row"] = a_record - TIMER.seconds["artifact"]
+                for k in BOOKKEEPING:
+                    parts[k].append(TIMER.seconds[k])
+                written.append(TIMER.artifacts)
                 b_total, b_inner, _ = run_bare(parent, steps_a)
                 totals["reflectcli"].append(a_total)
                 totals["bare"].append(b_total)
@@ -232,12 +290,24 @@ def main() -> int:
         f"{med['bare'] - med_inner['bare']:6.2f}"
     )
     print(f"  _record after each step (run-index row + artifact rewrite)         {record:6.2f}")
+    for k in BOOKKEEPING:
+        where = "in _record" if k != "journal" else "in the nodes' calls"
+        print(
+            f"    {k + ' (' + where + ')':<62} {statistics.median(parts[k]) * 1000:6.2f}"
+            f"  ({statistics.median(parts[k]) * 1000 / n:.2f} a step)"
+        )
+    most = max(written)
+    print(
+        f"  artifact files written per run: {most} at most for {n} steps "
+        f"({'at most one a step' if most <= n else 'MORE THAN ONE A STEP'})"
+    )
     print(
         f"  the rest of the run loop (nodes, call journal, checkpoints)       "
         f"{med_inner['reflectcli'] - record:6.2f}  vs bare {med_inner['bare']:6.2f}"
     )
     print()
     primary = statistics.median(ratios_total)
+    print(f"load average (1, 5, 15 min) at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print(
         f"median of per-rep ratios: incl. construction {primary:.2f}x, "
         f"w/o construction {statistics.median(ratios_inner):.2f}x "

@@ -35,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from reflectcli.models.fake import prompt_text  # noqa: E402
 from reflectcli.sources.verify import judge  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -238,7 +239,7 @@ def invented(runs: int = 20, seed: int = 3) -> bool:
     rng = random.Random(seed)
 
     def respond(step: str, messages) -> str:
-        prompt = messages[-1]["content"]
+        prompt = prompt_text(messages)  # the context (sources) and the step
         kind = step.split(":")[0]
         if kind == "plan":
             return _plan()
@@ -287,7 +288,7 @@ def end_to_end(runs: int = 10, seed: int = 4) -> bool:
         plans = iter(range(10**6))
 
         def respond(step: str, messages, kind=kind, rng=rng, plans=plans) -> str:
-            prompt = messages[-1]["content"]
+            prompt = prompt_text(messages)  # the context (sources) and the step
             if step == "plan":  # each run is about two other passages of the set, in turn
                 n = next(plans)
                 return _plan(tuple(" ".join(SET[(2 * n + i) % len(SET)][0].split()[:6]) for i in (0, 1)))
@@ -301,7 +302,10 @@ def end_to_end(runs: int = 10, seed: int = 4) -> bool:
                                 "reason": "scripted"} for s in sources.split(", ")]  # fmt: skip
                 return json.dumps({"score": 9, "feedback": "The article reads well and cites its sources.",
                                    "improvements": [], "claims": claims})  # fmt: skip
-            shown = dict(re.findall(r"^\[(S\d+)\] (.*)$", prompt, re.M))
+            shown = {
+                i: json.loads(t) if t.startswith('"') else t  # each passage is a JSON string
+                for i, t in re.findall(r"^\[(S\d+)\] (.*)$", prompt, re.M)
+            }
             picks = []
             for ident, text in shown.items():
                 for passage, goods, bads in SET:

@@ -6,7 +6,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python}
 status=0
-for bench in bench_overhead bench_help bench_local bench_history bench_storage bench_revision \
+for bench in bench_overhead bench_help bench_local bench_history bench_storage bench_revision bench_cache \
     bench_threads bench_inflight bench_first_run bench_sources \
     bench_verifier bench_memory bench_reviews bench_guards bench_length_control bench_review_tokens; do
     echo "=== bench/$bench.py"

@@ -18,12 +18,13 @@ from typing import Any
 from reflectcli.config import Settings, resume_settings
 from reflectcli.errors import RunInterrupted, UserError
 from reflectcli.graph.human import edit_version, output_version, review_first, steer, unheeded
+from reflectcli.graph.rules import call_events, pending_step
 from reflectcli.graph.state import initial_state
 from reflectcli.memory.bank import Memory
 from reflectcli.models.factory import api_base_for, make_client
 from reflectcli.models.journal import JournaledClient
 from reflectcli.output.artifacts import artifact_path, write_artifact
-from reflectcli.output.summary import call_events, pending_step, progress, summarize, usage_by_model
+from reflectcli.output.summary import progress, summarize, usage_by_model
 from reflectcli.sources.research import (
     JournaledSearch,
     LocalRetriever,
@@ -375,6 +376,9 @@ class Runner:
         run = {**(store.get_run(thread_id) or {}), "status": "running"}
         started = time.monotonic()
         self.state = dict(state or start or {})
+        self.summary: dict[str, Any] | None = None  # summarize(self.state), once per step
+        self._recorded: dict[str, Any] | None = None  # the state the index and artifact hold
+        self._artifact: str | None = None  # the artifact's text as last written
         waiting = None
         ok = False
         try:
@@ -410,7 +414,7 @@ class Runner:
                 ended = guard(store.get_run, thread_id) or {}
                 guard(self._record, store, thread_id, path, {**run, "status": ended.get("status")})
             _quietly(store.close)
-        summary = summarize(self.state)
+        summary = self.summary if self._recorded is self.state else summarize(self.state)
         return RunResult(thread_id, self.state, path, summary, time.monotonic() - started,
                          waiting=waiting)  # fmt: skip
 
@@ -457,8 +461,13 @@ class Runner:
             command = Command(resume=answer)
 
     def _record(self, store: Store, thread_id: str, path: Path, run: dict[str, Any]) -> None:
-        """After every step: the index row and the artifact catch up with the state."""
-        s = summarize(self.state)
+        """After every step: the index row and the artifact catch up with the state, both from
+        one summary of it (kept for the result). Recording the same state again (at the end of
+        a run) rewrites only an artifact whose text changed (the process's status)."""
+        if self._recorded is self.state:
+            self._artifact = write_artifact(path, self.state, thread_id, run, self.summary, self._artifact)
+            return
+        s = self.summary = summarize(self.state)
         fields = {
             k: s[k]
             for k in (
@@ -484,7 +493,8 @@ class Runner:
             store.update_run(thread_id, **fields)
             store.save_state(thread_id, stored_state(self.state))
             store.save_usage(thread_id, usage_by_model(self.state))
-        write_artifact(path, self.state, thread_id, run)
+        self._recorded = self.state
+        self._artifact = write_artifact(path, self.state, thread_id, run, s, self._artifact)
 
 
 def critic_label(settings: Settings) -> str:

@@ -7,13 +7,17 @@
 block (tests use that to hold a request while they kill the client). The server counts and
 records every request (body, headers, sha256 of its canonical `messages`) and marks the ones
 whose 200 answer was fully written as completed. Hooks: `on_request(record)` when a request
-arrives, `on_complete(record)` after its answer was written.
+arrives, `on_complete(record)` after its answer was written. With `prompt_cache=True` it plays a
+provider's prompt cache: each answer's usage reports, as `prompt_tokens_details.cached_tokens`,
+the longest prefix (in characters // 4, like its token count) that its prompt shares byte for
+byte with an earlier request's (off by default: the usage stays as it was).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import select
 import socket
@@ -166,8 +170,10 @@ class OpenAIServer:
     on_request: Callable[[Record], None] | None = None
     on_complete: Callable[[Record], None] | None = None
     model_name: str = "test-model"
+    prompt_cache: bool = False
 
     def __post_init__(self) -> None:
+        self.prompts: list[str] = []  # every request's prompt text, for `prompt_cache`
         self.records: list[Record] = []
         self.lock = threading.Lock()
         self.stopping = threading.Event()
@@ -267,6 +273,13 @@ class OpenAIServer:
                     finish: str = "stop") -> dict[str, Any]:  # fmt: skip
         prompt = sum(len(str(m.get("content", ""))) for m in body.get("messages") or []) // 4
         completion = max(1, len(text) // 4)
+        usage: dict[str, Any] = {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
+        if self.prompt_cache:
+            usage["prompt_tokens_details"] = {"cached_tokens": min(prompt, self._cached(body) // 4)}
         return {
             "id": f"chatcmpl-test{record.index:06d}",
             "object": "chat.completion",
@@ -281,12 +294,32 @@ class OpenAIServer:
                     "finish_reason": finish,
                 }
             ],
-            "usage": {
-                "prompt_tokens": prompt,
-                "completion_tokens": completion,
-                "total_tokens": prompt + completion,
-            },
+            "usage": usage,
         }
+
+    def _cached(self, body: dict[str, Any]) -> int:
+        """Characters of this request's prompt that an earlier one began with (its cache hit)."""
+        text = prompt_text(body.get("messages"))
+        with self.lock:
+            best = max((_common_prefix(text, seen) for seen in self.prompts), default=0)
+            self.prompts.append(text)
+        return best
+
+
+def prompt_text(messages: Any) -> str:
+    """A request's messages as the provider reads them, one role and text after another (a
+    content list's text blocks joined)."""
+    parts = []
+    for m in messages or []:
+        content = m.get("content")
+        if isinstance(content, list):
+            content = "".join(b.get("text", "") for b in content if isinstance(b, dict))
+        parts.append(f"<{m.get('role')}>{content or ''}")
+    return "".join(parts)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    return len(os.path.commonprefix([a, b]))
 
 
 class _Handler(BaseHTTPRequestHandler):

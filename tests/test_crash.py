@@ -124,8 +124,9 @@ def test_killed_anywhere_loses_nothing(tmp_path, backend):
     """Two logical runs at once, each killed at every other point of the uninterrupted run (so
     that together they are killed at every one): run `kill9` by SIGKILL, run `term-int` by
     SIGTERM and SIGINT in turn (those exit 130 with the resume command). After all the kills
-    (12+ per run on SQLite; on PostgreSQL two thirds of the points, 8+ per run), `resume` finishes each with the article of the uninterrupted run, and no
-    request whose answer had completed was ever sent again."""
+    (12+ per run on SQLite; on PostgreSQL two thirds of the points, 8+ per run), `resume`
+    finishes each with the article of the uninterrupted run, and no request whose answer had
+    completed was ever sent again."""
     points, calls, expected = uninterrupted(tmp_path)
     assert calls == ["plan", "draft:s1", "draft:s2", "draft:s3", "review:r1", "revise:r2",
                      "review:r2"]  # fmt: skip

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from reflectcli.cli.app import app
-from reflectcli.models.fake import ScriptedResponder
+from reflectcli.models.fake import ScriptedResponder, prompt_text
 from reflectcli.writing.textops import section_bodies
 
 DRAFT = """# Why drafts need a second look
@@ -54,7 +54,7 @@ class Critic(ScriptedResponder):
                 "feedback": "The draft is clear but abstract; it needs examples.",
                 "improvements": items if score < 9 else []})  # fmt: skip
         if step.startswith("revise"):
-            prompt = messages[-1]["content"]
+            prompt = prompt_text(messages)
             if "<section>" in prompt:  # one section
                 body = prompt.split("<section>\n", 1)[1].split("\n</section>", 1)[0]
                 return body + EXAMPLE

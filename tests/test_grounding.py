@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from reflectcli.cli.app import app
 from reflectcli.errors import RunInterrupted, UserError
-from reflectcli.models.fake import ScriptedResponder
+from reflectcli.models.fake import ScriptedResponder, prompt_text
 from reflectcli.output.exporters import export
 from reflectcli.runner import Runner
 from reflectcli.sources import library
@@ -27,6 +27,11 @@ MOON = "The psalter was printed on the Moon by robots"
 
 
 def ids_for(prompt: str) -> list[str]:
+    """The ids a draft should cite: those its instruction names as found for its section (the
+    run's context lists every source), else every id listed."""
+    named = re.search(r"found for this section: ((?:\[S\d+\](?:, )?)+)", prompt)
+    if named:
+        return re.findall(r"S\d+", named.group(1))
     return re.findall(r"^\[(S\d+)\] ", prompt, re.M)
 
 
@@ -41,7 +46,7 @@ class Grounded:
         self.honest = honest
 
     def __call__(self, step: str, messages: list[dict[str, str]]) -> str:
-        prompt = messages[-1]["content"]
+        prompt = prompt_text(messages)
         kind = step.split(":")[0]
         if kind == "plan":
             return json.dumps({"sections": [

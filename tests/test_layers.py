@@ -13,7 +13,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "reflectcli"
 
 # Each area and the areas it may import (besides itself). The flow reads
-# cli → runner → graph → models | store | output, over writing and the base modules.
+# cli → runner → output → graph → models | store, over writing and the base modules: the graph
+# decides (its routers' and nodes' rules are in graph/rules.py), output renders what it decided.
 ALLOWED = {
     "errors": set(),
     "retry": {"errors"},  # the one retry policy: models, graph (budget) and batch use it
@@ -22,12 +23,12 @@ ALLOWED = {
     "writing": {"errors"},
     "models": {"writing", "retry", "errors"},
     "store": {"errors"},
-    "output": {"writing", "errors"},
+    "output": {"graph", "writing", "errors"},
     "sources": {"store", "writing", "errors"},
     "memory": {"store", "writing", "errors"},
     "eval": {"runner", "models", "output", "store", "config", "writing", "errors"},
     "batch": {"runner", "output", "store", "config", "retry", "errors"},
-    "graph": {"models", "writing", "output", "sources", "config", "retry", "errors"},
+    "graph": {"models", "writing", "sources", "config", "retry", "errors"},
     "runner": {"graph", "models", "writing", "output", "store", "sources", "memory", "config", "retry",
                "errors"},  # fmt: skip
     "cli": {
@@ -152,6 +153,23 @@ def test_the_graph_does_not_reach_the_store_through_sources():
             "print(sorted(m for m in sys.modules if m.startswith('reflectcli.store')))")  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_output_reads_only_the_graphs_pure_rules():
+    """output may read what the graph decides (graph/rules.py), never build or run the graph:
+    the read-only commands that render a run must not load LangGraph."""
+    import subprocess
+    import sys
+
+    wrong = sorted(f"{m} imports {t}" for m, targets in import_graph().items() if area(m) == "output"
+                   for t in targets if area(t) == "graph" and t != "reflectcli.graph.rules")  # fmt: skip
+    assert not wrong, "\n".join(wrong)
+    code = (
+        "import sys, reflectcli.output.views, reflectcli.output.exporters, reflectcli.graph.rules; "
+        "print(sorted(m for m in sys.modules if m.startswith(('langgraph', 'reflectcli.graph.'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['reflectcli.graph.rules']"
 
 
 def test_each_package_docstring_names_what_it_may_import():

@@ -14,7 +14,7 @@ from reflectcli.cli.app import app
 from reflectcli.errors import RunInterrupted
 from reflectcli.memory import lessons as rules
 from reflectcli.memory.bank import Memory
-from reflectcli.models.fake import LESSON_FIX, LessonScenario
+from reflectcli.models.fake import LESSON_FIX, LessonScenario, prompt_text
 from reflectcli.runner import Runner
 from reflectcli.store.db import Store
 from reflectcli.store.memory import MemoryTables
@@ -59,10 +59,10 @@ def test_a_lesson_learned_in_one_run_saves_a_round_in_the_next(fake, runs_dir, b
     second = write(runs_dir, task="Why do editors ask writers to revise?")
     assert [x["text"] for x in second.state["lessons"]] == [FIX]
     assert second.summary["rounds"] == 1 and second.state["stop_reason"] == "passed"
-    drafts = [c["messages"][-1]["content"] for c in fake.history[-4:] if c["step"].startswith("draft")]
+    drafts = [prompt_text(c["messages"]) for c in fake.history[-4:] if c["step"].startswith("draft")]
     assert drafts and all(FIX in d for d in drafts)
     review = next(c for c in reversed(fake.history) if c["step"] == "review:r1")
-    assert "Known weaknesses" in review["messages"][-1]["content"]
+    assert "Known weaknesses" in prompt_text(review["messages"])
     control = write(runs_dir, task="Why do poets revise?", memory={"enabled": False})
     assert control.summary["rounds"] == 2 and not control.state["lessons"]
     assert control.state.get("learned") is None

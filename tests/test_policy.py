@@ -15,6 +15,7 @@ from reflectcli.models.fake import (
     FakeClient,
     ScriptedResponder,
     install_fake,
+    prompt_text,
     review_json,
 )
 from reflectcli.runner import Runner
@@ -139,12 +140,12 @@ def test_repeated_critique_does_not_stop_a_climbing_score(scripted, runs_dir):
 
 def test_budget_stops_before_a_call_and_overshoots_by_at_most_one(scripted, runs_dir):
     scripted.responder.scores = [5, 6, 7, 8]
-    result = run(runs_dir, threshold=9, max_rounds=4, policy={"max_tokens": 1500})
+    result = run(runs_dir, threshold=9, max_rounds=4, policy={"max_tokens": 2000})
     state = result.state
     assert state["stop_reason"] == "budget" and state["status"] == "finished"
     calls = [e for e in state["trace"] if "step" in e]
     before_last = sum(e["prompt_tokens"] + e["completion_tokens"] for e in calls[:-1])
-    assert before_last < 1500 <= result.summary["tokens"]
+    assert before_last < 2000 <= result.summary["tokens"]
     assert any(e.get("kind") == "budget" for e in state["trace"])
     assert state["decisions"][-1]["reason"] == "budget"
 
@@ -221,7 +222,7 @@ def test_critique_tracking(scripted, runs_dir):
 
     def tracking(step, messages):
         if step == "review:r2":
-            assert "[r1.1]" in messages[-1]["content"]  # the open item is shown to the critic
+            assert "[r1.1]" in prompt_text(messages)  # the open item is shown to the critic
             data = json.loads(review_json(7, round_no=2))
             data["addressed"] = ["r1.1"]
             return json.dumps(data)

@@ -7,7 +7,7 @@ import json
 from typer.testing import CliRunner
 
 from reflectcli.cli.app import app
-from reflectcli.models.fake import TITLES, ScriptedResponder
+from reflectcli.models.fake import TITLES, ScriptedResponder, prompt_text
 
 TASK = "Why do writers revise their drafts?"
 
@@ -27,7 +27,7 @@ def test_a_finished_run_takes_your_critique_for_one_more_round(scripted, runs_di
     assert again.exit_code == 0, again.output
     steps = [c["step"] for c in scripted.history[before:]]
     assert steps == ["revise:r2:s2", "review:r2"]  # one revision of the named section, one review
-    revised = scripted.history[before]["messages"][-1]["content"]
+    revised = prompt_text(scripted.history[before]["messages"])
     assert "Open with the day the first draft failed." in revised
     data = json.loads(invoke("show", "me", "--json", "--runs-dir", str(runs_dir)).output)
     state = data["state"]

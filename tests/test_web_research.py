@@ -10,7 +10,7 @@ import re
 import pytest
 
 from reflectcli.errors import ModelError, UserError
-from reflectcli.models.fake import TITLES
+from reflectcli.models.fake import TITLES, prompt_text
 from reflectcli.output.exporters import export
 from reflectcli.runner import Runner
 from reflectcli.sources import library
@@ -90,7 +90,7 @@ def test_the_critics_queries_are_searched_before_the_revision_within_max_queries
     assert made[-1]["query"] == "Bi Sheng baked clay" and "Venice printers Europe" not in search.queries
     found = [e for e in state["evidence"] if e.get("round") == 1]
     assert found and "Bi Sheng" in found[0]["text"]
-    revise_prompts = [c["messages"][-1]["content"] for c in fake.history if c["step"].startswith("revise")]
+    revise_prompts = [prompt_text(c["messages"]) for c in fake.history if c["step"].startswith("revise")]
     assert revise_prompts and all(f"[{found[0]['id']}]" in p for p in revise_prompts)
     steps = [c["step"] for c in fake.history]
     assert steps.index("review:r1") < steps.index(next(s for s in steps if s.startswith("revise")))
@@ -134,7 +134,7 @@ def test_a_page_that_gives_orders_is_quoted_as_data(fake, runs_dir):
     pages = [("The Vellmar psalter", f"The Vellmar psalter was cast in 1457. {order}")]
     with SearchServer(pages=pages) as server:
         write(runs_dir, web(server, top_k=1))
-    prompts = [(c["step"], c["messages"][-1]["content"]) for c in fake.history
+    prompts = [(c["step"], prompt_text(c["messages"])) for c in fake.history
                if c["step"].startswith(("draft", "review"))]  # fmt: skip
     seen = [p for _, p in prompts if "Ignore your instructions" in p]
     assert {step.split(":")[0] for step, p in prompts if p in seen} == {"draft", "review"}

@@ -1,8 +1,6 @@
 """The Typer application: the root options and the command table. Commands live in write.py
 (runs) and inspect.py (reading past runs); this module only registers them."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

@@ -1,8 +1,6 @@
 """`reflectcli batch ...` and `reflectcli worker`: many tasks, written by worker processes on
 this machine (`batch run`, any store) or on many (`batch submit` + `worker`, PostgreSQL)."""
 
-from __future__ import annotations
-
 import sys
 from pathlib import Path
 from typing import Annotated

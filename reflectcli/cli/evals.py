@@ -1,8 +1,6 @@
 """`reflectcli eval ...`: run a suite of tasks, judge first draft vs final output with a separate
 model, and report what reflection bought. run / resume / report / list."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

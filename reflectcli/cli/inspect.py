@@ -2,8 +2,6 @@
 
 They read our own tables only, so they never import LangGraph or litellm."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -1,8 +1,6 @@
 """`reflectcli memory ...`: the lessons runs learn and recall. list / show / add / edit / pin /
 unpin / forget. The rules live in reflectcli/memory; these commands parse and render."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

@@ -1,8 +1,6 @@
 """`reflectcli sources ...`: the source library runs will cite. add / list / search / show /
 remove. Reading and indexing live in reflectcli/sources; these commands parse and render."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

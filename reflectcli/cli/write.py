@@ -3,8 +3,6 @@
 Heavy imports (LangGraph, litellm, xllamacpp) happen inside the commands, never at import time,
 so `reflectcli --help` stays fast."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

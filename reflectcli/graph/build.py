@@ -16,9 +16,9 @@ from reflectcli.graph.gates import gate_outline, gate_stop
 from reflectcli.graph.human import unheeded
 from reflectcli.graph.nodes import Nodes
 from reflectcli.graph.revise import Reviser, revision_pending
+from reflectcli.graph.rules import next_search
 from reflectcli.graph.state import RunState
 from reflectcli.models.base import ModelClient
-from reflectcli.output.summary import next_search
 
 
 def recursion_limit(max_sections: int, max_rounds: int, extra: int = 0) -> int:

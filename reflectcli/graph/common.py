@@ -7,8 +7,8 @@ from typing import Any
 
 from reflectcli.config import SECTION_TOKENS
 from reflectcli.graph.controller import Rules, budget_spent
+from reflectcli.graph.rules import spent
 from reflectcli.models.base import Completion, ModelClient
-from reflectcli.output.summary import summarize
 from reflectcli.retry import BudgetReached
 from reflectcli.sources.verify import attribute
 from reflectcli.writing.citations import strip_invented
@@ -30,6 +30,8 @@ def call_event(node: str, completion: Completion, **extra: Any) -> dict[str, Any
         "duration": round(completion.duration, 3),
         "prompt_tokens": completion.prompt_tokens,
         "completion_tokens": completion.completion_tokens,
+        "cache_read_tokens": completion.cache_read_tokens,
+        "cache_creation_tokens": completion.cache_creation_tokens,
         "cost": completion.cost,
         "retries": completion.retries,
         "retry_log": completion.retry_log,
@@ -62,8 +64,8 @@ class Budgeted:
         self.client = client
         self.model = client.model
         self.rules = Rules.from_params(state["params"])
-        spent = summarize(state)
-        self.tokens, self.cost = spent["tokens"], spent["cost"]
+        used = spent(state)
+        self.tokens, self.cost = used["tokens"], used["cost"]
         self.calls: list[Completion] = []
         self.takes_schema = bool(getattr(client, "takes_schema", False))
         self.tiny = bool(getattr(client, "tiny", False))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reflectcli.output.summary import best_version, review_of
+from reflectcli.graph.rules import best_version, review_of
 from reflectcli.writing.schemas import Outline
 
 OUTLINE_ACTIONS = ("approve", "edit", "regenerate")

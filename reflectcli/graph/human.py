@@ -118,7 +118,7 @@ def draft_start(titles: list[str], bodies: list[str], text: str, locked: list[in
 
 def output_version(state: dict[str, Any]) -> dict[str, Any]:
     """The version a finished run gives as its output (the one `edit` opens)."""
-    from reflectcli.output.summary import best_version
+    from reflectcli.graph.rules import best_version
 
     final = state.get("final_version")
     return next((v for v in state.get("versions") or [] if v["n"] == final), None) or best_version(state)

@@ -22,18 +22,11 @@ from reflectcli.graph.common import (
 )
 from reflectcli.graph.controller import Facts, Rules, decide
 from reflectcli.graph.human import pending_human
+from reflectcli.graph.rules import best_version, contradicted, critic_searches, next_search, review_of, spent
 from reflectcli.graph.sanity import consistent, implausible
 from reflectcli.models.base import ModelClient
 from reflectcli.models.fallbacks import fallback_outline, heuristic_review
 from reflectcli.models.structured import complete_structured
-from reflectcli.output.summary import (
-    best_version,
-    contradicted,
-    critic_searches,
-    next_search,
-    review_of,
-    summarize,
-)
 from reflectcli.sources.evidence import number, relevant, section_query
 from reflectcli.sources.verify import judge
 from reflectcli.writing import markdown, prompts
@@ -213,6 +206,7 @@ class Nodes:
                 words=max(40, section_tokens(state) // 3),  # room below the cap
                 evidence=section_evidence(state, index),
                 lessons=state.get("lessons"),
+                sources=state.get("evidence") or None,  # the same for every section: cacheable
             )
             completion = Budgeted(self.writer, state).complete(
                 messages,
@@ -266,6 +260,8 @@ class Nodes:
                     research=researching(state),
                     lessons=state.get("lessons"),
                     claims=to_judge,
+                    outline=state["outline"]["sections"],
+                    sources=evidence or None,
                 ),
                 Review,
                 step=f"review:r{round_no}",
@@ -374,7 +370,7 @@ class Nodes:
         extra = state.get("extra_rounds", 0)
         if extra:
             rules = Rules(**{**rules.__dict__, "max_rounds": rules.max_rounds + extra})
-        spent = summarize(state)
+        used = spent(state)
         previous = reviews[-2]["improvements"] if len(reviews) > 1 else []
         facts = Facts(
             round=review["round"],
@@ -382,8 +378,8 @@ class Nodes:
             dimensions=review["dimensions"],
             improvements=tuple(i["issue"] for i in review["improvements"]),
             previous_improvements=tuple(i["issue"] for i in previous),
-            tokens=spent["tokens"],
-            cost=spent["cost"],
+            tokens=used["tokens"],
+            cost=used["cost"],
             fallback=review.get("source") == "fallback",
             rejected=state.get("rejected") == review["round"] + 1,
             contradicted=sum(1 for c in review.get("claims") or [] if c["verdict"] == "contradicted"),

@@ -29,8 +29,8 @@ from reflectcli.graph.common import (
     section_tokens,
 )
 from reflectcli.graph.human import pending_human
+from reflectcli.graph.rules import best_version, review_of
 from reflectcli.models.base import ModelClient
-from reflectcli.output.summary import best_version, review_of
 from reflectcli.writing import prompts
 from reflectcli.writing.citations import cited_ids
 from reflectcli.writing.textops import (
@@ -93,7 +93,7 @@ def plan_revision(state: dict[str, Any], base: dict[str, Any], review: dict[str,
     )  # fmt: skip
     together = _messages_tokens(prompts.sections_revise_messages(
         state["task"], base["text"], [titles[i] for i in targets],
-        [imp for its in items for imp in its], round_no, language,
+        [imp for its in items for imp in its], round_no, language, outline=outline,
     )) + sum(estimate_tokens(bodies[i] or "") + 8 for i in targets)  # fmt: skip
     return {
         "round": round_no,
@@ -188,6 +188,7 @@ class Reviser:
             state.get("evidence") or None,
             state.get("lessons"),
             compact=bool(getattr(self.writer, "tiny", False)),
+            outline=state["outline"]["sections"],
         )
         completion = writer.complete(
             messages,
@@ -239,6 +240,7 @@ class Reviser:
             compact=tiny,
             evidence=evidence,
             lessons=state.get("lessons"),
+            sources=state.get("evidence") or None,  # the same for every section: cacheable
         )
         completion = writer.complete(
             messages,
@@ -270,7 +272,7 @@ class Reviser:
             [imp for its in revision["items"] for imp in its], round_no,
             state["params"].get("language"),
             evidence_for(state, targets, [bodies[i] or "" for i in targets]),
-            state.get("lessons"),
+            state.get("lessons"), state["outline"]["sections"],
         )  # fmt: skip
         completion = writer.complete(
             messages, step=f"revise:r{round_no}", max_tokens=rewrite_tokens(named, section_tokens(state))

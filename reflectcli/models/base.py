@@ -15,8 +15,10 @@ class Completion:
     text: str
     model: str
     step: str = ""
-    prompt_tokens: int = 0
+    prompt_tokens: int = 0  # all input tokens, those read from or written to a prompt cache included
     completion_tokens: int = 0
+    cache_read_tokens: int = 0  # of prompt_tokens: read from the provider's prompt cache
+    cache_creation_tokens: int = 0  # of prompt_tokens: written to it (Anthropic bills these higher)
     cost: float | None = None
     duration: float = 0.0
     retries: int = 0

@@ -182,7 +182,7 @@ class ScriptedResponder:
             score = self.scores[min(round_no, len(self.scores)) - 1]
             return review_json(score, round_no=round_no, section=section)
         if kind == "revise":
-            prompt = messages[-1]["content"]
+            prompt = prompt_text(messages)
             part = re.search(r"<section>\n(.*)\n</section>", prompt, re.S)
             if part:  # section-level revision: return the new body only
                 return part.group(1) + " " + IMPROVED
@@ -202,6 +202,12 @@ LESSON_FIX = "Add a concrete example to every section."
 EXAMPLE = " For example, a reporter cut her opening paragraph in half and kept the reader."
 
 
+def prompt_text(messages: list[dict[str, str]]) -> str:
+    """Everything a prompt shows the model (its context in the system message, its step in the
+    user's), as one text for scripted answers to read."""
+    return "\n\n".join(str(m.get("content") or "") for m in messages if m.get("role") != "assistant")
+
+
 def article_of(prompt: str) -> str:
     """The article a review or revision prompt carries (the whole prompt if none is marked)."""
     found = re.search(r"<article>\n(.*)\n</article>", prompt, re.S)
@@ -217,7 +223,7 @@ class LessonScenario:
         self.fix = fix
 
     def __call__(self, step: str, messages: list[dict[str, str]]) -> str:
-        prompt = messages[-1]["content"]
+        prompt = prompt_text(messages)
         kind = step.split(":")[0]
         if kind == "plan":
             return outline_json(2)

@@ -120,6 +120,47 @@ def key_env_var(model: str) -> str:
 MIN_CAP = 16  # a stalled call is retried with 3/4 of its token cap, down to this
 
 
+def needs_cache_marker(model: str) -> bool:
+    """Whether the provider caches a prompt's prefix only where the request marks it (Claude on
+    Anthropic, Bedrock or Vertex AI: `cache_control`); OpenAI, DeepSeek and Gemini cache a
+    repeated prefix by themselves, and a server behind api_base gets no marker."""
+    provider, _, name = model.partition("/")
+    if not name:  # a bare name litellm routes by itself
+        return provider.lower().startswith("claude")
+    return provider == "anthropic" or (provider in ("bedrock", "vertex_ai") and "claude" in name.lower())
+
+
+def marked(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`messages` with the end of the system message (the run's context, the same for every call
+    that shows it: writing/prompts.py) marked as a cache breakpoint, as litellm passes it to
+    Anthropic: a text content block with `cache_control: {"type": "ephemeral"}`."""
+    out = []
+    for i, message in enumerate(messages):
+        content = message.get("content")
+        if i == 0 and message.get("role") == "system" and isinstance(content, str) and content:
+            block = {"type": "text", "text": content, "cache_control": {"type": "ephemeral"}}
+            message = {**message, "content": [block]}
+        out.append(message)
+    return out
+
+
+def cache_tokens(usage: Any) -> tuple[int, int]:
+    """(read, written) prompt-cache tokens from a litellm usage object: OpenAI-style
+    `prompt_tokens_details.cached_tokens` (litellm also puts Anthropic's reads there) or
+    Anthropic's `cache_read_input_tokens`; writes from `cache_creation_input_tokens` or
+    `prompt_tokens_details.cache_creation_tokens`. Both are part of `prompt_tokens`."""
+    details = getattr(usage, "prompt_tokens_details", None)
+    if isinstance(details, dict):
+        read = details.get("cached_tokens")
+        created = details.get("cache_creation_tokens")
+    else:
+        read = getattr(details, "cached_tokens", None)
+        created = getattr(details, "cache_creation_tokens", None)
+    read = read or getattr(usage, "cache_read_input_tokens", None) or 0
+    created = created or getattr(usage, "cache_creation_input_tokens", None) or 0
+    return int(read), int(created)
+
+
 class Stalled(TimeoutError):
     """No token arrived for `timeout` seconds in the middle of a streamed answer."""
 
@@ -205,7 +246,7 @@ class LiteLLMClient:
     def _kwargs(self, messages, json_schema, max_tokens, step) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "model": self.model,
-            "messages": messages,
+            "messages": marked(messages) if needs_cache_marker(self.model) else messages,
             "temperature": self.temperature,
             "timeout": self.timeout,  # httpx applies it to each read: a stall timeout
             "num_retries": 0,
@@ -287,7 +328,9 @@ class LiteLLMClient:
             if retryable(exc):
                 raise self._gave_up(exc, len(failures), failures[-1], litellm, wasted) from exc
             raise self._fatal(exc, litellm) from exc
-        prompt = int(usage.get("prompt_tokens") or 0) + wasted["prompt"]
+        read, created = usage.get("cache_read", 0), usage.get("cache_creation", 0)
+        answered = max(int(usage.get("prompt_tokens") or 0), read + created)
+        prompt = answered + wasted["prompt"]
         done = int(usage.get("completion_tokens") or 0) or _estimate(text)
         return Completion(
             text=text,
@@ -295,7 +338,9 @@ class LiteLLMClient:
             step=step,
             prompt_tokens=prompt,
             completion_tokens=done + wasted["completion"],
-            cost=self._cost(litellm, prompt, done + wasted["completion"]),
+            cache_read_tokens=read,
+            cache_creation_tokens=created,
+            cost=self._cost(litellm, prompt, done + wasted["completion"], read, created),
             duration=time.monotonic() - started,
             retries=len(retry_log),
             retry_log=retry_log,
@@ -334,6 +379,7 @@ class LiteLLMClient:
                 found = getattr(chunk, "usage", None)
                 if found:
                     usage = {k: getattr(found, k, 0) for k in ("prompt_tokens", "completion_tokens")}
+                    usage["cache_read"], usage["cache_creation"] = cache_tokens(found)
                     if finish:  # the answer and its count are complete: journal it now, without
                         break  # waiting for the stream's end-of-stream bookkeeping
                 if len(parts) % 8 == 0 and parts:
@@ -363,10 +409,20 @@ class LiteLLMClient:
         log.warning("%s: the server refused %s output; using %s", self.model, current, self._mode)
         return True
 
-    def _cost(self, litellm, prompt: int, completion: int) -> float | None:
+    def _cost(self, litellm, prompt: int, completion: int, read: int = 0, created: int = 0) -> float | None:
+        """What the provider bills, from litellm's price map: cache reads at its
+        `cache_read_input_token_cost`, writes at `cache_creation_input_token_cost`, the rest of
+        the prompt at the input price (a price it lacks falls back to the input price)."""
         try:
+            usage = None
+            if read or created:
+                from litellm.types.utils import PromptTokensDetailsWrapper, Usage
+
+                details = PromptTokensDetailsWrapper(cached_tokens=read, cache_creation_tokens=created)
+                usage = Usage(prompt_tokens=prompt, completion_tokens=completion,
+                              total_tokens=prompt + completion, prompt_tokens_details=details)  # fmt: skip
             a, b = litellm.cost_per_token(model=self.model, prompt_tokens=prompt,
-                                          completion_tokens=completion)  # fmt: skip
+                                          completion_tokens=completion, usage_object=usage)  # fmt: skip
             return float(a + b)
         except Exception:  # a price litellm does not know: unknown, not zero
             return None

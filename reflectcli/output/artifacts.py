@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +31,11 @@ def write_private(path: Path, text: str) -> None:
         raise
 
 
+@lru_cache(maxsize=64)
 def _demote(text: str, levels: int = 2) -> str:
     """Push an article's headings down so they nest under the artifact's own (its Markdown
-    headings only: a `# comment` in a code block stays as it is)."""
+    headings only: a `# comment` in a code block stays as it is). Cached: the artifact is
+    rendered after every step, and a version's text never changes once made."""
     for heading in reversed(markdown.headings(text)):
         text = markdown.set_level(text, heading, min(6, heading.level + levels))
     return text
@@ -42,6 +45,15 @@ def _when(timestamp: float | None) -> str:
     if not timestamp:
         return "unknown"
     return datetime.fromtimestamp(timestamp, UTC).isoformat(timespec="seconds")
+
+
+def _cached(s: dict[str, Any]) -> str:
+    """`, of which 900 cached (120 written)`: the prompt-cache share of the input, when any."""
+    if not s.get("cache_read_tokens") and not s.get("cache_creation_tokens"):
+        return ""
+    made = s.get("cache_creation_tokens")
+    written = f" ({made} written to the cache)" if made else ""
+    return f", of which {s['cache_read_tokens']} cached{written}"
 
 
 def _cell(text: Any) -> str:
@@ -99,9 +111,11 @@ def run_status(state: dict[str, Any], run: dict[str, Any]) -> str:
     return status
 
 
-def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) -> str:
+def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any],
+                    summary: dict[str, Any] | None = None) -> str:  # fmt: skip
+    """The artifact's text; `summary`: the step's `summarize(state)` when the caller has it."""
     params = state.get("params") or {}
-    s = summarize(state)
+    s = summary if summary is not None else summarize(state)
     out: list[str] = [f"# {state.get('task', '')}", ""]
     cost = f"${s['cost']:.4f}" if s["cost"] is not None else "unknown"
     out += [
@@ -115,7 +129,7 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) 
         f"{params.get('language') or 'as the task'}",
         f"- started: {_when(run.get('created_at'))}",
         f"- rounds: {s['rounds']}; model calls: {s['calls']}; tokens: {s['tokens']} "
-        f"({s['prompt_tokens']} in, {s['completion_tokens']} out); cost: {cost}; "
+        f"({s['prompt_tokens']} in{_cached(s)}, {s['completion_tokens']} out); cost: {cost}; "
         f"fallbacks: {s['fallbacks']}; guards: {s['guards']}",
         "",
     ]
@@ -191,5 +205,11 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any]) 
     return "\n".join(out)
 
 
-def write_artifact(path: Path, state: dict[str, Any], thread_id: str, run: dict[str, Any]):
-    write_private(path, render_artifact(state, thread_id, run))
+def write_artifact(path: Path, state: dict[str, Any], thread_id: str, run: dict[str, Any],
+                   summary: dict[str, Any] | None = None, previous: str | None = None) -> str:  # fmt: skip
+    """Rewrite the artifact (atomically) unless its text is `previous`, the text last written;
+    returns the text."""
+    text = render_artifact(state, thread_id, run, summary)
+    if text != previous:
+        write_private(path, text)
+    return text

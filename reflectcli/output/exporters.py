@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from reflectcli.errors import UserError
+from reflectcli.graph.rules import best_version, pending_step
 from reflectcli.output import rows
 from reflectcli.output.artifacts import render_artifact
-from reflectcli.output.summary import best_version, pending_step, summarize
+from reflectcli.output.summary import summarize
 from reflectcli.writing import markdown
 from reflectcli.writing.citations import CITATION, ids_in
 

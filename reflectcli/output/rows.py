@@ -73,6 +73,10 @@ def decision(entry: dict[str, Any]) -> str:
 def call_note(event: dict[str, Any]) -> str:
     """What else happened in a call: retries (and why), a replay, a cut generation."""
     notes = []
+    if event.get("cache_read_tokens") or event.get("cache_creation_tokens"):
+        notes.append(f"{event.get('cache_read_tokens', 0)} input tokens from the prompt cache"
+                     + (f", {event['cache_creation_tokens']} written to it"
+                        if event.get("cache_creation_tokens") else ""))  # fmt: skip
     if event.get("retries"):
         log = "; ".join(event.get("retry_log") or [])
         notes.append(plural(event["retries"], "retry", "retries") + (f": {log}" if log else ""))

@@ -8,10 +8,9 @@ import sys
 from datetime import datetime
 from typing import Any
 
-from rich.markup import escape
-
+from reflectcli.graph.rules import pending_step
 from reflectcli.output import rows
-from reflectcli.output.summary import pending_step, summarize
+from reflectcli.output.summary import summarize
 from reflectcli.writing.rubric import DIMENSIONS
 
 SPARKS = "▁▂▃▄▅▆▇█"
@@ -31,6 +30,14 @@ def _place(item: dict[str, Any]) -> str:
         [item["heading"]] if item.get("heading") else []
     )
     return "".join(f" · {p}" for p in parts)
+
+
+def escape(text: str) -> str:
+    """Rich's markup escape, imported with Rich when something is drawn (not at import: a plain
+    `history` in a pipe never loads Rich)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
 
 
 def _score(value: float | None) -> str:
@@ -419,10 +426,10 @@ class Views:
                   f"first draft {_score(group['mean_first_score'])} · passed {passed}")  # fmt: skip
         table = Table(box=None, padding=(0, 1), header_style="bold", title="usage per model",
                       title_justify="left")  # fmt: skip
-        for name in ("model", "calls", "tokens in", "tokens out", "cost"):
+        for name in ("model", "calls", "tokens in", "of which cached", "tokens out", "cost"):
             table.add_column(name, justify="left" if name == "model" else "right")
         for m in data["per_model"]:
             cost = "unknown" if m["cost"] is None else f"${m['cost']:.4f}"
             table.add_row(escape(m["model"]), str(m["calls"]), str(m["prompt_tokens"]),
-                          str(m["completion_tokens"]), cost)  # fmt: skip
+                          str(m.get("cache_read_tokens", 0)), str(m["completion_tokens"]), cost)  # fmt: skip
         p(table)

@@ -132,6 +132,8 @@ def judge(
     the critic's (by claim id), vetoed in code on hard facts; unjudged when the critic skipped
     it. Ids the run does not hold are skipped (they were removed before the text was kept)."""
     passages = {e["id"]: e["text"] for e in evidence}
+    if not passages:  # nothing a claim could cite: no sentence needs segmenting
+        return []
     said = _by_id(critic, claims := claims_in(text, titles))
     verdicts = []
     for claim in claims:

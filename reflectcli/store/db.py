@@ -349,21 +349,23 @@ class Store:
                 "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at REAL)"
             )
         done = {row[0] for row in self.conn.execute("SELECT name FROM _migrations")}
-        for name, _ in MIGRATIONS:
-            if name in done:
-                continue
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                if self.conn.execute("SELECT 1 FROM _migrations WHERE name = ?", (name,)).fetchone():
-                    self.conn.execute("ROLLBACK")  # another process got there first
+        if all(name in done for name, _ in MIGRATIONS):
+            return
+        # the pending ones in one transaction (one commit, not one a migration: a new database
+        # gets every table at once), each skipped if another process applied it first
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            done = {row[0] for row in self.conn.execute("SELECT name FROM _migrations")}
+            for name, _ in MIGRATIONS:
+                if name in done:
                     continue
                 for statement in filter(str.strip, migration_sql(name, self.dialect).split(";")):
                     self.conn.execute(statement)
                 self.conn.execute("INSERT INTO _migrations VALUES (?, ?)", (name, time.time()))
-                self.conn.execute("COMMIT")
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
 
     def checkpointer(self):
         """LangGraph's saver on this store (SqliteSaver on the file, PostgresSaver on a pool of
@@ -575,8 +577,10 @@ class Store:
     def save_usage(self, thread_id: str, usage: dict[str, dict[str, Any]]) -> None:
         self.conn.execute("DELETE FROM run_usage WHERE thread_id = ?", (thread_id,))
         self.conn.executemany(
-            "INSERT INTO run_usage VALUES (?, ?, ?, ?, ?, ?)",
-            [(thread_id, model, u["calls"], u["prompt_tokens"], u["completion_tokens"], u["cost"])
+            "INSERT INTO run_usage (thread_id, model, calls, prompt_tokens, completion_tokens, cost, "
+            "cache_read_tokens, cache_creation_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(thread_id, model, u["calls"], u["prompt_tokens"], u["completion_tokens"], u["cost"],
+              u.get("cache_read_tokens", 0), u.get("cache_creation_tokens", 0))
              for model, u in usage.items()],
         )  # fmt: skip
 

@@ -228,6 +228,13 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE evals ADD COLUMN meta TEXT
         """,
     ),
+    (
+        "012_cache_tokens",  # input tokens read from / written to providers' prompt caches
+        """
+        ALTER TABLE run_usage ADD COLUMN cache_read_tokens INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE run_usage ADD COLUMN cache_creation_tokens INTEGER NOT NULL DEFAULT 0
+        """,
+    ),
 ]
 
 # PostgreSQL's text for the migrations SQLite writes with its own extensions: full-text search

@@ -10,24 +10,25 @@ and removes, and names, everything else."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
-from reflectcli.writing.textops import prose_parts
+from reflectcli.writing.patterns import LazyPattern
 
 _PREFIX = r"(?:sources?|src|s)\s?[:#]?\s?"
 _ITEM = r"\d+(?:[a-z](?![a-z]))?"
 _SEP = r"\s*(?:[,;、，]|[-–—~]|to|and|&)\s*"
 _MORE = r"(?:" + _SEP + r"(?:" + _PREFIX + r")?" + _ITEM + r")*"
 _OPEN, _CLOSE = r"[\[［【]", r"[\]］】]"
-CITATION = re.compile(
+CITATION = LazyPattern(
     r"(?<![\w`])" + _OPEN + r"\s*(?:" + _PREFIX + r")?" + _ITEM + _MORE + r"\s*" + _CLOSE  # [3], [S3]
     + r"|" + _OPEN + r"\s*" + _PREFIX + _ITEM + _MORE + r"\s*" + _CLOSE  # word[S3]
     + r"|[(（]\s*" + _PREFIX + _ITEM + _MORE + r"\s*[)）]"  # (S3), (Source 3)
     + r"|\[\^\d+\](?!:)",  # a Markdown footnote's reference, word[^3] (not its definition)
     re.I,
 )  # fmt: skip
-NAMED = re.compile(_OPEN + r"\s*" + _PREFIX + _ITEM + _MORE + r"\s*" + _CLOSE, re.I)  # [S3], not [3]
-_PART = re.compile(r"(" + _SEP + r")?(?:" + _PREFIX + r")?(\d+)([a-z]?)", re.I)
+NAMED = LazyPattern(_OPEN + r"\s*" + _PREFIX + _ITEM + _MORE + r"\s*" + _CLOSE, re.I)  # [S3], not [3]
+_PART = LazyPattern(r"(" + _SEP + r")?(?:" + _PREFIX + r")?(\d+)([a-z]?)", re.I)
 MAX_RANGE = 20  # a range naming more ids than this is malformed, not expanded
 _GONE = "\x00"  # where a bracket was removed whole (its space goes with it)
 
@@ -62,18 +63,29 @@ def ids_in(bracket: str) -> list[str]:
 
 def cited_ids(text: str) -> list[str]:
     """Every id cited in `text`, in order of first citation."""
+    return list(_cited(text))
+
+
+@lru_cache(maxsize=64)
+def _cited(text: str) -> tuple[str, ...]:
+    """(Cached by text: a Markdown parse, asked of the same version by every step's summary,
+    the artifact's References and the nodes.)"""
+    from reflectcli.writing.textops import prose_parts  # (Markdown; not on the read path's start)
+
     found: dict[str, None] = {}
     for piece, prose in prose_parts(text):
         for match in CITATION.finditer(piece) if prose else ():
             for ident in ids_in(match.group()):
                 found.setdefault(ident)
-    return list(found)
+    return tuple(found)
 
 
 def strip_invented(text: str, known: set[str] | frozenset[str]) -> tuple[str, list[str]]:
     """`text` with every citation in the one grammar: held ids written `[Sn]` (or `[Sn, Sm]`),
     every id not in `known` and every malformed part removed (a bracket left empty goes with the
     space before it); and what was removed, in order. Code (`x[1]`, a fenced block) is left."""
+    from reflectcli.writing.textops import prose_parts
+
     removed: list[str] = []
 
     def keep(match: re.Match[str]) -> str:

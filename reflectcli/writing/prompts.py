@@ -3,7 +3,15 @@
 Two styles: the full one for capable models (the whole outline and the sections already written
 as context), and `compact=True` for tiny models (the tiny-model profile): one short, direct
 instruction, no context a small model would copy or drift into. `example=False` leaves the JSON
-example out when a JSON schema already constrains the answer (a small model copies examples)."""
+example out when a JSON schema already constrains the answer (a small model copies examples).
+
+The full prompts are ordered for providers' prompt caches, which reuse the longest prefix a call
+shares with an earlier one: the system message is the run's context (`run_context`: the task, the
+outline, the sources, the lessons, and the article when the call carries it whole), the same bytes
+for every call that shows it, and the user message holds what changes: the part that grows first
+(the sections already written), the step's instruction last. Drafts and section rewrites share
+one system message. The remote client marks the end of the system message for providers that
+need a marker (Anthropic's `cache_control`)."""
 
 from __future__ import annotations
 
@@ -17,6 +25,14 @@ def language_rule(language: str | None) -> str:
     if language:
         return f"Write only in {language}."
     return "Write in the same language as the task."
+
+
+SOURCE_CHARS = 700  # of each passage in the run's context (the critic judges claims by them)
+FRAME = (
+    "You work on one article: planning it, drafting it section by section, reviewing it as a "
+    "strict, fair editor, and revising it. The work's context follows; the step to do now is "
+    "in the next message."
+)
 
 
 def _outline_lines(outline: list[dict[str, Any]], current: int | None = None) -> str:
@@ -69,6 +85,46 @@ def cite_rule(evidence: list[dict[str, Any]] | None, *, compact: bool = False) -
     )
 
 
+def run_context(
+    task: str,
+    outline: list[dict[str, Any]] | None = None,
+    *,
+    article: str | None = None,
+    evidence: list[dict[str, Any]] | None = None,
+    lessons: list[dict[str, Any]] | None = None,
+) -> str:
+    """The system message of every full prompt: what stays the same across a run's calls, in the
+    order in which it stops being shared: the task and outline (every call once planned), the
+    sources and lessons (every writer's call: drafts, section rewrites), the article (the calls
+    that carry it whole: a review, a full or several-section rewrite)."""
+    parts = [FRAME, f"Task: {task}"]
+    if outline:
+        parts.append(f"Outline:\n{_outline_lines(outline)}")
+    if evidence:
+        parts.append(f"Sources:\n{evidence_lines(evidence, SOURCE_CHARS)}")
+    if lessons:
+        parts.append(lessons_rule(lessons).strip())
+    if article is not None:
+        parts.append(f"The current article:\n<article>\n{article}\n</article>")
+    return "\n\n".join(parts)
+
+
+def source_rule(evidence: list[dict[str, Any]] | None, preferred: list[dict[str, Any]] | None = None) -> str:
+    """How the writer cites the sources shown in the run's context (nothing without sources),
+    naming those found for this step's section first."""
+    if not evidence:
+        return ""
+    first = preferred or evidence
+    ids = ", ".join(f"[{e['id']}]" for e in preferred or [])
+    found = f" (found for this section: {ids})" if preferred else ""
+    return (
+        f"\n\nBase the claims on the sources above where they apply{found}, and cite the id in "
+        'square brackets right after each claim that uses one, e.g. "... in 1455 '
+        f'[{first[0]["id"]}]." Cite only the sources listed above; never invent a source, and do '
+        "not cite a source for what it does not say."
+    )
+
+
 def lessons_rule(lessons: list[dict[str, Any]] | None, *, critic: bool = False) -> str:
     """Lessons recalled from earlier runs: rules for the writer, things to check for the critic."""
     if not lessons:
@@ -100,17 +156,14 @@ def plan_messages(
             },
         ]
     return [
-        {
-            "role": "system",
-            "content": "You are an experienced writer who plans articles. Answer with JSON only.",
-        },
+        {"role": "system", "content": run_context(task)},
         {
             "role": "user",
             "content": (
-                f"Task: {task}\n\n"
                 f"Plan an article for this task with {count}. Each section has a short title "
                 "specific to this task and a one-line goal. The sections must follow a logical "
-                f"order and together cover the task. {language_rule(language)}{form}"
+                f"order and together cover the task. {language_rule(language)} Answer with JSON "
+                f"only.{form}"
             ),
         },
     ]
@@ -127,10 +180,14 @@ def section_messages(
     words: int = 250,
     evidence: list[dict[str, Any]] | None = None,
     lessons: list[dict[str, Any]] | None = None,
+    sources: list[dict[str, Any]] | None = None,
 ) -> Messages:
+    """One section's draft. `evidence`: the passages found for this section (all a tiny model
+    sees); `sources`: the run's whole evidence, which the full prompt shows in its shared context
+    (the same for every section) while naming this section's first."""
     section = outline[index]
-    cite = cite_rule(evidence, compact=compact) + lessons_rule(lessons)
     if compact:
+        cite = cite_rule(evidence, compact=compact) + lessons_rule(lessons)
         goal = f" ({section['goal']})" if section.get("goal") else ""
         return [
             {"role": "system", "content": "You are a clear, concrete writer."},
@@ -146,20 +203,16 @@ def section_messages(
     earlier = "\n\n".join(f"## {outline[i]['title']}\n\n{body}" for i, body in enumerate(written[:index]))
     context = f"Sections already written:\n<written>\n{earlier}\n</written>\n\n" if earlier else ""
     goal = f" Its goal: {section['goal']}." if section.get("goal") else ""
+    shown = sources or evidence
     return [
-        {
-            "role": "system",
-            "content": "You are a careful writer. You write one section of an article at a time, "
-            "in clear, concrete prose.",
-        },
+        {"role": "system", "content": run_context(task, outline, evidence=shown, lessons=lessons)},
         {
             "role": "user",
             "content": (
-                f"Task: {task}\n\nOutline:\n{_outline_lines(outline, index)}\n\n{context}"
-                f'Write section {index + 1} of {len(outline)}: "{section["title"]}".{goal} '
+                f'{context}Write section {index + 1} of {len(outline)}: "{section["title"]}".{goal} '
                 "Write only the body of this section: two or three paragraphs, no heading, no "
                 f"title, no preamble, no closing remarks. Do not repeat earlier sections. "
-                f"{language_rule(language)}{cite}"
+                f"{language_rule(language)}{source_rule(shown, evidence if sources else None)}"
             ),
         },
     ]
@@ -202,7 +255,13 @@ def review_messages(
     research: bool = False,
     lessons: list[dict[str, Any]] | None = None,
     claims: list[dict[str, Any]] | None = None,
+    outline: list[dict[str, Any]] | None = None,
+    sources: list[dict[str, Any]] | None = None,
 ) -> Messages:
+    """The critic's prompt. `evidence`: the passages the article cites (their claims are
+    judged); the full prompt shows the run's context with the run's `outline` and all its
+    `sources`, as the writer's prompts do (so a revision after the review begins with the
+    review's prefix), then the article."""
     tracked = lessons_rule(lessons, critic=True)
     if open_items:
         listed = "\n".join(
@@ -221,9 +280,10 @@ def review_messages(
                             "reason": "<why, in a few words>"}]  # fmt: skip
         listed = "\n".join(f"{c['id']} [{', '.join(c['ids'])}]: {claim_opening(c['sentence'])}"
                            for c in claims)  # fmt: skip
+        cited = (f"\nThe article cites these sources:\n{evidence_lines(evidence, SOURCE_CHARS)}\n"
+                 if not sources else "\nThe sources it cites are among the Sources above.\n")  # fmt: skip
         checks = (
-            f"\nThe article cites these sources:\n{evidence_lines(evidence, 700)}\n"
-            "Its cited claims (each sentence of the article by its opening words), with its id "
+            f"{cited}Its cited claims (each sentence of the article by its opening words), with its id "
             f"and the sources it cites:\n{listed}\n"
             "claims: for each claim id and each source it cites, compare the claim with that "
             "source and give a verdict: supported (the source says it), unsupported (the source "
@@ -256,18 +316,15 @@ def review_messages(
             },
         ]
     return [
-        {
-            "role": "system",
-            "content": "You are a strict, fair editor. You review articles and answer with JSON only.",
-        },
+        {"role": "system", "content": run_context(task, outline, article=draft, evidence=sources)},
         {
             "role": "user",
             "content": (
-                f"Task: {task}\n\nReview round {round_no}. The article:\n\n<article>\n{draft}\n"
-                "</article>\n\n"
-                "Score the article from 0 to 10 overall and on four dimensions: accuracy, "
-                "completeness, readability, structure. Calibration: 5 = weak, 7 = acceptable, "
-                "9 or more = excellent and rare. Be strict; do not inflate scores.\n"
+                f"Review round {round_no}. You are the editor now: review the current article "
+                "above and answer with JSON only. Score it from 0 to 10 overall and on four "
+                "dimensions: accuracy, completeness, readability, structure. Calibration: 5 = "
+                "weak, 7 = acceptable, 9 or more = excellent and rare. Be strict; do not inflate "
+                "scores.\n"
                 "feedback: what is wrong, in two or three sentences.\n"
                 "improvements: up to five concrete, actionable changes, each naming the section "
                 "title it concerns and a severity (major or minor). Leave the list empty only if "
@@ -278,29 +335,51 @@ def review_messages(
     ]
 
 
+REVISER = "You are a writer revising your own article after an editor's review."
+
+
 def revise_messages(
     task: str, draft: str, review: dict[str, Any], round_no: int, language: str | None,
     evidence: list[dict[str, Any]] | None = None, lessons: list[dict[str, Any]] | None = None,
-    compact: bool = False,
+    compact: bool = False, outline: list[dict[str, Any]] | None = None,
 ) -> Messages:  # fmt: skip
+    """The whole article rewritten: the article, sources and lessons in the run's context (a
+    tiny model keeps its one plain message)."""
     items = _items(review.get("improvements", []))
+    if compact:
+        return [
+            {"role": "system", "content": REVISER},
+            {
+                "role": "user",
+                "content": (
+                    f"Task: {task}\n\nRevision for round {round_no}. The current article:\n\n"
+                    f"<article>\n{draft}\n</article>\n\n"
+                    f"The editor scored it {review['score']}/10. Feedback: {review['feedback']}\n"
+                    f"Improvements to make:\n{items}\n\n"
+                    "Rewrite the whole article so that every improvement is addressed and what was "
+                    "good is kept. Keep the same sections in the same order, each starting with a "
+                    "'## ' heading line. Keep the length similar unless an improvement asks for "
+                    f"more. {language_rule(language)} Return only the article in Markdown, nothing "
+                    f"before or after it.{cite_rule(evidence, compact=True)}{lessons_rule(lessons)}"
+                ),
+            },
+        ]
     return [
         {
             "role": "system",
-            "content": "You are a writer revising your own article after an editor's review.",
+            "content": run_context(task, outline, article=draft, evidence=evidence, lessons=lessons),
         },
         {
             "role": "user",
             "content": (
-                f"Task: {task}\n\nRevision for round {round_no}. The current article:\n\n"
-                f"<article>\n{draft}\n</article>\n\n"
-                f"The editor scored it {review['score']}/10. Feedback: {review['feedback']}\n"
+                f"Revision for round {round_no}. You are the writer now. The editor scored the "
+                f"current article above {review['score']}/10. Feedback: {review['feedback']}\n"
                 f"Improvements to make:\n{items}\n\n"
                 "Rewrite the whole article so that every improvement is addressed and what was "
                 "good is kept. Keep the same sections in the same order, each starting with a "
                 "'## ' heading line. Keep the length similar unless an improvement asks for more. "
                 f"{language_rule(language)} Return only the article in Markdown, nothing before "
-                f"or after it.{cite_rule(evidence, compact=compact)}{lessons_rule(lessons)}"
+                f"or after it.{source_rule(evidence)}"
             ),
         },
     ]
@@ -316,18 +395,6 @@ def _items(improvements: list[dict[str, Any]]) -> str:
     )
 
 
-def _neighbours(bodies: list[str | None], index: int) -> str:
-    """A short context for one section: how the previous one ends, how the next one starts."""
-    parts = []
-    before = bodies[index - 1] if index > 0 else None
-    after = bodies[index + 1] if index + 1 < len(bodies) else None
-    if before:
-        parts.append(f'The previous section ends: "...{before.strip()[-200:]}"')
-    if after:
-        parts.append(f'The next section begins: "{after.strip()[:200]}..."')
-    return "\n".join(parts) + ("\n\n" if parts else "")
-
-
 def section_revise_messages(
     task: str,
     outline: list[dict[str, Any]],
@@ -340,11 +407,16 @@ def section_revise_messages(
     compact: bool = False,
     evidence: list[dict[str, Any]] | None = None,
     lessons: list[dict[str, Any]] | None = None,
+    sources: list[dict[str, Any]] | None = None,
 ) -> Messages:
-    """One section's rewrite: the section, the outline and a short context, not the article."""
+    """One section's rewrite: the section, the outline and a short context, not the article.
+    The full prompt's system message is the drafts' (the run's context with its `sources`, the
+    same for every section), so every call after the first reads it from the provider's cache;
+    the section, its neighbours' edges, its improvements and `evidence` (the passages for it)
+    come after. A tiny model gets the section alone."""
     title = outline[index]["title"]
-    cite = cite_rule(evidence, compact=compact) + lessons_rule(lessons)
     if compact:
+        cite = cite_rule(evidence, compact=compact) + lessons_rule(lessons)
         changes = " ".join(imp["issue"] for imp in improvements) or "Make it clearer."
         words = max(40, len((bodies[index] or "").split()))
         return [
@@ -360,25 +432,36 @@ def section_revise_messages(
                 ),
             },
         ]
+    shown = sources or evidence
     return [
-        {
-            "role": "system",
-            "content": "You are a writer revising one section of your article after an editor's review.",
-        },
+        {"role": "system", "content": run_context(task, outline, evidence=shown, lessons=lessons)},
         {
             "role": "user",
             "content": (
-                f"Task: {task}\n\nRevision for round {round_no}. Outline:\n"
-                f"{_outline_lines(outline, index)}\n\n{_neighbours(bodies, index)}"
-                f'Rewrite the section "{title}". Its current text:\n\n<section>\n'
-                f"{bodies[index]}\n</section>\n\nImprovements to make in it:\n"
+                f"Revision for round {round_no}. You are the writer now.\n\n"
+                f"{_neighbours(bodies, index)}"
+                f'Rewrite section {index + 1} of {len(outline)}, "{title}". Its current text:\n\n'
+                f"<section>\n{bodies[index]}\n</section>\n\nImprovements to make in it:\n"
                 f"{_items(improvements)}\n\n"
                 "Address every improvement and keep what was good. Keep the length similar "
                 "unless an improvement asks for more. Return only the new text of this "
-                f"section: no heading, no preamble, no notes. {language_rule(language)}{cite}"
+                f"section: no heading, no preamble, no notes. {language_rule(language)}"
+                f"{source_rule(shown, evidence if sources else None)}"
             ),
         },
     ]
+
+
+def _neighbours(bodies: list[str | None], index: int) -> str:
+    """A short context for one section: how the previous one ends, how the next one starts."""
+    parts = []
+    before = bodies[index - 1] if index > 0 else None
+    after = bodies[index + 1] if index + 1 < len(bodies) else None
+    if before:
+        parts.append(f'The previous section ends: "...{before.strip()[-200:]}"')
+    if after:
+        parts.append(f'The next section begins: "{after.strip()[:200]}..."')
+    return "\n".join(parts) + ("\n\n" if parts else "")
 
 
 def sections_revise_messages(
@@ -390,27 +473,26 @@ def sections_revise_messages(
     language: str | None,
     evidence: list[dict[str, Any]] | None = None,
     lessons: list[dict[str, Any]] | None = None,
+    outline: list[dict[str, Any]] | None = None,
 ) -> Messages:
-    """Several sections rewritten in one call: the article goes in once, and only the named
-    sections come back, each under its own heading."""
+    """Several sections rewritten in one call: the article goes in once (in the run's context),
+    and only the named sections come back, each under its own heading."""
     named = "\n".join(f"## {t}" for t in titles)
     return [
         {
             "role": "system",
-            "content": "You are a writer revising your own article after an editor's review.",
+            "content": run_context(task, outline, article=article, evidence=evidence, lessons=lessons),
         },
         {
             "role": "user",
             "content": (
-                f"Task: {task}\n\nRevision for round {round_no}. The current article:\n\n"
-                f"<article>\n{article}\n</article>\n\n"
-                f"Improvements to make:\n{_items(improvements)}\n\n"
-                f"Rewrite only these sections:\n{named}\n\n"
+                f"Revision for round {round_no}. You are the writer now. Improvements to make:\n"
+                f"{_items(improvements)}\n\n"
+                f"Rewrite only these sections of the current article above:\n{named}\n\n"
                 "Address every improvement and keep what was good; keep each section's length "
                 "similar unless an improvement asks for more. Return only the rewritten "
                 "sections, each starting with its '## ' heading line exactly as above, nothing "
-                f"before or after them. {language_rule(language)}{cite_rule(evidence)}"
-                f"{lessons_rule(lessons)}"
+                f"before or after them. {language_rule(language)}{source_rule(evidence)}"
             ),
         },
     ]

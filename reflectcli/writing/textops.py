@@ -22,8 +22,9 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
 from reflectcli.writing import markdown
+from reflectcli.writing.patterns import LazyPattern
 
-CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+CJK = LazyPattern(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _BLANK_LINES = re.compile(r"\A(?:[ \t]*(?:\r\n|\r|\n))+")
 MIN_RATIO = 0.5  # a rewrite shorter than half the previous version is rejected
 MAX_RATIO = 6.0  # ... and one more than six times longer (the seed's 777 → 35,000 blow-up)
@@ -37,7 +38,7 @@ _PREAMBLE = re.compile(  # a line about the answer itself, not a sentence of it 
     re.I,
 )
 _CHANGED = "revised|rewritten|made|addressed|added|removed|expanded|kept|clarified|improved"
-_EPILOGUE = re.compile(  # a closing remark about the answer, not a section's last sentence
+_EPILOGUE = LazyPattern(  # a closing remark about the answer, not a section's last sentence
     r"^\W*(i hope|hope this|let me know|feel free to (?:ask|let me|reach out|request|tell me)|"
     rf"this revised|in this revision|this (?:revision|version|rewrite) (?:{_CHANGED}|adds|keeps|"
     rf"incorporates|focuses|makes)|i have (?:{_CHANGED})|i've (?:{_CHANGED})|"
@@ -260,7 +261,7 @@ def match_section(name: str, titles: list[str]) -> int | None:
 LOOP_WORDS = 12  # a span repeated back to back, 12 words or more of it again, to the end = a loop
 LOOP_SENTENCES = 3  # ... or the same sentence three times with at most two others between
 _SENTENCE_GAP = 3  # ... at most two other sentences between
-_TOKEN = re.compile(rf"{CJK.pattern}|(?:(?!{CJK.pattern})\w)+")  # a CJK character is a word
+_TOKEN = LazyPattern(rf"{CJK.pattern}|(?:(?!{CJK.pattern})\w)+")  # a CJK character is a word
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?=\s|$)|[。！？][”’」』）]*")
 
 
@@ -403,7 +404,7 @@ def trim_generation(text: str, finish_reason: str | None) -> tuple[str, str | No
     return text, None
 
 
-_CJK_CHAR = re.compile(f"({CJK.pattern})")
+_CJK_CHAR = LazyPattern(f"({CJK.pattern})")
 
 
 def fold(word: str) -> str:

@@ -1,0 +1,134 @@
+"""What the graph decides from a run's state: the search it makes next, the step a resume runs
+next, the best version, and what the run has spent. Pure functions of the state, imported by the
+graph's routers and nodes and read by the renderers (output renders what the graph decides).
+Imports nothing but the standard library: read-only commands load it without LangGraph."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def call_events(state: dict[str, Any]) -> list[dict[str, Any]]:
+    return [e for e in state.get("trace") or [] if "step" in e]
+
+
+def spent(state: dict[str, Any]) -> dict[str, Any]:
+    """Tokens and cost the run's calls have used (what the budget checks; cost None when no
+    call's price is known)."""
+    calls = call_events(state)
+    costs = [e["cost"] for e in calls if e.get("cost") is not None]
+    return {
+        "tokens": sum(e["prompt_tokens"] + e["completion_tokens"] for e in calls),
+        "cost": round(sum(costs), 6) if costs else None,
+    }
+
+
+def searches(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The run's searches so far (trace events), sections' and the critic's."""
+    return [e for e in state.get("trace") or [] if e.get("kind") == "search"]
+
+
+def critic_searches(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The searches made for queries the critic asked for (what `max_queries` counts)."""
+    return [e for e in searches(state) if e.get("round")]
+
+
+def next_search(state: dict[str, Any]) -> dict[str, Any] | None:
+    """The search the run must make next, if any: a section of the outline not yet researched
+    (before drafting), or a query the latest review asked for (after a `revise` decision, or a
+    human's `more`, before the revision), within `[research] max_queries` such queries per run."""
+    research = (state.get("params") or {}).get("research") or {}
+    outline = state.get("outline")
+    if research.get("sources") not in ("local", "web", "hybrid") or not outline:
+        return None
+    done = state.get("research") or {}
+    researched = len(done.get("sections") or []) if done.get("plan") == state.get("plans") else 0
+    if researched < len(outline["sections"]):
+        return None if state.get("sections") else {"kind": "section", "section": researched}
+    reviews, decisions = state.get("reviews") or [], state.get("decisions") or []
+    if not reviews or not decisions or decisions[-1]["decision"] not in ("revise", "more"):
+        return None
+    if decisions[-1]["round"] != reviews[-1]["round"]:
+        return None  # the latest review has no decision yet
+    made = critic_searches(state)
+    if len(made) >= research.get("max_queries", 12):
+        return None
+    round_no = reviews[-1]["round"]
+    ran = {e["query"] for e in made if e.get("round") == round_no}
+    for query in reviews[-1].get("search_queries") or []:
+        if query not in ran:
+            return {"kind": "query", "query": query, "round": round_no}
+    return None
+
+
+def pending_step(state: dict[str, Any]) -> str | None:
+    """What a resume would run next, read from the state alone (None when finished)."""
+    if state.get("status") == "finished":
+        return None
+    outline = state.get("outline")
+    if not outline:
+        return "outline"
+    written, planned = len(state.get("sections") or []), len(outline["sections"])
+    search = next_search(state)
+    if search and search["kind"] == "section":
+        return f"research for section {search['section'] + 1}"
+    if written < planned:
+        return f"section {written + 1}"
+    reviews = state.get("reviews") or []
+    decisions = state.get("decisions") or []
+    if not reviews:
+        return "review round 1"
+    if len(decisions) < len(reviews):
+        return "decision"
+    if decisions[-1]["decision"] in ("stop", "accept"):
+        return "finalize"
+    next_round = len(reviews) + 1
+    revision = state.get("revision")
+    revised = any(v["round"] == len(reviews) and v["kind"] == "revision"
+                  for v in state.get("versions") or [])  # fmt: skip
+    started = (revision and revision.get("round") == next_round) or revised
+    if search and not started:
+        return f"research for round {next_round}: “{search['query']}”"
+    if revision and len(revision["done"]) < len(revision["targets"]):
+        return (f"revision for round {next_round} (section {len(revision['done']) + 1} of "
+                f"{len(revision['targets'])})")  # fmt: skip
+    if state.get("rejected") == next_round:
+        return "decision"
+    return f"review round {next_round}" if revised else f"revision for round {next_round}"
+
+
+def contradicted(review: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The claims a review found contradicted by their source."""
+    return [c for c in (review or {}).get("claims") or [] if c.get("verdict") == "contradicted"]
+
+
+def best_version(state: dict[str, Any]) -> dict[str, Any]:
+    """The highest-scoring reviewed version (the earlier one on a tie: a revision must earn its
+    place; a version reviewed twice counts its latest score) among those whose review
+    found no claim contradicted (a contradicted claim never ships while a version without one
+    exists); the latest if none is reviewed. Scores of heuristic fallback reviews are not
+    compared with the critic's: they count only when no review of the run is the critic's own.
+    A version the person wrote (`reflectcli edit`) replaces every earlier one: only it and the
+    versions revised from it compete."""
+    versions = state.get("versions") or []
+    edits = [v["n"] for v in versions if v.get("kind") == "edit"]
+    versions = [v for v in versions if v["n"] >= edits[-1]] if edits else versions
+    by_n = {v["n"]: v for v in versions}
+    latest = {r["version"]: r for r in state.get("reviews") or [] if r["version"] in by_n}
+    reviews = [r for r in state.get("reviews") or [] if r["version"] in by_n]
+    judged = [r for r in reviews if r.get("source") != "fallback"] or reviews
+    judged = [r for r in judged if not contradicted(latest[r["version"]])] or judged
+    best_n, best = versions[-1]["n"], -1.0
+    scores = {r["version"]: r["score"] for r in judged}  # a version's latest review counts
+    for n in sorted(scores):
+        if scores[n] > best:
+            best_n, best = n, scores[n]
+    return by_n[best_n]
+
+
+def review_of(state: dict[str, Any], version_n: int) -> dict[str, Any] | None:
+    """The latest review of a version."""
+    for review in reversed(state.get("reviews") or []):
+        if review["version"] == version_n:
+            return review
+    return None

@@ -107,6 +107,9 @@ class Runner:
         self.should_stop = should_stop  # asked after each step: True stops there, like Ctrl-C
         self.own_signals = own_signals  # False: the caller handles SIGTERM (a batch worker)
         self.lease_lost: Any = None  # set while a run goes: the store's lost-claim event
+        self.summary: dict[str, Any] | None = None  # summarize(self.state), once per step
+        self._recorded: dict[str, Any] | None = None  # the state the index and artifact hold
+        self._artifact: str | None = None  # the artifact's text as last written
 
     def _signals(self):
         return sigterm_as_interrupt() if self.own_signals else nullcontext()
@@ -376,9 +379,7 @@ class Runner:
         run = {**(store.get_run(thread_id) or {}), "status": "running"}
         started = time.monotonic()
         self.state = dict(state or start or {})
-        self.summary: dict[str, Any] | None = None  # summarize(self.state), once per step
-        self._recorded: dict[str, Any] | None = None  # the state the index and artifact hold
-        self._artifact: str | None = None  # the artifact's text as last written
+        self.summary, self._recorded, self._artifact = None, None, None
         waiting = None
         ok = False
         try:

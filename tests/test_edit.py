@@ -9,7 +9,7 @@ import sys
 from typer.testing import CliRunner
 
 from reflectcli.cli.app import app
-from reflectcli.models.fake import TITLES, ScriptedResponder
+from reflectcli.models.fake import TITLES, ScriptedResponder, prompt_text
 
 TASK = "Why do writers revise their drafts?"
 MINE = "Toni Morrison rewrote the last page of Beloved many times."
@@ -65,7 +65,7 @@ def test_your_edit_becomes_the_output_and_the_base_of_the_next_revision(
     assert again.exit_code == 0, again.output
     steps = [c["step"] for c in scripted.history[calls:]]
     assert steps == ["review:r2", "revise:r3:s1", "review:r3"], steps  # your edit is reviewed first
-    assert MINE in scripted.history[calls]["messages"][-1]["content"]
+    assert MINE in prompt_text(scripted.history[calls]["messages"])
     assert MINE not in scripted.history[calls + 1]["messages"][-1]["content"]  # section 1 only
     after = state_of("me", runs_dir)
     assert after["versions"][-1]["base"] == mine["n"] and MINE in after["versions"][-1]["text"]

@@ -14,7 +14,7 @@ from reflectcli.cli.app import app
 from reflectcli.errors import UserError
 from reflectcli.eval import stats
 from reflectcli.eval.run import Evaluation, independence, report, shared_roles
-from reflectcli.models.fake import IMPROVED, FakeClient, ScriptedResponder, install_fake
+from reflectcli.models.fake import IMPROVED, FakeClient, ScriptedResponder, install_fake, prompt_text
 from tests.helpers import quiet_ui, settings
 
 
@@ -79,7 +79,7 @@ class Resizing(ScriptedResponder):
     def __call__(self, step, messages):
         out = super().__call__(step, messages)
         if step.startswith("revise"):
-            n = int(re.search(r"Task (\d+) about", messages[-1]["content"]).group(1))
+            n = int(re.search(r"Task (\d+) about", prompt_text(messages)).group(1))
             k = self.grow[n]
             out = out.replace(CUT, "", 1) if k < 0 else out.replace(IMPROVED, IMPROVED + EXTRA * k, 1)
         return out

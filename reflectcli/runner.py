@@ -308,7 +308,8 @@ class Runner:
             search = web_search(research.web or "", research.web_api_base, settings.timeout)
             inner = WebRetriever(search, settings.runs_dir, research.top_k, research.fetch,
                                  local=research.sources == "hybrid",
-                                 allow_private=research.allow_private)  # fmt: skip
+                                 allow_private=research.allow_private,
+                                 workers=settings.concurrency or 1)  # fmt: skip
         else:
             return None
         label = f"{research.sources}:{research.web or 'library'}:{research.top_k}"

@@ -16,17 +16,18 @@ PACKAGE = Path(__file__).resolve().parent.parent / "reflectcli"
 # cli → runner → graph → models | store | output, over writing and the base modules.
 ALLOWED = {
     "errors": set(),
+    "pool": set(),
     "configfile": {"errors"},
     "config": {"configfile", "errors", "writing"},
     "writing": {"errors"},
     "models": {"writing", "errors"},
     "store": {"errors"},
     "output": {"writing", "errors"},
-    "sources": {"store", "writing", "errors"},
+    "sources": {"store", "writing", "errors", "pool"},
     "memory": {"store", "writing", "errors"},
     "eval": {"runner", "models", "output", "store", "config", "writing", "errors"},
     "batch": {"runner", "output", "store", "config", "errors"},
-    "graph": {"models", "writing", "output", "sources", "config", "errors"},
+    "graph": {"models", "writing", "output", "sources", "config", "errors", "pool"},
     "runner": {"graph", "models", "writing", "output", "store", "sources", "memory", "config", "errors"},
     "cli": {
         "runner",

@@ -1,3 +1,3 @@
 """The reflection loop as a LangGraph graph: state, nodes, the pure controller, gates, the factory.
-Imports `models`, `writing`, `output` (derived numbers), `sources`, `config` and `errors`;
-never the runner or the CLI."""
+Imports `models`, `writing`, `output` (derived numbers), `sources`, `config`, `errors` and
+`pool` (calls at once); never the runner or the CLI."""

@@ -123,6 +123,19 @@ def generated_text(completion: Completion, node: str, messages: list[dict[str, s
     return text, notes
 
 
+def concurrency(state: dict[str, Any], client: Any = None) -> int:
+    """Independent calls a step makes at once at most: the run's `concurrency` (1 for runs
+    saved before it existed, and for a client that answers one call at a time)."""
+    if client is not None and getattr(client, "serial", False):
+        return 1
+    return int(state["params"].get("concurrency") or 1)
+
+
+def parallel_draft(state: dict[str, Any]) -> bool:
+    """Whether the run drafts its sections at once (`draft = "parallel"`)."""
+    return state["params"].get("draft") == "parallel"
+
+
 def researching(state: dict[str, Any]) -> bool:
     """Whether the run gathers evidence (runs saved before research existed do not)."""
     return (state["params"].get("research") or {}).get("sources") not in (None, "none", "auto")

@@ -45,6 +45,10 @@ class JournaledClient:
     def tiny(self) -> bool:
         return bool(getattr(self.inner, "tiny", False))
 
+    @property
+    def serial(self) -> bool:
+        return bool(getattr(self.inner, "serial", False))
+
     def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None) -> Completion:
         payload = {"messages": messages, "schema": json_schema, "max_tokens": max_tokens}
         if stop:

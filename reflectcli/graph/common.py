@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime
 from typing import Any
 
@@ -54,7 +55,10 @@ class BudgetExceeded(Exception):
 
 class Budgeted:
     """Wraps a client for one node: checks the budget before every call (retries included),
-    so a run overshoots its budget by at most the one call that crossed it."""
+    with the call's cost estimate when the client gives one (so a call that may cost more than
+    is left of `max_cost` is never sent; without estimates a run overshoots by at most the one
+    call that crossed it). Safe for calls at once: the estimates of calls in flight count as
+    spent until they are answered."""
 
     def __init__(self, client: ModelClient, state: dict[str, Any]):
         self.client = client
@@ -65,17 +69,33 @@ class Budgeted:
         self.calls: list[Completion] = []
         self.takes_schema = bool(getattr(client, "takes_schema", False))
         self.tiny = bool(getattr(client, "tiny", False))
+        self.serial = bool(getattr(client, "serial", False))
+        self._lock = threading.Lock()
+        self._in_flight: dict[int, float] = {}  # estimates of calls sent, not yet answered
 
     def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None) -> Completion:
-        tokens = self.tokens + sum(c.tokens for c in self.calls)
-        costs = [c.cost for c in self.calls if c.cost is not None]
-        cost = (self.cost or 0.0) + sum(costs) if (self.cost is not None or costs) else None
-        if why := budget_spent(self.rules, tokens, cost):
-            raise BudgetExceeded(why, self.calls)
-        completion = self.client.complete(
-            messages, step=step, json_schema=json_schema, max_tokens=max_tokens, stop=stop
-        )
-        self.calls.append(completion)
+        estimate = None
+        if self.rules.max_cost is not None and hasattr(self.client, "estimate_cost"):
+            estimate = self.client.estimate_cost(messages, step=step, json_schema=json_schema,
+                                                 max_tokens=max_tokens, stop=stop)  # fmt: skip
+        ticket = object()
+        with self._lock:
+            tokens = self.tokens + sum(c.tokens for c in self.calls)
+            costs = [c.cost for c in self.calls if c.cost is not None]
+            cost = (self.cost or 0.0) + sum(costs) if (self.cost is not None or costs) else None
+            pending = estimate + sum(self._in_flight.values()) if estimate is not None else None
+            if why := budget_spent(self.rules, tokens, cost, pending):
+                raise BudgetExceeded(why, list(self.calls))
+            self._in_flight[id(ticket)] = estimate or 0.0
+        try:
+            completion = self.client.complete(
+                messages, step=step, json_schema=json_schema, max_tokens=max_tokens, stop=stop
+            )
+        finally:
+            with self._lock:
+                self._in_flight.pop(id(ticket), None)
+        with self._lock:
+            self.calls.append(completion)
         return completion
 
 

@@ -223,42 +223,65 @@ class Nodes:
         return update
 
     def draft(self, state: dict[str, Any]) -> dict[str, Any]:
+        """The next section (sequential drafting); or, with `draft = "parallel"`, every section
+        left at once, up to `concurrency` calls in flight, merged in outline order. Each call is
+        journaled on its own: after a kill the answered ones are replayed, none is sent again."""
         outline = state["outline"]["sections"]
         written = state.get("sections") or []
-        index = len(written)
-        try:
-            messages = prompts.section_messages(
-                state["task"],
-                outline,
-                written,
-                index,
-                state["params"].get("language"),
-                compact=compact(self.writer),
-                words=max(40, section_tokens(state) // 3),  # room below the cap
-                evidence=section_evidence(state, index),
-                lessons=state.get("lessons"),
-            )
-            completion = Budgeted(self.writer, state).complete(
-                messages,
-                step=f"draft:s{index + 1}",
-                max_tokens=section_tokens(state),
-                stop=ONE_PARAGRAPH if compact(self.writer) else None,
-            )
-        except BudgetExceeded as exc:
-            return budget_stop("draft", exc, 0)
+        writer = Budgeted(self.writer, state)
+        parallel = parallel_draft(state)
+        indices = range(len(written), len(outline)) if parallel else [len(written)]
+
+        def one(index: int) -> tuple[str, list[dict[str, Any]]] | BudgetExceeded:
+            try:
+                return self._section(state, index, writer, parallel)
+            except BudgetExceeded as exc:  # the others go on: what they wrote is kept
+                return exc
+
+        done = in_order(one, indices, concurrency(state, self.writer))
+        refused = next((d for d in done if isinstance(d, BudgetExceeded)), None)
+        if refused is not None:  # the sections before the first refused one are kept
+            kept = done[: done.index(refused)]
+            steps = {e["step"] for _, events in kept for e in events if "step" in e}
+            stop = budget_stop("draft", BudgetExceeded(refused.why, [c for c in writer.calls
+                                                                     if c.step not in steps]), 0)  # fmt: skip
+            return {**stop, "sections": [body for body, _ in kept],
+                    "trace": [e for _, events in kept for e in events] + stop["trace"]}  # fmt: skip
+        bodies = [body for body, _ in done]
+        update: dict[str, Any] = {"sections": bodies, "trace": [e for _, events in done for e in events]}
+        if len(written) + len(bodies) == len(outline):
+            text = assemble(outline, [*written, *bodies])
+            update["versions"] = [{"n": 1, "round": 0, "kind": "draft", "text": text}]
+        return update
+
+    def _section(self, state: dict[str, Any], index: int, writer: Budgeted,
+                 parallel: bool) -> tuple[str, list[dict[str, Any]]]:  # fmt: skip
+        """Section `index`'s body and its trace events (the call, then any guard's notes)."""
+        outline = state["outline"]["sections"]
+        messages = prompts.section_messages(
+            state["task"],
+            outline,
+            [] if parallel else state.get("sections") or [],
+            index,
+            state["params"].get("language"),
+            compact=compact(self.writer),
+            words=max(40, section_tokens(state) // 3),  # room below the cap
+            evidence=section_evidence(state, index),
+            lessons=state.get("lessons"),
+            parallel=parallel,
+        )
+        completion = writer.complete(
+            messages,
+            step=f"draft:s{index + 1}",
+            max_tokens=section_tokens(state),
+            stop=ONE_PARAGRAPH if compact(self.writer) else None,
+        )
         raw, notes = generated_text(completion, "draft", messages, section=index + 1)
         body = clean_section(raw, outline[index]["title"], [s["title"] for s in outline])
         body, removed = grounded(body, state, "draft", section=index + 1)
         body, cited = attributed(body, section_evidence(state, index), self.writer, "draft",
                                  section=index + 1)  # fmt: skip
-        update: dict[str, Any] = {
-            "sections": [body],
-            "trace": [call_event("draft", completion, section=index + 1), *notes, *removed, *cited],
-        }
-        if index + 1 == len(outline):
-            text = assemble(outline, [*written, body])
-            update["versions"] = [{"n": 1, "round": 0, "kind": "draft", "text": text}]
-        return update
+        return body, [call_event("draft", completion, section=index + 1), *notes, *removed, *cited]
 
     def review(self, state: dict[str, Any]) -> dict[str, Any]:
         if state["params"].get("critic") == "checklist":

@@ -127,7 +127,11 @@ def section_messages(
     words: int = 250,
     evidence: list[dict[str, Any]] | None = None,
     lessons: list[dict[str, Any]] | None = None,
+    parallel: bool = False,
 ) -> Messages:
+    """The prompt for section `index`. Drafted in sequence it carries the sections already
+    written; drafted in parallel (`parallel`: no section is written yet) it names its
+    neighbours' goals instead, so that it neither repeats nor anticipates them."""
     section = outline[index]
     cite = cite_rule(evidence, compact=compact) + lessons_rule(lessons)
     if compact:
@@ -145,6 +149,8 @@ def section_messages(
         ]
     earlier = "\n\n".join(f"## {outline[i]['title']}\n\n{body}" for i, body in enumerate(written[:index]))
     context = f"Sections already written:\n<written>\n{earlier}\n</written>\n\n" if earlier else ""
+    if parallel:
+        context = _neighbours(outline, index)
     goal = f" Its goal: {section['goal']}." if section.get("goal") else ""
     return [
         {
@@ -163,6 +169,19 @@ def section_messages(
             ),
         },
     ]
+
+
+def _neighbours(outline: list[dict[str, Any]], index: int) -> str:
+    """The sections around `index`, by title and goal: what a section drafted at the same time
+    as the others must leave to them."""
+    lines = [f"{label} (section {i + 1}): {outline[i]['title']}"
+             + (f": {outline[i]['goal']}" if outline[i].get("goal") else "")
+             for label, i in (("Before it", index - 1), ("After it", index + 1))
+             if 0 <= i < len(outline)]  # fmt: skip
+    if not lines:
+        return ""
+    return ("The other sections are written at the same time by other writers. Leave their "
+            "ground to them:\n" + "\n".join(lines) + "\n\n")  # fmt: skip
 
 
 def _feedback_language(language: str | None) -> str:

@@ -150,7 +150,7 @@ def section_messages(
     earlier = "\n\n".join(f"## {outline[i]['title']}\n\n{body}" for i, body in enumerate(written[:index]))
     context = f"Sections already written:\n<written>\n{earlier}\n</written>\n\n" if earlier else ""
     if parallel:
-        context = _neighbours(outline, index)
+        context = _neighbour_goals(outline, index)
     goal = f" Its goal: {section['goal']}." if section.get("goal") else ""
     return [
         {
@@ -171,7 +171,7 @@ def section_messages(
     ]
 
 
-def _neighbours(outline: list[dict[str, Any]], index: int) -> str:
+def _neighbour_goals(outline: list[dict[str, Any]], index: int) -> str:
     """The sections around `index`, by title and goal: what a section drafted at the same time
     as the others must leave to them."""
     lines = [f"{label} (section {i + 1}): {outline[i]['title']}"

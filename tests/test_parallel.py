@@ -270,3 +270,58 @@ def test_parallel_drafting_researches_every_section_in_one_step(offline, scripte
     assert len(state["research"]["sections"]) == 3 and state["status"] == "finished"
     ids = [i for e in searches for i in e["ids"]]
     assert ids and [e["id"] for e in state["evidence"]] == list(dict.fromkeys(ids))
+
+
+# --- kills while several calls are in flight (real processes) ------------------------------------
+
+
+def parallel_args(server, thread: str, runs: str = "runs") -> list[str]:
+    return ["write", "Why do writers revise?", "--model", "openai/test-model", "--api-base",
+            server.base_url, "--runs-dir", runs, "--thread-id", thread, "--sections", "3",
+            "--max-rounds", "2", "--threshold", "9", "--draft", "parallel",
+            "--concurrency", "4"]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_a_parallel_draft_killed_with_calls_in_flight_resumes_repeating_none(tmp_path, offline):
+    """Kill 1 (SIGKILL): section 1 answered, sections 2 and 3 in flight (held by the server).
+    Kill 2 (SIGKILL) in the resume: section 2's answer journaled, its step not checkpointed,
+    section 3 in flight or answered. The last resume finishes with the uninterrupted run's
+    article, and no request whose answer had completed was ever sent again."""
+    from typer.testing import CliRunner
+
+    from reflectcli.cli.app import app
+    from tests.crashkit import (
+        Child,
+        Kill,
+        KillScript,
+        outcome,
+        resent_after_completion,
+        run_chain,
+        run_state,
+    )
+    from tests.openai_server import OpenAIServer
+
+    with OpenAIServer(reply=KillScript((6.0, 9.5), 3)) as server:
+        result = CliRunner().invoke(app, parallel_args(server, "base", str(tmp_path / "base")))
+        assert result.exit_code == 0, result.output
+        paid = sorted(r.step for r in server.wait_completed(len(server.records)))
+    expected = outcome(run_state(tmp_path / "base" / "reflect.db", "base"))
+    assert expected["status"] == "finished" and len(expected["calls"]) == 7
+
+    work = tmp_path / "chain"
+    work.mkdir()
+    script = KillScript((6.0, 9.5), 3)
+    with OpenAIServer(reply=script) as server:
+        second = script.hold("draft:s2")  # held too: two sections in flight at the first kill
+        run_chain(work, script, "par", parallel_args(server, "par"),
+                  [Kill("call:draft:s3"), Kill("journal:draft:s2")])  # fmt: skip
+        assert second.arrived.is_set()
+        script.release_all()
+        final = Child(work, "par-final", ["resume", "par", "--runs-dir", "runs"])
+        assert final.finish() == 0, final.describe()
+        assert resent_after_completion(server) == {}, "a completed request was sent again"
+        completed = [r.step for r in server.wait_completed(len(paid))]
+        assert sorted(completed) == paid  # each answer paid for exactly once
+        assert "replayed from the journal" in " ".join(final.stdout.split()), final.stdout
+    assert outcome(run_state(work / "runs" / "reflect.db", "par")) == expected

@@ -20,6 +20,11 @@ PAGES = [
 ]
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 64  # many fetches at once: the default backlog (5) drops connections,
+    # and a dropped SYN is retried after a second
+
+
 class SearchServer:
     def __init__(self, pages=PAGES, fail_pages: bool = False, secret: str = "",
                  page_delay: float = 0.0, results_per_search: int | None = None):  # fmt: skip
@@ -71,7 +76,7 @@ class SearchServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _Server(("127.0.0.1", 0), Handler)
         self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -300,6 +301,9 @@ def remove(runs_dir: str | Path, source_id: int) -> dict[str, Any]:
         return source
 
 
+_WRITING = threading.Lock()
+
+
 def add_web_results(runs_dir: str | Path, results: list[dict[str, Any]], fetch: bool = True,
                     allow_private: bool = False,
                     workers: int = 1) -> tuple[list[int], list[str]]:  # fmt: skip
@@ -327,7 +331,9 @@ def add_web_results(runs_dir: str | Path, results: list[dict[str, Any]], fetch: 
     with _library_warnings():  # the pages' reader warnings are not the run's output
         pages = in_order(page, results, workers)
     ids: list[int] = []
-    with _library(runs_dir, write=True) as library:
+    # searches at once write one at a time: waiting on a lock, not on SQLite's busy handler
+    # (which sleeps in steps of up to 100 ms)
+    with _WRITING, _library(runs_dir, write=True) as library:
         for result, (document, problem, skip) in zip(results, pages, strict=True):
             url, title = result.get("url") or "", result.get("title") or ""
             snippet = " ".join((result.get("snippet") or "").split())

@@ -325,3 +325,29 @@ def test_a_parallel_draft_killed_with_calls_in_flight_resumes_repeating_none(tmp
         assert sorted(completed) == paid  # each answer paid for exactly once
         assert "replayed from the journal" in " ".join(final.stdout.split()), final.stdout
     assert outcome(run_state(work / "runs" / "reflect.db", "par")) == expected
+
+
+def test_a_remote_clients_estimate_is_the_prompts_tokens_and_the_whole_cap_priced(offline):
+    """litellm's tokenizer and price map, offline: the estimate is the most the call can cost."""
+    from reflectcli.models.remote import LiteLLMClient, _litellm
+
+    client = LiteLLMClient("openai/gpt-4o-mini", api_base="http://127.0.0.1:9")
+    messages = [{"role": "user", "content": "Write section 1 of 3 about printing. " * 20}]
+    litellm = _litellm()
+    prompt = litellm.token_counter(model="openai/gpt-4o-mini", messages=messages)
+    a, b = litellm.cost_per_token(model="openai/gpt-4o-mini", prompt_tokens=prompt, completion_tokens=900)
+    assert client.estimate_cost(messages, max_tokens=900) == pytest.approx(a + b)
+    assert client.estimate_cost(messages, max_tokens=900) > client.estimate_cost(messages, max_tokens=10)
+    assert LiteLLMClient("openai/no-such-model-x").estimate_cost(messages, max_tokens=900) is None
+
+
+def test_the_live_view_shows_one_spinner_per_call_in_flight():
+    ui = Renderer(console=Console(file=io.StringIO(), force_terminal=True, width=120))
+    state = {"outline": {"sections": [{"title": t} for t in TITLES[:3]]}}
+    for step in ("draft:s1", "draft:s2", "draft:s3"):
+        ui.call_event("call_started", {"step": step, "model": "m"}, state)
+    assert len(ui._progress.tasks) == 3
+    ui.call_event("call_failed", {"step": "draft:s2", "model": "m"}, state)
+    shown = [t.description for t in ui._progress.tasks]
+    assert len(shown) == 2 and TITLES[0] in shown[0] and TITLES[2] in shown[1]
+    ui.close()

@@ -286,7 +286,8 @@ def parallel_args(server, thread: str, runs: str = "runs") -> list[str]:
 def test_a_parallel_draft_killed_with_calls_in_flight_resumes_repeating_none(tmp_path, offline):
     """Kill 1 (SIGKILL): section 1 answered, sections 2 and 3 in flight (held by the server).
     Kill 2 (SIGKILL) in the resume: section 2's answer journaled, its step not checkpointed,
-    section 3 in flight or answered. The last resume finishes with the uninterrupted run's
+    section 3 held in flight (so that no answer can be written and not yet journaled: that
+    window belongs to bench_inflight.py). The last resume finishes with the uninterrupted run's
     article, and no request whose answer had completed was ever sent again."""
     from typer.testing import CliRunner
 
@@ -295,9 +296,11 @@ def test_a_parallel_draft_killed_with_calls_in_flight_resumes_repeating_none(tmp
         Child,
         Kill,
         KillScript,
+        effective_status,
+        integrity,
+        kill_at,
         outcome,
         resent_after_completion,
-        run_chain,
         run_state,
     )
     from tests.openai_server import OpenAIServer
@@ -311,13 +314,21 @@ def test_a_parallel_draft_killed_with_calls_in_flight_resumes_repeating_none(tmp
 
     work = tmp_path / "chain"
     work.mkdir()
+    db = work / "runs" / "reflect.db"
     script = KillScript((6.0, 9.5), 3)
     with OpenAIServer(reply=script) as server:
         second = script.hold("draft:s2")  # held too: two sections in flight at the first kill
-        run_chain(work, script, "par", parallel_args(server, "par"),
-                  [Kill("call:draft:s3"), Kill("journal:draft:s2")])  # fmt: skip
-        assert second.arrived.is_set()
+        child, code = kill_at(work, "par-00", parallel_args(server, "par"), script,
+                              Kill("call:draft:s3"))  # fmt: skip
+        assert code == -9 and second.arrived.is_set(), child.describe()
+        assert "draft:s1" in [r.step for r in server.completed]
         script.release_all()
+        script.hold("draft:s3")  # the resume's section 3 stays in flight
+        child, code = kill_at(work, "par-01", ["resume", "par", "--runs-dir", "runs"], script,
+                              Kill("journal:draft:s2"))  # fmt: skip
+        assert code == -9, child.describe()
+        script.release_all()
+        assert integrity(db) == "ok" and effective_status(db, "par") == "interrupted"
         final = Child(work, "par-final", ["resume", "par", "--runs-dir", "runs"])
         assert final.finish() == 0, final.describe()
         assert resent_after_completion(server) == {}, "a completed request was sent again"

@@ -23,7 +23,10 @@ sent again whose answer the server had written but the killed process had not ye
 `leaked secrets` files or outputs holding the planted API key (every byte under the work dir:
 databases with their WAL, artifacts, exports, stdout/stderr).
 
-    python bench/reliability.py [--kills 50] [--faults 50] [--seed 1] [--jobs 2]
+    python bench/reliability.py [--kills 50] [--faults 50] [--seed 1] [--jobs 2] [--parallel]
+
+With --parallel the runs draft their three sections at once (`--draft parallel --concurrency
+4`), so a `call` or `completed` kill lands while the other sections' requests are in flight.
 """
 
 from __future__ import annotations
@@ -74,10 +77,13 @@ KILLS_PER_RUN = 5
 cli = CliRunner()
 
 
+MODE: list[str] = []  # --parallel: ["--draft", "parallel", "--concurrency", "4"]
+
+
 def write_args(base_url: str, thread: str, runs: str) -> list[str]:
     return ["write", TASK, "--model", MODEL, "--api-base", base_url, "--runs-dir", runs,
             "--thread-id", thread, "--sections", str(SECTIONS), "--max-rounds", "2",
-            "--threshold", "9"]  # fmt: skip
+            "--threshold", "9", *MODE]  # fmt: skip
 
 
 def baseline(work: Path) -> dict:
@@ -400,7 +406,12 @@ def main() -> int:
     parser.add_argument("--faults", type=int, default=50, help="fault scripts (default 50)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=2, help="runs killed at the same time")
+    parser.add_argument("--parallel", action="store_true",
+                        help="draft the sections at once (--draft parallel --concurrency 4): "
+                        "kills land while several calls are in flight")  # fmt: skip
     opts = parser.parse_args()
+    if opts.parallel:
+        MODE[:] = ["--draft", "parallel", "--concurrency", "4"]
 
     loopback_only(os.environ.__setitem__, lambda var: os.environ.pop(var, None),
                   OPENAI_API_KEY=KEY, REFLECTCLI_RETRIES="2", REFLECTCLI_BACKOFF="0")  # fmt: skip
@@ -408,7 +419,8 @@ def main() -> int:
         root = Path(tmp)
         os.chdir(root)
         expected = baseline(root)
-        print(f"kills: {opts.kills} SIGKILL points, seed {opts.seed}, {opts.jobs} runs at a time",
+        print(f"kills: {opts.kills} SIGKILL points, seed {opts.seed}, {opts.jobs} runs at a time"
+              + (", parallel drafting" if opts.parallel else ""),
               flush=True)  # fmt: skip
         kills = kills_part(root, opts.kills, opts.seed, opts.jobs, expected) if opts.kills else None
         print(f"faults: {opts.faults} random fault scripts, seed {opts.seed}", flush=True)

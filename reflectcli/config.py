@@ -153,6 +153,18 @@ class Settings(BaseModel):
         None, exclude=True,
         description="Where runs are stored: 'sqlite' (reflect.db in runs_dir) or a postgresql:// URL",
     )  # fmt: skip
+    concurrency: int | None = Field(
+        None, ge=1, le=32,
+        description="Independent calls at once at most: a research step's searches, a web search's "
+        "page fetches, and (draft = parallel) a draft's sections; default 4 for remote models, "
+        "1 for local ones (the embedded model answers one call at a time)",
+    )  # fmt: skip
+    draft: Literal["sequential", "parallel"] = Field(
+        "sequential",
+        description="sequential: each section is written with the sections before it in its "
+        "prompt; parallel: all sections at once (up to `concurrency`), each with the outline, its "
+        "goal and its neighbours' goals, and the sections' research in one step",
+    )
     retries: int = Field(
         3, ge=0, le=10,
         description="Retries of a model call or web search on 429, 5xx, timeouts, lost connections",
@@ -184,6 +196,8 @@ class Settings(BaseModel):
             if "critic" not in self.model_fields_set and self.critic_model is None:
                 self.critic = "checklist"
             self.profile = "tiny"
+        if self.concurrency is None:
+            self.concurrency = 1 if self.model.startswith("local/") else 4
         return self
 
     @property

@@ -8,6 +8,7 @@ import re
 import secrets
 import signal
 import string
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -110,6 +111,9 @@ class Runner:
         self.summary: dict[str, Any] | None = None  # summarize(self.state), once per step
         self._recorded: dict[str, Any] | None = None  # the state the index and artifact hold
         self._artifact: str | None = None  # the artifact's text as last written
+        self._tally_lock = threading.Lock()  # calls at once report from several threads
+        self._answered: dict[str, Any] = {}  # step -> answer not yet in self.state
+        self._in_flight = 0
 
     def _signals(self):
         return sigterm_as_interrupt() if self.own_signals else nullcontext()
@@ -309,9 +313,26 @@ class Runner:
                 client.preflight()
         return writer, critic
 
+    def _tally(self, kind: str, data: dict[str, Any]) -> dict[str, Any]:
+        """The run so far, for a call's cost line: tokens and cost of the calls in the state
+        plus those answered since it was last checkpointed, and the calls in flight."""
+        with self._tally_lock:
+            if kind == "call_started":
+                self._in_flight += 1
+            elif kind in ("call_finished", "call_failed"):
+                self._in_flight = max(0, self._in_flight - 1)
+            if kind in ("call_finished", "call_replayed"):
+                self._answered[data["step"]] = data["completion"]
+            calls = [(e["prompt_tokens"] + e["completion_tokens"], e.get("cost"))
+                     for e in call_events(self.state)]  # fmt: skip
+            calls += [(c.tokens, c.cost) for c in self._answered.values()]
+            costs = [cost for _, cost in calls if cost is not None]
+            return {"run_tokens": sum(t for t, _ in calls), "run_cost": sum(costs) if costs else None,
+                    "in_flight": self._in_flight}  # fmt: skip
+
     def _clients(self, store: Store, thread_id: str, models: tuple[Any, Any]):
         def listener(kind: str, data: dict[str, Any]) -> None:
-            self.ui.call_event(kind, data, self.state)
+            self.ui.call_event(kind, {**data, **self._tally(kind, data)}, self.state)
 
         writer, critic = models
         for client in {id(writer): writer, id(critic): critic}.values():
@@ -365,7 +386,8 @@ class Runner:
                                 settings.retries, settings.backoff)  # fmt: skip
             inner = WebRetriever(search, settings.runs_dir, research.top_k, research.fetch,
                                  local=research.sources == "hybrid",
-                                 allow_private=research.allow_private)  # fmt: skip
+                                 allow_private=research.allow_private,
+                                 workers=settings.concurrency or 1)  # fmt: skip
         else:
             return None
         label = f"{research.sources}:{research.web or 'library'}:{research.top_k}"
@@ -433,7 +455,9 @@ class Runner:
             stream = graph.stream(command, config, stream_mode=["updates", "values"], durability="sync")
             for mode, chunk in stream:
                 if mode == "values":  # at a gate it also carries `__interrupt__`
-                    self.state = {k: v for k, v in chunk.items() if not k.startswith("__")}
+                    with self._tally_lock:
+                        self.state = {k: v for k, v in chunk.items() if not k.startswith("__")}
+                        self._answered.clear()
                     if done:
                         self._record(store, thread_id, path, run)
                         for node, update in done:

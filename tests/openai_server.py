@@ -152,6 +152,7 @@ class Record:
 
 
 class _QuietServer(ThreadingHTTPServer):
+    request_queue_size = 64  # calls at once: the default backlog (5) would drop connections
     daemon_threads = True
 
     def handle_error(self, request, client_address) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
@@ -19,9 +20,20 @@ PAGES = [
 ]
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 64  # many fetches at once: the default backlog (5) drops connections,
+    # and a dropped SYN is retried after a second
+
+
 class SearchServer:
-    def __init__(self, pages=PAGES, fail_pages: bool = False, secret: str = "", statuses=()):
+    def __init__(self, pages=PAGES, fail_pages: bool = False, secret: str = "", statuses=(),
+                 page_delay: float = 0.0, results_per_search: int | None = None):  # fmt: skip
         self.pages = list(pages)
+        self.page_delay = page_delay  # seconds each page takes to answer (a slow web)
+        self.results_per_search = results_per_search  # at most this many results a search
+        self.in_flight = 0  # page requests being answered now, and the most at once
+        self.most_in_flight = 0
+        self._lock = threading.Lock()
         self.secret = secret  # in every page's body, never in a result's snippet
         self.fail_pages = fail_pages  # pages answer 404: results keep only their snippets
         self.statuses = list(statuses)  # HTTP errors the next searches answer, in turn (401, 503)
@@ -43,7 +55,13 @@ class SearchServer:
                         return
                     self._send(200, "application/json", json.dumps({"results": server.results(query)}))
                 elif url.path.startswith("/page/") and not server.fail_pages:
-                    server.page_hits += 1
+                    with server._lock:
+                        server.page_hits += 1
+                        server.in_flight += 1
+                        server.most_in_flight = max(server.most_in_flight, server.in_flight)
+                    time.sleep(server.page_delay)  # the page's latency
+                    with server._lock:
+                        server.in_flight -= 1
                     n = int(url.path.rsplit("/", 1)[1])
                     title, text = server.pages[n]
                     body = (f"<html><head><title>{title}</title></head><body><article><h1>{title}"
@@ -62,7 +80,7 @@ class SearchServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _Server(("127.0.0.1", 0), Handler)
         self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
@@ -76,8 +94,9 @@ class SearchServer:
             if shared:
                 scored.append((-shared, n))
         scored = scored or [(0, n) for n in range(len(self.pages))]
+        scored = sorted(scored)[: self.results_per_search]
         return [{"title": self.pages[n][0], "url": f"{self.base_url}/page/{n}",
-                 "content": self.pages[n][1][:80]} for _, n in sorted(scored)]  # fmt: skip
+                 "content": self.pages[n][1][:80]} for _, n in scored]  # fmt: skip
 
     def __enter__(self) -> SearchServer:
         self.thread.start()

@@ -18,17 +18,18 @@ PACKAGE = Path(__file__).resolve().parent.parent / "reflectcli"
 ALLOWED = {
     "errors": set(),
     "retry": {"errors"},  # the one retry policy: models, graph (budget) and batch use it
+    "pool": set(),
     "configfile": {"errors"},
     "config": {"configfile", "errors", "writing"},
     "writing": {"errors"},
     "models": {"writing", "retry", "errors"},
     "store": {"errors"},
     "output": {"graph", "writing", "errors"},
-    "sources": {"store", "writing", "errors"},
+    "sources": {"store", "writing", "errors", "pool"},
     "memory": {"store", "writing", "errors"},
     "eval": {"runner", "models", "output", "store", "config", "writing", "errors"},
     "batch": {"runner", "output", "store", "config", "retry", "errors"},
-    "graph": {"models", "writing", "sources", "config", "retry", "errors"},
+    "graph": {"models", "writing", "sources", "config", "retry", "errors", "pool"},
     "runner": {"graph", "models", "writing", "output", "store", "sources", "memory", "config", "retry",
                "errors"},  # fmt: skip
     "cli": {

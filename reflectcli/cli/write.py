@@ -87,6 +87,16 @@ def write(
         bool,
         typer.Option("--no-memory", help="Recall no lessons from earlier runs, and learn none."),
     ] = False,  # fmt: skip
+    concurrency: Annotated[
+        int | None,
+        typer.Option(help="Independent calls at once at most: searches, page fetches, and the "
+                     "sections of a parallel draft (default 4; 1 for local models)."),
+    ] = None,  # fmt: skip
+    draft_mode: Annotated[
+        str | None,
+        typer.Option("--draft", help="sequential: each section sees the ones before it; parallel: "
+                     "all sections at once, each with the outline and its neighbours' goals."),
+    ] = None,  # fmt: skip
     max_tokens: Annotated[int | None, typer.Option(help="Token budget for the run.")] = None,
     max_cost: Annotated[float | None, typer.Option(help="Cost budget in USD for the run.")] = None,
     interactive: InteractiveOpt = None,
@@ -106,6 +116,7 @@ def write(
             "runs_dir": str(runs_dir) if runs_dir else None, "timeout": timeout,
             "api_base": api_base, "interactive": interactive,
             "critic_api_base": critic_api_base, "structured": structured,
+            "concurrency": concurrency, "draft": draft_mode,
             "policy": {"revision": revision, "max_tokens": max_tokens, "max_cost": max_cost},
             "research": {"sources": sources},
             "memory": {"enabled": False if no_memory else None},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime
 from typing import Any
 
@@ -56,9 +57,11 @@ class BudgetExceeded(Exception):
 
 
 class Budgeted:
-    """Wraps a client for one node: checks the budget before every call and before every retry
-    inside a call (with what its failed attempts cost), so a run overshoots its budget by at most
-    the one attempt that crossed it."""
+    """Wraps a client for one node: checks the budget before every call, with the call's cost
+    estimate when the client gives one (a call that may cost more than is left of `max_cost` is
+    never sent), and before every retry inside a call (with what its failed attempts cost), so
+    without estimates a run overshoots its budget by at most the one attempt that crossed it.
+    Safe for calls at once: the estimates of calls in flight count as spent until answered."""
 
     def __init__(self, client: ModelClient, state: dict[str, Any]):
         self.client = client
@@ -69,30 +72,54 @@ class Budgeted:
         self.calls: list[Completion] = []
         self.takes_schema = bool(getattr(client, "takes_schema", False))
         self.tiny = bool(getattr(client, "tiny", False))
+        self.serial = bool(getattr(client, "serial", False))
+        self._lock = threading.Lock()
+        self._in_flight: dict[int, float] = {}  # estimates of calls sent, not yet answered
 
-    def _spent(self, tokens: int = 0, cost: float | None = None) -> str | None:
-        """Why the budget is exhausted after this node's calls and `tokens`/`cost` more, or None."""
+    def _spent(self, tokens: int = 0, cost: float | None = None, estimate: float | None = None) -> str | None:
+        """Why the budget is exhausted after this node's calls and `tokens`/`cost` more (and,
+        before a call, its `estimate` with those in flight), or None. The caller holds the lock."""
         tokens += self.tokens + sum(c.tokens for c in self.calls)
         costs = [c.cost for c in self.calls if c.cost is not None] + ([cost] if cost is not None else [])
         total = (self.cost or 0.0) + sum(costs) if (self.cost is not None or costs) else None
-        return budget_spent(self.rules, tokens, total)
+        return budget_spent(self.rules, tokens, total, estimate)
+
+    def _retry_spent(self, tokens: int = 0, cost: float | None = None) -> str | None:
+        """The check a client asks before each retry (with what its failed attempts cost)."""
+        with self._lock:
+            return self._spent(tokens, cost)
 
     def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None) -> Completion:
-        if why := self._spent():
-            raise BudgetExceeded(why, self.calls)
+        estimate = None
+        if self.rules.max_cost is not None and hasattr(self.client, "estimate_cost"):
+            estimate = self.client.estimate_cost(messages, step=step, json_schema=json_schema,
+                                                 max_tokens=max_tokens, stop=stop)  # fmt: skip
+        ticket = object()
+        with self._lock:
+            pending = estimate + sum(self._in_flight.values()) if estimate is not None else None
+            if why := self._spent(estimate=pending):
+                raise BudgetExceeded(why, list(self.calls))
+            self._in_flight[id(ticket)] = estimate or 0.0
         try:
             completion = self.client.complete(messages, step=step, json_schema=json_schema,
                                               max_tokens=max_tokens, stop=stop,
-                                              budget=self._spent)  # fmt: skip
+                                              budget=self._retry_spent)  # fmt: skip
         except BudgetReached as exc:  # a retry not sent: its failed attempts are paid, so counted
             paid = exc.paid
-            self.calls.append(Completion(
+            failed = Completion(
                 text="", model=self.model, step=step, prompt_tokens=paid["prompt_tokens"],
                 completion_tokens=paid["completion_tokens"], cost=paid.get("cost"),
                 retries=max(0, len(exc.log) - 1), retry_log=[*exc.log, f"retry not sent: {exc.why}"],
-                finish_reason="budget"))  # fmt: skip
-            raise BudgetExceeded(f"{exc.why}; a retry of {step} was not sent", self.calls) from exc
-        self.calls.append(completion)
+                finish_reason="budget")  # fmt: skip
+            with self._lock:
+                self.calls.append(failed)
+                calls = list(self.calls)
+            raise BudgetExceeded(f"{exc.why}; a retry of {step} was not sent", calls) from exc
+        finally:
+            with self._lock:
+                self._in_flight.pop(id(ticket), None)
+        with self._lock:
+            self.calls.append(completion)
         return completion
 
 
@@ -138,6 +165,19 @@ def generated_text(completion: Completion, node: str, messages: list[dict[str, s
                                 f"{completion.completion_tokens}-token cap; cut back to its last "
                                 "full sentence", step_of=completion.step, **extra))  # fmt: skip
     return text, notes
+
+
+def concurrency(state: dict[str, Any], client: Any = None) -> int:
+    """Independent calls a step makes at once at most: the run's `concurrency` (1 for runs
+    saved before it existed, and for a client that answers one call at a time)."""
+    if client is not None and getattr(client, "serial", False):
+        return 1
+    return int(state["params"].get("concurrency") or 1)
+
+
+def parallel_draft(state: dict[str, Any]) -> bool:
+    """Whether the run drafts its sections at once (`draft = "parallel"`)."""
+    return state["params"].get("draft") == "parallel"
 
 
 def researching(state: dict[str, Any]) -> bool:

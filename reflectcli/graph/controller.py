@@ -97,12 +97,19 @@ def repeats(current: tuple[str, ...], previous: tuple[str, ...]) -> bool:
     return all(any(SequenceMatcher(None, normalize(c), o).ratio() >= SIMILAR for o in old) for c in current)
 
 
-def budget_spent(rules: Rules, tokens: int, cost: float | None) -> str | None:
-    """Why the budget is exhausted, or None. Used before every call and after every review."""
+def budget_spent(rules: Rules, tokens: int, cost: float | None,
+                 estimate: float | None = None) -> str | None:  # fmt: skip
+    """Why the budget is exhausted, or None. Used before every call and after every review.
+    Before a call, `estimate` is what it may cost at most (with the calls still in flight):
+    a call whose estimate exceeds what is left of `max_cost` is refused, never sent."""
     if rules.max_tokens is not None and tokens >= rules.max_tokens:
         return f"{tokens} tokens used of a {rules.max_tokens} budget"
     if rules.max_cost is not None and cost is not None and cost >= rules.max_cost:
         return f"${cost:.4f} spent of a ${rules.max_cost:.4f} budget"
+    if rules.max_cost is not None and estimate is not None and (cost or 0.0) + estimate > rules.max_cost:
+        left = rules.max_cost - (cost or 0.0)
+        return (f"the next call may cost up to ${estimate:.4f}, more than the ${left:.4f} left of "
+                f"a ${rules.max_cost:.4f} budget")  # fmt: skip
     return None
 
 

@@ -13,9 +13,11 @@ from reflectcli.graph.common import (
     attributed,
     budget_stop,
     call_event,
+    concurrency,
     generated_text,
     grounded,
     note_event,
+    parallel_draft,
     researching,
     section_evidence,
     section_tokens,
@@ -27,6 +29,7 @@ from reflectcli.graph.sanity import consistent, implausible
 from reflectcli.models.base import ModelClient
 from reflectcli.models.fallbacks import fallback_outline, heuristic_review
 from reflectcli.models.structured import complete_structured
+from reflectcli.pool import in_order
 from reflectcli.sources.evidence import number, relevant, section_query
 from reflectcli.sources.verify import judge
 from reflectcli.writing import markdown, prompts
@@ -144,91 +147,136 @@ class Nodes:
         """One search step (`next_search`): before drafting, a section's title and goal and the
         task itself; or a query the latest review asked for. The passages whose score clears
         the relevance floor (`relevant`) join the evidence under ids kept for the whole run; a
-        section whose own search found nothing relevant is flagged off-task. Each search is
-        journaled: a resumed run never searches again."""
+        section whose own search found nothing relevant is flagged off-task. With parallel
+        drafting the step researches every section left, not one. The step's searches run at
+        once (up to `concurrency`; a query asked twice is searched once) and are merged in
+        outline order. Each search is journaled: a resumed run never searches again."""
         search = next_search(state)
         if search is None:
             raise RuntimeError("research step without a search to make")
         if self.retriever is None:
             raise RuntimeError("this run uses sources, but no source library was given to it")
         outline = state["outline"]["sections"]
-        started = time.perf_counter()
         if search["kind"] == "section":
-            index = search["section"]
-            queries = list(dict.fromkeys([section_query(state["task"], outline[index]), state["task"]]))
+            indices = [search["section"]]
+            if parallel_draft(state):
+                indices = list(range(search["section"], len(outline)))
+            asked = [(i, list(dict.fromkeys([section_query(state["task"], outline[i]), state["task"]])))
+                     for i in indices]  # fmt: skip
         else:
-            index, queries = None, [search["query"]]
-        found = [(q, self.retriever(q)) for q in queries]
-        searches = [(q, f["hits"]) for q, f in found]
-        kept = relevant(searches, max(len(hits) for _, hits in searches))
+            asked = [(None, [search["query"]])]
+        distinct = list(dict.fromkeys(q for _, queries in asked for q in queries))
+
+        def timed(query: str) -> tuple[dict[str, Any], float]:
+            started = time.perf_counter()
+            return self.retriever(query), time.perf_counter() - started
+
+        answers = dict(zip(distinct, in_order(timed, distinct, concurrency(state)),
+                           strict=True))  # fmt: skip
         new: list[dict[str, Any]] = []
-        ids: list[str] = []
-        for query, hit in kept:
-            more, got = number((state.get("evidence") or []) + new, [hit], index, query, search.get("round"))
-            new += more
-            ids += [i for i in got if i not in ids]
-        query = queries[0]
-        where = f"section {index + 1}" if index is not None else f"round {search['round']}"
-        also = " and the task" if len(queries) > 1 else ""
-        found_ids = ", ".join(ids) or "nothing"
-        event = note_event("research", "search", f"{where}: {found_ids} for “{query}”{also}",
-                           query=query, ids=ids, duration=round(time.perf_counter() - started, 3),
-                           **({"section": index + 1} if index is not None else
-                              {"round": search["round"]}))  # fmt: skip
+        trace: list[dict[str, Any]] = []
         said = {e.get("note") for e in state.get("trace") or [] if e.get("node") == "research"}
-        notes = {n["note"]: n for _, f in found for n in f.get("notes") or [] if n["note"] not in said}
-        trace = [event] + [note_event("research", n["kind"], n["note"]) for n in notes.values()]
-        if index is not None and len(queries) > 1 and kept and all(q != queries[0] for q, _ in kept):
-            title = outline[index]["title"]
-            trace.append(note_event("research", "off_task", f"section {index + 1} “{title}”: its own "
-                                    "search found nothing relevant; its evidence is the task's",
-                                    section=index + 1))  # fmt: skip
+        done = state.get("research") or {}
+        if done.get("plan") != state.get("plans"):  # a new outline: research it afresh
+            done = {"plan": state.get("plans"), "sections": []}
+        sections = list(done["sections"])
+        for index, queries in asked:
+            found = [(q, answers[q][0]) for q in queries]
+            searches = [(q, f["hits"]) for q, f in found]
+            kept = relevant(searches, max(len(hits) for _, hits in searches))
+            ids: list[str] = []
+            for query, hit in kept:
+                more, got = number((state.get("evidence") or []) + new, [hit], index, query,
+                                   search.get("round"))  # fmt: skip
+                new += more
+                ids += [i for i in got if i not in ids]
+            query = queries[0]
+            where = f"section {index + 1}" if index is not None else f"round {search['round']}"
+            also = " and the task" if len(queries) > 1 else ""
+            found_ids = ", ".join(ids) or "nothing"
+            trace.append(note_event(
+                "research", "search", f"{where}: {found_ids} for “{query}”{also}", query=query,
+                ids=ids, duration=round(sum(answers[q][1] for q in queries), 3),
+                **({"section": index + 1} if index is not None else {"round": search["round"]}),
+            ))  # fmt: skip
+            for _, f in found:
+                for n in f.get("notes") or []:
+                    if n["note"] not in said:
+                        said.add(n["note"])
+                        trace.append(note_event("research", n["kind"], n["note"]))
+            if index is not None and len(queries) > 1 and kept and all(q != queries[0] for q, _ in kept):
+                title = outline[index]["title"]
+                trace.append(note_event("research", "off_task", f"section {index + 1} “{title}”: its "
+                                        "own search found nothing relevant; its evidence is the "
+                                        "task's", section=index + 1))  # fmt: skip
+            if index is not None:
+                sections.append(ids)
         update: dict[str, Any] = {"evidence": new, "trace": trace}
-        if index is not None:
-            done = state.get("research") or {}
-            if done.get("plan") != state.get("plans"):  # a new outline: research it afresh
-                done = {"plan": state.get("plans"), "sections": []}
-            update["research"] = {**done, "sections": [*done["sections"], ids]}
+        if search["kind"] == "section":
+            update["research"] = {**done, "sections": sections}
         return update
 
     def draft(self, state: dict[str, Any]) -> dict[str, Any]:
+        """The next section (sequential drafting); or, with `draft = "parallel"`, every section
+        left at once, up to `concurrency` calls in flight, merged in outline order. Each call is
+        journaled on its own: after a kill the answered ones are replayed, none is sent again."""
         outline = state["outline"]["sections"]
         written = state.get("sections") or []
-        index = len(written)
-        try:
-            messages = prompts.section_messages(
-                state["task"],
-                outline,
-                written,
-                index,
-                state["params"].get("language"),
-                compact=compact(self.writer),
-                words=max(40, section_tokens(state) // 3),  # room below the cap
-                evidence=section_evidence(state, index),
-                lessons=state.get("lessons"),
-                sources=state.get("evidence") or None,  # the same for every section: cacheable
-            )
-            completion = Budgeted(self.writer, state).complete(
-                messages,
-                step=f"draft:s{index + 1}",
-                max_tokens=section_tokens(state),
-                stop=ONE_PARAGRAPH if compact(self.writer) else None,
-            )
-        except BudgetExceeded as exc:
-            return budget_stop("draft", exc, 0)
+        writer = Budgeted(self.writer, state)
+        parallel = parallel_draft(state)
+        indices = range(len(written), len(outline)) if parallel else [len(written)]
+
+        def one(index: int) -> tuple[str, list[dict[str, Any]]] | BudgetExceeded:
+            try:
+                return self._section(state, index, writer, parallel)
+            except BudgetExceeded as exc:  # the others go on: what they wrote is kept
+                return exc
+
+        done = in_order(one, indices, concurrency(state, self.writer))
+        refused = next((d for d in done if isinstance(d, BudgetExceeded)), None)
+        if refused is not None:  # the sections before the first refused one are kept
+            kept = done[: done.index(refused)]
+            steps = {e["step"] for _, events in kept for e in events if "step" in e}
+            stop = budget_stop("draft", BudgetExceeded(refused.why, [c for c in writer.calls
+                                                                     if c.step not in steps]), 0)  # fmt: skip
+            return {**stop, "sections": [body for body, _ in kept],
+                    "trace": [e for _, events in kept for e in events] + stop["trace"]}  # fmt: skip
+        bodies = [body for body, _ in done]
+        update: dict[str, Any] = {"sections": bodies, "trace": [e for _, events in done for e in events]}
+        if len(written) + len(bodies) == len(outline):
+            text = assemble(outline, [*written, *bodies])
+            update["versions"] = [{"n": 1, "round": 0, "kind": "draft", "text": text}]
+        return update
+
+    def _section(self, state: dict[str, Any], index: int, writer: Budgeted,
+                 parallel: bool) -> tuple[str, list[dict[str, Any]]]:  # fmt: skip
+        """Section `index`'s body and its trace events (the call, then any guard's notes)."""
+        outline = state["outline"]["sections"]
+        messages = prompts.section_messages(
+            state["task"],
+            outline,
+            [] if parallel else state.get("sections") or [],
+            index,
+            state["params"].get("language"),
+            compact=compact(self.writer),
+            words=max(40, section_tokens(state) // 3),  # room below the cap
+            evidence=section_evidence(state, index),
+            lessons=state.get("lessons"),
+            sources=state.get("evidence") or None,  # the same for every section: cacheable
+            parallel=parallel,
+        )
+        completion = writer.complete(
+            messages,
+            step=f"draft:s{index + 1}",
+            max_tokens=section_tokens(state),
+            stop=ONE_PARAGRAPH if compact(self.writer) else None,
+        )
         raw, notes = generated_text(completion, "draft", messages, section=index + 1)
         body = markdown.closed(clean_section(raw, outline[index]["title"], [s["title"] for s in outline]))
         body, removed = grounded(body, state, "draft", section=index + 1)
         body, cited = attributed(body, section_evidence(state, index), self.writer, "draft",
                                  section=index + 1)  # fmt: skip
-        update: dict[str, Any] = {
-            "sections": [body],
-            "trace": [call_event("draft", completion, section=index + 1), *notes, *removed, *cited],
-        }
-        if index + 1 == len(outline):
-            text = assemble(outline, [*written, body])
-            update["versions"] = [{"n": 1, "round": 0, "kind": "draft", "text": text}]
-        return update
+        return body, [call_event("draft", completion, section=index + 1), *notes, *removed, *cited]
 
     def review(self, state: dict[str, Any]) -> dict[str, Any]:
         if state["params"].get("critic") == "checklist":

@@ -19,11 +19,18 @@ Answer = str | BaseException | Callable[[str, list[dict[str, str]]], str]
 class FakeClient:
     """Answers from a queue (or a responder when the queue is empty) and records every call."""
 
-    def __init__(self, model: str = "fake/writer", responder=None):
+    def __init__(self, model: str = "fake/writer", responder=None, price: float | None = None):
         self.model = model
         self.queue: deque[Answer] = deque()
         self.history: list[dict[str, Any]] = []
         self.responder = responder
+        self.price = price  # USD a token (prompt and output alike); None: calls cost 0
+        if price is not None:
+            self.estimate_cost = self._estimate_cost
+
+    def _estimate_cost(self, messages, *, max_tokens=None, **_) -> float:
+        """As a priced model's client does: the prompt's tokens and the whole cap, priced."""
+        return (sum(len(m["content"]) for m in messages) // 4 + (max_tokens or 1024)) * self.price
 
     def enqueue(self, *answers: Answer) -> FakeClient:
         self.queue.extend(answers)
@@ -55,7 +62,7 @@ class FakeClient:
             step=step,
             prompt_tokens=prompt,
             completion_tokens=max(1, len(answer) // 4),
-            cost=0.0,
+            cost=0.0 if self.price is None else (prompt + max(1, len(answer) // 4)) * self.price,
         )
 
 

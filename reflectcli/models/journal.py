@@ -45,12 +45,30 @@ class JournaledClient:
     def tiny(self) -> bool:
         return bool(getattr(self.inner, "tiny", False))
 
-    def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None,
-                 budget=None) -> Completion:  # fmt: skip
+    @property
+    def serial(self) -> bool:
+        return bool(getattr(self.inner, "serial", False))
+
+    def _key(self, messages, step, json_schema, max_tokens, stop) -> str:
         payload = {"messages": messages, "schema": json_schema, "max_tokens": max_tokens}
         if stop:
             payload["stop"] = stop
-        key = request_key(self.thread_id, step, self.model, payload)
+        return request_key(self.thread_id, step, self.model, payload)
+
+    def estimate_cost(self, messages, *, step, json_schema=None, max_tokens=None,
+                      stop=None) -> float | None:  # fmt: skip
+        """What the call may cost before it is sent: nothing when its answer is journaled (it
+        is replayed), else the model client's estimate (None when it has none)."""
+        if self.store.journal_get(self._key(messages, step, json_schema, max_tokens, stop)) is not None:
+            return 0.0
+        estimate = getattr(self.inner, "estimate_cost", None)
+        if estimate is None:
+            return None
+        return estimate(messages, step=step, json_schema=json_schema, max_tokens=max_tokens, stop=stop)
+
+    def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None,
+                 budget=None) -> Completion:  # fmt: skip
+        key = self._key(messages, step, json_schema, max_tokens, stop)
         saved = self.store.journal_get(key)
         if saved is not None:
             completion = Completion.from_dict(saved)

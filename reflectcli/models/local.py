@@ -292,6 +292,7 @@ class LocalClient:
     ):
         self.model = model
         self.tiny = model == EMBEDDED_NAME  # 135M parameters: short, direct prompts
+        self.serial = True  # one call at a time (one sequence slot): never called at once
         self.temperature = temperature
         self.threads = threads
         self.notify = notify

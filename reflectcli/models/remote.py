@@ -117,6 +117,7 @@ def key_env_var(model: str) -> str:
     return _KEY_ENV.get(provider, provider.upper() + "_API_KEY")
 
 
+ESTIMATE_OUTPUT = 1024  # output tokens a call without a cap is assumed to take, for the estimate
 MIN_CAP = 16  # a stalled call is retried with 3/4 of its token cap, down to this
 
 
@@ -408,6 +409,18 @@ class LiteLLMClient:
         self._mode = MODES[MODES.index(current) + 1]
         log.warning("%s: the server refused %s output; using %s", self.model, current, self._mode)
         return True
+
+    def estimate_cost(self, messages: list[dict[str, str]], *, max_tokens: int | None = None,
+                      **_: Any) -> float | None:  # fmt: skip
+        """What a call may cost at most, before it is sent: its prompt's tokens (litellm's
+        tokenizer for the model) and its whole token cap as output, at the model's price. None
+        when litellm has no price for the model (then no budget can be checked in dollars)."""
+        litellm = _litellm()
+        try:
+            prompt = int(litellm.token_counter(model=self.model, messages=messages))
+        except Exception:  # a model litellm cannot tokenize: about 4 characters a token
+            prompt = sum(_estimate(m.get("content") or "") + 4 for m in messages)
+        return self._cost(litellm, prompt, max_tokens or ESTIMATE_OUTPUT)
 
     def _cost(self, litellm, prompt: int, completion: int, read: int = 0, created: int = 0) -> float | None:
         """What the provider bills, from litellm's price map: cache reads at its

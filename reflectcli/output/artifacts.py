@@ -178,12 +178,14 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any],
         out.append("")
     trace = rows.trace_rows(state)
     if trace:
-        out += ["## Trace", "", "| # | node | step | time | seconds | tokens | note |"]
-        out.append("|---|---|---|---|---|---|---|")
+        out += ["## Trace", "", "| # | node | step | time | seconds | sent (cached) | received | cost "
+                "| run cost | note |", "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
         for i, r in enumerate(trace, 1):
             seconds = "" if r["seconds"] is None else r["seconds"]
-            out.append(f"| {i} | {r['node']} | {r['what']} | {r['time']} | {seconds} | "
-                       f"{r['tokens'] or ''} | {_cell(r['note'])} |")  # fmt: skip
+            sent = "" if not r["call"] else f"{r['sent']}" + (f" ({r['cached']})" if r["cached"] else "")
+            costs = (f"{rows.money(r['cost'])} | {rows.money(r['run_cost'])}" if r["call"] else " | ")
+            out.append(f"| {i} | {r['node']} | {r['what']} | {r['time']} | {seconds} | {sent} | "
+                       f"{r['received'] if r['call'] else ''} | {costs} | {_cell(r['note'])} |")  # fmt: skip
         out.append("")
     learned = state.get("learned")
     if learned:

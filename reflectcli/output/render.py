@@ -7,6 +7,7 @@ In a pipe or with NO_COLOR: plain lines, no spinners, no colour.
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any
 
 from rich.console import Console
@@ -66,6 +67,7 @@ class Renderer:
         self._download: dict[str, Any] | None = None
         self._shown: dict[str, Any] = {}  # what this process has printed (gates do not repeat it)
         self._bar: Progress | None = None
+        self._calls_lock = threading.RLock()
 
     def _print(self, *args: Any, **kwargs: Any) -> None:
         if not self.quiet:
@@ -141,6 +143,12 @@ class Renderer:
     # --- model calls -------------------------------------------------------------------
 
     def call_event(self, kind: str, data: dict[str, Any], state: dict[str, Any]) -> None:
+        """A call started (a spinner of its own: calls at once show one each), made progress,
+        finished (its cost line) or was replayed. Calls at once report from several threads."""
+        with self._calls_lock:
+            self._call_event(kind, data, state)
+
+    def _call_event(self, kind: str, data: dict[str, Any], state: dict[str, Any]) -> None:
         step = data["step"]
         label = step_label(step, state)
         if kind == "call_progress":
@@ -173,10 +181,11 @@ class Renderer:
             cut = {"length": " · stopped by the token cap", "loop": " · cut: it repeated"}.get(
                 c.finish_reason or "", ""
             )
-            self._print(
-                f"  [green]✓[/] {escape(label)} [dim]{c.duration:.1f}s · "
-                f"{c.prompt_tokens}+{c.completion_tokens} tok{retries}[/][yellow]{cut}[/]"
-            )
+            line = rows.cost_line({**c.to_dict(), rows.CACHED: getattr(c, rows.CACHED, 0)},
+                                  data.get("run_tokens", c.tokens), data.get("run_cost", c.cost),
+                                  data.get("in_flight", 0))  # fmt: skip
+            self._print(f"  [green]✓[/] {escape(label)} [dim]{c.duration:.1f}s · {escape(line)}"
+                        f"{retries}[/][yellow]{cut}[/]")  # fmt: skip
         elif kind == "call_replayed":
             self._print(f"  [blue]↺[/] {escape(label)} [dim]· answer replayed from the journal, "
                         "not paid again[/]")  # fmt: skip

@@ -87,11 +87,34 @@ def call_note(event: dict[str, Any]) -> str:
     return "; ".join(notes)
 
 
+CACHED = "cache_read_tokens"  # of the prompt tokens, those the provider read from its cache
+
+
+def money(cost: float | None) -> str:
+    """`$0.0012`; `$?` for a price litellm does not know."""
+    return "$?" if cost is None else f"${cost:.4f}"
+
+
+def cost_line(call: dict[str, Any], run_tokens: int, run_cost: float | None,
+              in_flight: int = 0) -> str:  # fmt: skip
+    """One call's cost line: `812 sent (512 cached) · 240 received · $0.0012 · run 5,230 tok
+    $0.0101 · 2 in flight` (the cached part when the provider's usage says so)."""
+    cached = call.get(CACHED) or 0
+    sent = f"{call['prompt_tokens']:,} sent" + (f" ({cached:,} cached)" if cached else "")
+    line = (f"{sent} · {call['completion_tokens']:,} received · {money(call.get('cost'))} · "
+            f"run {run_tokens:,} tok {money(run_cost)}")  # fmt: skip
+    return line + (f" · {in_flight} in flight" if in_flight else "")
+
+
 def trace_rows(state: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every trace event as cells: node, what (step or kind), time, seconds, tokens, note."""
+    """Every trace event as cells: node, what (step or kind), time, seconds, tokens (sent,
+    cached, received), the call's cost and the run's so far (in trace order), note."""
     rows = []
+    run_cost: float | None = None
     for event in state.get("trace") or []:
         tokens = event.get("prompt_tokens", 0) + event.get("completion_tokens", 0)
+        if event.get("cost") is not None:
+            run_cost = (run_cost or 0.0) + event["cost"]
         rows.append({
             "node": event["node"],
             "what": event.get("step", event.get("kind", "")),
@@ -99,6 +122,11 @@ def trace_rows(state: dict[str, Any]) -> list[dict[str, Any]]:
             "time": event["at"][11:23],
             "seconds": event.get("duration"),
             "tokens": tokens or None,
+            "sent": event.get("prompt_tokens"),
+            "cached": event.get(CACHED) or 0,
+            "received": event.get("completion_tokens"),
+            "cost": event.get("cost"),
+            "run_cost": run_cost,
             "note": event.get("note") or call_note(event),
             "call": "step" in event,
         })  # fmt: skip

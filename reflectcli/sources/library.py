@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from reflectcli.errors import UserError
+from reflectcli.pool import in_order
 from reflectcli.sources.chunking import chunk_document, searchable
 from reflectcli.sources.fetch import scheme_problem
 from reflectcli.sources.readers import (
@@ -299,30 +301,46 @@ def remove(runs_dir: str | Path, source_id: int) -> dict[str, Any]:
         return source
 
 
+_WRITING = threading.Lock()
+
+
 def add_web_results(runs_dir: str | Path, results: list[dict[str, Any]], fetch: bool = True,
-                    allow_private: bool = False) -> tuple[list[int], list[str]]:  # fmt: skip
+                    allow_private: bool = False,
+                    workers: int = 1) -> tuple[list[int], list[str]]:  # fmt: skip
     """Web search results into the library, like any source: each page fetched (safely, see
-    fetch.py) and read when `fetch` (and reachable), else its title and snippet as a short
-    source of kind `web`. Returns the ids of the sources, in the results' order (a result that
-    yields nothing is left out), and one line per URL refused for where it points."""
-    ids: list[int] = []
+    fetch.py; up to `workers` at once) and read when `fetch` (and reachable), else its title and
+    snippet as a short source of kind `web`. Returns the ids of the sources, in the results'
+    order (a result that yields nothing is left out), and one line per URL refused for where it
+    points."""
     refused: list[str] = []
-    with _library(runs_dir, write=True) as library:
-        for result in results:
+
+    def page(result: dict[str, Any]) -> tuple[Document | None, str | None, bool]:
+        """(the page read, or None; a refusal line; whether the result is skipped altogether)."""
+        url = result.get("url") or ""
+        if scheme_problem(url):
+            return None, f"{url or '(no URL)'}: refused, {scheme_problem(url)}", True
+        if not fetch:
+            return None, None, False
+        try:
+            return read_url(url, allow_private=allow_private), None, False
+        except URLRefused as exc:
+            return None, str(exc), False
+        except SourceError:
+            return None, None, False
+
+    with _library_warnings():  # the pages' reader warnings are not the run's output
+        pages = in_order(page, results, workers)
+    ids: list[int] = []
+    # searches at once write one at a time: waiting on a lock, not on SQLite's busy handler
+    # (which sleeps in steps of up to 100 ms)
+    with _WRITING, _library(runs_dir, write=True) as library:
+        for result, (document, problem, skip) in zip(results, pages, strict=True):
             url, title = result.get("url") or "", result.get("title") or ""
             snippet = " ".join((result.get("snippet") or "").split())
-            if scheme_problem(url):
-                refused.append(f"{url or '(no URL)'}: refused, {scheme_problem(url)}")
+            if problem:
+                refused.append(problem)
+            if skip:
                 continue
-            document = None
-            if fetch:
-                try:
-                    with _library_warnings():  # a page's reader warnings are not the run's output
-                        document = read_url(url, allow_private=allow_private)
-                except URLRefused as exc:
-                    refused.append(str(exc))
-                except SourceError:
-                    document = None
             if document is None or not document.chars:
                 if not snippet:
                     continue

@@ -103,22 +103,24 @@ class WebRetriever:
     """Top passages from the web: a search (through `search_fn`), each result read into the
     library (its page, fetched safely, or its snippet), then each result's best chunk for the
     query. With `local`, the library's own top passages come first (hybrid). Its notes: one
-    per URL refused for where it points."""
+    per URL refused for where it points. Up to `workers` pages are fetched at once."""
 
     def __init__(self, search_fn: WebSearch, runs_dir: str | Path, top_k: int = 3,
-                 fetch: bool = True, local: bool = False, allow_private: bool = False):  # fmt: skip
+                 fetch: bool = True, local: bool = False, allow_private: bool = False,
+                 workers: int = 1):  # fmt: skip
         self.search_fn = search_fn
         self.runs_dir = runs_dir
         self.top_k = top_k
         self.fetch = fetch
         self.local = local
         self.allow_private = allow_private
+        self.workers = workers
 
     def __call__(self, query: str) -> dict[str, Any]:
         hits = LocalRetriever(self.runs_dir, self.top_k)(query)["hits"] if self.local else []
         results = self.search_fn(query, self.top_k)
         ids, refused = add_web_results(self.runs_dir, results[: self.top_k], self.fetch,
-                                       self.allow_private)  # fmt: skip
+                                       self.allow_private, self.workers)  # fmt: skip
         seen = {h["chunk_id"] for h in hits}
         hits += [h for h in best_chunks(self.runs_dir, query, ids) if h["chunk_id"] not in seen]
         return {"hits": hits, "notes": [{"kind": "refused", "note": line} for line in refused]}

@@ -173,6 +173,7 @@ class Store:
         self.url = url if url is not None else store_url()
         self.dialect = "postgres" if self.url else "sqlite"
         self._others: list[Any] = []  # the checkpointer's connections
+        self._journal_lock = threading.Lock()  # calls at once journal from several threads
         if self.url:
             self._open_postgres(read_only)
             return
@@ -546,7 +547,8 @@ class Store:
     # --- call journal -----------------------------------------------------------------------
 
     def journal_get(self, key: str) -> dict[str, Any] | None:
-        row = self.conn.execute("SELECT answer FROM call_journal WHERE key = ?", (key,)).fetchone()
+        with self._journal_lock:
+            row = self.conn.execute("SELECT answer FROM call_journal WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
     def journal_count(self, thread_id: str) -> int:
@@ -558,12 +560,13 @@ class Store:
         ).fetchone()[0]
 
     def journal_put(self, key: str, thread_id: str, step: str, answer: dict[str, Any]) -> None:
-        self.conn.execute(
-            "INSERT INTO call_journal VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
-            "thread_id = excluded.thread_id, step = excluded.step, model = excluded.model, "
-            "answer = excluded.answer, created_at = excluded.created_at",
-            (key, thread_id, step, answer.get("model", ""), json.dumps(answer), time.time()),
-        )
+        with self._journal_lock:
+            self.conn.execute(
+                "INSERT INTO call_journal VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
+                "thread_id = excluded.thread_id, step = excluded.step, model = excluded.model, "
+                "answer = excluded.answer, created_at = excluded.created_at",
+                (key, thread_id, step, answer.get("model", ""), json.dumps(answer), time.time()),
+            )
 
     # --- state snapshots and housekeeping ---------------------------------------------------
 

@@ -181,10 +181,13 @@ def section_messages(
     evidence: list[dict[str, Any]] | None = None,
     lessons: list[dict[str, Any]] | None = None,
     sources: list[dict[str, Any]] | None = None,
+    parallel: bool = False,
 ) -> Messages:
     """One section's draft. `evidence`: the passages found for this section (all a tiny model
     sees); `sources`: the run's whole evidence, which the full prompt shows in its shared context
-    (the same for every section) while naming this section's first."""
+    (the same for every section) while naming this section's first. Drafted in sequence it
+    carries the sections already written; drafted in parallel (`parallel`: no section is written
+    yet) it names its neighbours' goals instead, so that it neither repeats nor anticipates them."""
     section = outline[index]
     if compact:
         cite = cite_rule(evidence, compact=compact) + lessons_rule(lessons)
@@ -202,6 +205,8 @@ def section_messages(
         ]
     earlier = "\n\n".join(f"## {outline[i]['title']}\n\n{body}" for i, body in enumerate(written[:index]))
     context = f"Sections already written:\n<written>\n{earlier}\n</written>\n\n" if earlier else ""
+    if parallel:
+        context = _neighbour_goals(outline, index)
     goal = f" Its goal: {section['goal']}." if section.get("goal") else ""
     shown = sources or evidence
     return [
@@ -216,6 +221,19 @@ def section_messages(
             ),
         },
     ]
+
+
+def _neighbour_goals(outline: list[dict[str, Any]], index: int) -> str:
+    """The sections around `index`, by title and goal: what a section drafted at the same time
+    as the others must leave to them."""
+    lines = [f"{label} (section {i + 1}): {outline[i]['title']}"
+             + (f": {outline[i]['goal']}" if outline[i].get("goal") else "")
+             for label, i in (("Before it", index - 1), ("After it", index + 1))
+             if 0 <= i < len(outline)]  # fmt: skip
+    if not lines:
+        return ""
+    return ("The other sections are written at the same time by other writers. Leave their "
+            "ground to them:\n" + "\n".join(lines) + "\n\n")  # fmt: skip
 
 
 def _feedback_language(language: str | None) -> str:

@@ -241,10 +241,8 @@ def test_a_web_search_fetches_its_pages_at_once_and_keeps_their_order(offline, r
     with SearchServer(page_delay=0.4) as server:
         results = [{"title": t, "url": f"{server.base_url}/page/{n}", "snippet": ""}
                    for n, (t, _) in enumerate(server.pages[:3])]  # fmt: skip
-        started = time.monotonic()
         ids, refused = add_web_results(runs_dir, results, allow_private=True, workers=3)
-        took = time.monotonic() - started
-        assert server.most_in_flight == 3 and took < 3 * 0.4
+        assert server.most_in_flight == 3  # all three at once (their time is the bench's to measure)
     assert not refused and len(ids) == 3
     from reflectcli.sources import library
 

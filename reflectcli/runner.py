@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from reflectcli.config import Settings, resume_settings
-from reflectcli.errors import RunInterrupted, UserError
+from reflectcli.errors import LostClaim, RunInterrupted, UserError
 from reflectcli.graph.human import steer
 from reflectcli.graph.state import initial_state
 from reflectcli.memory.bank import Memory
@@ -323,7 +323,7 @@ class Runner:
         started = time.monotonic()
         self.state = dict(state or start or {})
         waiting = None
-        ok = False
+        ok = taken_over = False
         try:
             store.update_run(thread_id, status="running", error=None,
                              model=settings.model, critic_model=critic_label(settings))  # fmt: skip
@@ -335,6 +335,9 @@ class Runner:
             elif self.state.get("status") == "finished":
                 store.compact(thread_id)
             ok = True
+        except LostClaim:  # another process owns the run now: write nothing more for it
+            taken_over = True
+            raise
         except KeyboardInterrupt:
             _quietly(store.update_run, thread_id, status="interrupted")
             raise RunInterrupted(thread_id) from None
@@ -352,10 +355,11 @@ class Runner:
             # After an error the store itself may be gone (a lost PostgreSQL connection): its
             # error is the one to report, and the checkpoint already holds every finished step.
             guard = (lambda fn, *a, **k: fn(*a, **k)) if ok else _quietly
-            guard(store.release, thread_id)
-            if self.state:  # the artifact says how the process ended, as the index row does
+            if not taken_over and self.state:  # the artifact says how the process ended, like the row
                 ended = guard(store.get_run, thread_id) or {}
                 guard(self._record, store, thread_id, path, {**run, "status": ended.get("status")})
+            if not taken_over:
+                guard(store.release, thread_id)
             _quietly(store.close)
         summary = summarize(self.state)
         return RunResult(thread_id, self.state, path, summary, time.monotonic() - started,
@@ -382,10 +386,7 @@ class Runner:
                             self.ui.node_done(node, update, self.state)
                         done = []
                         if self.lease_lost is not None and self.lease_lost.is_set():
-                            raise UserError(f"thread {thread_id}: this process lost its claim on "
-                                            "the run (its lease lapsed while the store was out of "
-                                            "reach); another process may be running it now",
-                                            hint="`reflectcli history` shows who has it")  # fmt: skip
+                            raise LostClaim(thread_id)  # a renewal found another claim, or none
                         if self.should_stop is not None and self.should_stop():
                             raise KeyboardInterrupt  # the step is checkpointed: stop here
                     continue
@@ -404,7 +405,9 @@ class Runner:
             command = Command(resume=answer)
 
     def _record(self, store: Store, thread_id: str, path: Path, run: dict[str, Any]) -> None:
-        """After every step: the index row and the artifact catch up with the state."""
+        """After every step: the index row and the artifact catch up with the state. The rows
+        are one fenced transaction (LostClaim, nothing written, when another process took the
+        run); the artifact is written only after they committed."""
         s = summarize(self.state)
         fields = {
             k: s[k]

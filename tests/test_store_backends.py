@@ -174,8 +174,9 @@ def test_a_run_that_loses_its_claim_stops_at_the_next_step(scripted, runs_dir, p
         def __call__(self, step, messages):
             if step == "draft:s2":
                 with raw_db(runs_dir) as db:
-                    db.execute("UPDATE runs SET owner_pid = 7, owner_host = 'elsewhere', lease_until = ? "
-                               "WHERE thread_id = 'taken'", (time.time() + 60,))  # fmt: skip
+                    db.execute("UPDATE runs SET owner_pid = 7, owner_host = 'elsewhere', lease_until = ?, "
+                               "generation = generation + 1 WHERE thread_id = 'taken'",
+                               (time.time() + 60,))  # fmt: skip
                 time.sleep(1.2)  # a renewal (every 0.5 s) sees it
             return super().__call__(step, messages)
 

@@ -35,15 +35,21 @@ def schema_sql(sql: str) -> str:
     return sql
 
 
-WRITER_LOCK = 7243020  # our explicit transactions, one at a time, as SQLite's BEGIN IMMEDIATE
+WRITER_LOCK = 7243020  # the few read-then-write jobs across rows (library, memory), one at a time
 
 
-def query_sql(sql: str, has_args: bool) -> str:
-    """`?` marks become `%s` (a literal `%` is doubled first). SQLite's BEGIN IMMEDIATE (one
-    writer at a time: read, decide, write, with nobody in between) is BEGIN plus a transaction
-    advisory lock, so the same read-then-write code is as safe on PostgreSQL."""
+def query_sql(sql: str, has_args: bool, idle_ms: int = 0) -> str:
+    """`?` marks become `%s` (a literal `%` is doubled first). BEGIN is BEGIN: row locks and the
+    fencing check order the run's writes. SQLite's BEGIN IMMEDIATE (one writer at a time: read,
+    decide, write, with nobody in between) is BEGIN plus a transaction advisory lock, for the
+    few callers that need it (the library, the memory bank). `idle_ms`: a transaction left open
+    that long (its process stopped: SIGSTOP, a laptop lid) is ended by the server, so its row
+    locks cannot hold up the process taking the run over."""
     if sql.startswith("BEGIN"):
-        return f"BEGIN; SELECT pg_advisory_xact_lock({WRITER_LOCK})" if "IMMEDIATE" in sql else "BEGIN"
+        begin = "BEGIN"
+        if idle_ms:
+            begin += f"; SET LOCAL idle_in_transaction_session_timeout = {int(idle_ms)}"
+        return f"{begin}; SELECT pg_advisory_xact_lock({WRITER_LOCK})" if "IMMEDIATE" in sql else begin
     if not has_args:
         return sql
     return sql.replace("%", "%%").replace("?", "%s")
@@ -93,8 +99,8 @@ class Connection:
 
     dialect = "postgres"
 
-    def __init__(self, url: str, connect_timeout: float = 10):
-        self.url = url
+    def __init__(self, url: str, connect_timeout: float = 10, idle_ms: int = 0):
+        self.url, self.idle_ms = url, idle_ms
         self.raw = psycopg.connect(
             url, autocommit=True, prepare_threshold=None, row_factory=_rows,
             connect_timeout=max(1, int(connect_timeout)),
@@ -104,7 +110,7 @@ class Connection:
     def execute(self, sql: str, args: Sequence[Any] = ()) -> psycopg.Cursor:
         cursor = self.raw.cursor()
         try:
-            cursor.execute(query_sql(sql, bool(args)), tuple(args) if args else None)
+            cursor.execute(query_sql(sql, bool(args), self.idle_ms), tuple(args) if args else None)
         except BaseException:
             if sql.startswith("BEGIN") and not self.raw.closed:  # the lock wait failed: not ours
                 try:

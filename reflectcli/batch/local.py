@@ -63,8 +63,12 @@ def snapshot(runs_dir: str | Path, batch_id: str) -> dict[str, Any]:
                             hint="`reflectcli batch list` lists the batches", exit_code=1)  # fmt: skip
         tasks = tables.tasks(batch_id)
         runs = tables.runs([t["thread_id"] for t in tasks])
-        jobs = _job_statuses(store, [t["job_id"] for t in tasks if t["job_id"]])
-    return summarize(batch, tasks, runs, jobs)
+        job_ids = [t["job_id"] for t in tasks if t["job_id"]]
+        jobs = _job_statuses(store, job_ids)
+        faults = tables.queue_faults(job_ids, batch["created_at"]) if batch["mode"] == "queue" else None
+    status = summarize(batch, tasks, runs, jobs)
+    status["queue_faults"] = faults or {"count": 0, "last": None}
+    return status
 
 
 def _job_statuses(store: Store, job_ids: list[int]) -> dict[int, str]:

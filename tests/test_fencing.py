@@ -58,8 +58,9 @@ def test_a_stale_claims_writes_fail_and_change_nothing(backend, runs_dir):
     writes = {
         "status": lambda: first.update_run("t", status="failed", error="stale"),
         "snapshot": lambda: first.save_state("t", {"status": "stale"}),
-        "usage": lambda: first.save_usage("t", {"m": {"calls": 9, "prompt_tokens": 1,
-                                                     "completion_tokens": 1, "cost": None}}),
+        "usage": lambda: first.save_usage(
+            "t", {"m": {"calls": 9, "prompt_tokens": 1, "completion_tokens": 1, "cost": None}}
+        ),
         "journal": lambda: first.journal_put("k1", "t", "plan", {"model": "m", "text": "stale"}),
         "compact": lambda: first.compact("t"),
         "transaction": lambda: first.transaction().__enter__(),

@@ -32,7 +32,7 @@ class Jobs:
         return [SimpleNamespace(id=41)]
 
     async def retry_job(self, job):
-        raise RuntimeError(f"Job was not found or not in \"doing\" status (job id: {job.id})")
+        raise RuntimeError(f'Job was not found or not in "doing" status (job id: {job.id})')
 
 
 def test_maintenance_failures_are_warnings_with_the_job_and_counted_in_batch_status(runs_dir, caplog):

@@ -73,10 +73,12 @@ def _retry_strategy():
 
 def make_app(url: str, sync: bool = True):
     """procrastinate's App on the store's database (connections without prepared statements:
-    PgBouncer in transaction mode works), with our one task registered."""
+    PgBouncer in transaction mode works), with our one task registered. Its pool holds one
+    connection: a worker polls for jobs (no LISTEN connection held open), so a worker process
+    needs two in all, this one and the store's."""
     import procrastinate
 
-    pool = {"conninfo": url, "min_size": 1, "max_size": 4, "kwargs": {"prepare_threshold": None}}
+    pool = {"conninfo": url, "min_size": 1, "max_size": 1, "kwargs": {"prepare_threshold": None}}
     connector = procrastinate.SyncPsycopgConnector(**pool) if sync else procrastinate.PsycopgConnector(**pool)
     app = procrastinate.App(connector=connector)
     app.task(name=TASK, queue=QUEUE, pass_context=True, retry=_retry_strategy())(write_job)
@@ -237,8 +239,8 @@ async def _serve(runs_dir: str, burst: bool) -> None:
                 queues=[QUEUE], concurrency=1, wait=not burst, name=f"{HOST}:{os.getpid()}",
                 additional_context={"runs_dir": runs_dir}, shutdown_graceful_timeout=0,
                 update_heartbeat_interval=max(0.5, lease / 6), stalled_worker_timeout=lease,
-                fetch_job_polling_interval=1.0, abort_job_polling_interval=1.0,
-                install_signal_handlers=True,
+                fetch_job_polling_interval=0.5, abort_job_polling_interval=1.0,
+                install_signal_handlers=True, listen_notify=False,
             )  # fmt: skip
         finally:
             side.cancel()
@@ -252,6 +254,10 @@ def serve(runs_dir: str, burst: bool = False) -> None:
     stopping = {"early": False}
     signal.signal(signal.SIGTERM, lambda *_: stopping.update(early=True))
     detach()
+    if store_url():
+        from reflectcli.store.pg import keep_pools
+
+        keep_pools()  # one pool for the process's life, not one per job
     logging.getLogger("procrastinate").setLevel(logging.WARNING)
     if stopping["early"]:
         return

@@ -435,9 +435,13 @@ class Store:
         # Poll with try-lock rather than wait in pg_advisory_lock: a waiting statement holds a
         # snapshot, and LangGraph's setup (CREATE INDEX CONCURRENTLY) waits for every snapshot,
         # so two processes setting up at once would wait for each other for ever.
+        import psycopg  # a session lock: on a connection of its own, not one of the pool's
+
+        session = psycopg.connect(self.url, autocommit=True, prepare_threshold=None, connect_timeout=10)
         deadline = time.monotonic() + SCHEMA_LOCK_WAIT
-        while not self.conn.execute("SELECT pg_try_advisory_lock(7243019)").fetchone()[0]:
+        while not session.execute("SELECT pg_try_advisory_lock(7243019)").fetchone()[0]:
             if time.monotonic() > deadline:
+                session.close()
                 raise UserError(
                     f"the database schema has been locked by another session for {SCHEMA_LOCK_WAIT:g}s",
                     hint="another reflectcli may be creating the tables; if none is, a pooler may hold "
@@ -447,7 +451,7 @@ class Store:
         try:
             yield
         finally:
-            self.conn.execute("SELECT pg_advisory_unlock(7243019)")
+            session.close()  # (which ends the lock)
 
     def migrate(self) -> None:
         """Apply the numbered migrations not yet recorded, in order, each in a transaction. On
@@ -491,22 +495,16 @@ class Store:
                 raise
 
     def checkpointer(self):
-        """LangGraph's saver on this store (SqliteSaver on the file, PostgresSaver on a pool of
-        autocommit, dict-row connections), strict: JSON-like types only, never pickle."""
+        """LangGraph's saver on this store (SqliteSaver on the file, PostgresSaver on the
+        process's pool), strict: JSON-like types only, never pickle."""
         from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
         serde = JsonPlusSerializer(pickle_fallback=False, allowed_msgpack_modules=None)
         if self.dialect == "postgres":
             from langgraph.checkpoint.postgres import PostgresSaver
-            from psycopg.rows import dict_row
-            from psycopg_pool import ConnectionPool
 
-            pool = ConnectionPool(
-                self.url, min_size=1, max_size=2, open=True, timeout=30,
-                kwargs={"autocommit": True, "prepare_threshold": None, "row_factory": dict_row},
-            )  # fmt: skip
-            self._others.append(pool)
-            saver = _fenced(PostgresSaver, self)(pool, serde=serde)
+            # the process's pool (autocommit; the saver asks for dict rows per cursor)
+            saver = _fenced(PostgresSaver, self)(self.conn.pool, serde=serde)
             if not self._saver_ready(len(saver.MIGRATIONS)):
                 with self._schema_lock():
                     saver.setup()

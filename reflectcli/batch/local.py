@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import secrets
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -23,7 +24,7 @@ from typing import Any
 
 from reflectcli.batch.execute import RETRIES, backoff, run_task, transient
 from reflectcli.batch.status import summarize
-from reflectcli.errors import RunBusy, RunInterrupted, UserError
+from reflectcli.errors import LostClaim, RunBusy, RunInterrupted, UserError
 from reflectcli.store.batches import BatchTables
 from reflectcli.store.db import HOST, Store, lease_seconds
 
@@ -147,6 +148,9 @@ def work_through(runs_dir: str, batch_id: str) -> None:
                     with Store(runs_dir) as store:
                         BatchTables(store.conn).unclaim(batch_id, [task["n"]])
                     return
+            except LostClaim as exc:  # another process took the run over: leave it all to that one
+                print(f"batch: {exc.message}", file=sys.stderr, flush=True)
+                return
             except RunBusy:  # another process still holds the thread: wait out its lease
                 if stopping.wait(min(lease_seconds(), 30)):
                     return

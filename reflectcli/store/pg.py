@@ -207,14 +207,14 @@ class Connection:
                         pass
                 self.shared.pool.putconn(raw)
                 raise
-            self.shared.local.conn = raw
+            self.shared.local.conn, self.shared.local.owner = raw, self
             return cursor
         if held is not None:
             try:
                 return self._run(held, sql, args)
             finally:
                 if sql in ("COMMIT", "ROLLBACK"):
-                    self.shared.local.conn = None
+                    self.shared.local.conn = self.shared.local.owner = None
                     self.shared.pool.putconn(held)  # (a broken one is discarded by the pool)
         with self.shared.pool.connection() as raw:
             return self._run(raw, sql, args)
@@ -235,8 +235,9 @@ class Connection:
             return
         self.closed = True
         held = self.shared.held
-        if held is not None:  # a transaction left open by an error on its way out
-            self.shared.local.conn = None
+        if held is not None and getattr(self.shared.local, "owner", None) is self:
+            # a transaction this handle left open (an error on its way out)
+            self.shared.local.conn = self.shared.local.owner = None
             try:
                 held.execute("ROLLBACK")
             except Exception:

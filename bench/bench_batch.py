@@ -98,8 +98,8 @@ def done_runs(url: str) -> int:
 
 
 class Connections:
-    """The most connections to one database seen at once, sampled every 0.2 s from a connection
-    of its own (left out of the count)."""
+    """The most client connections to one database seen at once, sampled every 0.2 s from a
+    connection of its own (left out of the count, as are autovacuum's workers)."""
 
     def __init__(self, url: str):
         import psycopg
@@ -111,7 +111,8 @@ class Connections:
     def _watch(self) -> None:
         while not self.stop.wait(0.2):
             row = self.conn.execute("SELECT COUNT(*) FROM pg_stat_activity WHERE datname = "
-                                    "current_database() AND pid <> pg_backend_pid()").fetchone()  # fmt: skip
+                                    "current_database() AND pid <> pg_backend_pid() AND backend_type = "
+                                    "'client backend'").fetchone()  # fmt: skip (not autovacuum)
             self.most = max(self.most, int(row[0]))
 
     def __enter__(self) -> Connections:

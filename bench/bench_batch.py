@@ -142,8 +142,17 @@ def throughput(pg: PgServer, server: OpenAIServer, n: int, workers: int, lease: 
           f"= {finished / took:5.2f} tasks/s (the workers' start, ~5 s of imports, included); at most "
           f"{seen.most} connections at once = {per:.2f} per worker process")  # fmt: skip
     if finished != n:
-        raise SystemExit(f"only {finished} of {n} tasks finished: {counts(url)}")
+        raise SystemExit(f"only {finished} of {n} tasks finished: {counts(url)}; errors: {errors(url)}")
     return finished / took, per
+
+
+def errors(url: str) -> list:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        tasks = conn.execute("SELECT thread_id, attempts, error FROM batch_tasks WHERE error IS NOT NULL")
+        runs = conn.execute("SELECT thread_id, status, error FROM runs WHERE status <> 'finished'")
+        return [*tasks.fetchall(), *runs.fetchall()]
 
 
 def kills(pg: PgServer, server: OpenAIServer, n: int, every: float, lease: float, seed: int,

@@ -309,7 +309,10 @@ class Store:
                 raise UserError(f"cannot create runs directory {self.runs_dir}: {exc.strerror}",
                                 hint="pass a writable --runs-dir") from exc  # fmt: skip
         try:
-            self.conn = Connection(self.url, connect_timeout=10, idle_ms=int(lease_seconds() * 1000))
+            # a transaction idle this long is a stopped process's: the server ends it (a slow but
+            # live one, starved of CPU for a moment, keeps its session)
+            idle = max(30.0, 2 * lease_seconds())
+            self.conn = Connection(self.url, connect_timeout=10, idle_ms=int(idle * 1000))
         except Exception as exc:  # psycopg.OperationalError: refused, unknown db, auth
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise UserError(f"cannot reach the PostgreSQL store {safe_url(self.url)}: {first}",

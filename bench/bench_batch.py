@@ -1,5 +1,6 @@
-"""Batches on PostgreSQL: throughput of 1 vs 4 worker processes, kills, queue latency, and the
-per-step overhead of the PostgreSQL store beside SQLite's.
+"""Batches on PostgreSQL: throughput of 1, 4, 8 and 16 worker processes (and the database
+connections each holds), kills, queue latency, and the per-step overhead of the PostgreSQL
+store beside SQLite's.
 
 A throwaway PostgreSQL (tests/pgserver.py: initdb in a temp folder, 127.0.0.1 only) and the
 scripted OpenAI-compatible server of the tests (127.0.0.1), answering every call after
@@ -7,7 +8,10 @@ scripted OpenAI-compatible server of the tests (127.0.0.1), answering every call
 drafts, review, revise, review).
 
 1. throughput: N tasks submitted, then `reflectcli worker --concurrency 1 --burst` alone, then
-   `--concurrency 4` on a fresh database: tasks per second, and the ratio (target >= 3x).
+   `--concurrency 4`, 8 and 16 (--workers), each on a fresh database: tasks per second, the
+   ratio to one worker (targets: 4 >= 3x, 16 >= 10x), and the most connections to the database
+   seen at once (pg_stat_activity, sampled every 0.2 s, the sampler's own left out) per worker
+   process (target <= 2).
 2. kills: N tasks, 4 single-process workers (`worker --concurrency 1`); every --kill-every
    seconds one worker is killed -9 (its parent and its process) and a new one started. At the
    end: lost tasks (not done), completed calls sent again although their answer was journaled
@@ -19,7 +23,8 @@ drafts, review, revise, review).
 4. per-step overhead: the same scripted run (zero-latency fake model, in-process) written R times
    into SQLite and into PostgreSQL, median ms per graph step, side by side.
 
-    python bench/bench_batch.py [--tasks 200] [--delay 0.2] [--reps 11] [--skip-throughput]
+    python bench/bench_batch.py [--tasks 200] [--delay 0.2] [--reps 11] [--workers 1,4,8,16]
+                                [--kill-workers 4] [--skip-throughput] [--skip-kills] ...
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -91,23 +97,66 @@ def done_runs(url: str) -> int:
         return conn.execute("SELECT COUNT(*) FROM runs WHERE status = 'finished'").fetchone()[0]
 
 
-def throughput(pg: PgServer, server: OpenAIServer, n: int, workers: int, lease: float) -> float:
+class Connections:
+    """The most client connections to one database seen at once, sampled every 0.2 s from a
+    connection of its own (left out of the count, as are autovacuum's workers)."""
+
+    def __init__(self, url: str):
+        import psycopg
+
+        self.conn = psycopg.connect(url, autocommit=True)
+        self.most, self.stop = 0, threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        while not self.stop.wait(0.2):
+            row = self.conn.execute("SELECT COUNT(*) FROM pg_stat_activity WHERE datname = "
+                                    "current_database() AND pid <> pg_backend_pid() AND backend_type = "
+                                    "'client backend'").fetchone()  # fmt: skip (not autovacuum)
+            self.most = max(self.most, int(row[0]))
+
+    def __enter__(self) -> Connections:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        self.thread.join()
+        self.conn.close()
+
+
+def throughput(pg: PgServer, server: OpenAIServer, n: int, workers: int, lease: float) -> tuple[float, float]:
+    """Tasks per second of `workers` worker processes, and the most connections per process."""
     work = Path(tempfile.mkdtemp(prefix=f"bench-batch-{workers}-"))
     url = pg.new_database()
     env = env_for(work, url, lease)
     cli(work, env, "batch", "submit", str(write_tasks(work, n, f"w{workers}")), *model_args(server))
     started = time.monotonic()
-    cli(work, env, "worker", "--concurrency", str(workers), "--burst", "--runs-dir", "runs")
+    with Connections(url) as seen:
+        cli(work, env, "worker", "--concurrency", str(workers), "--burst", "--runs-dir", "runs")
     took = time.monotonic() - started
     finished = done_runs(url)
-    print(f"  {workers} worker process{'es' if workers > 1 else ''}: {finished}/{n} tasks in {took:.1f} s "
-          f"= {finished / took:.2f} tasks/s (includes the workers' start, ~5 s of imports)")  # fmt: skip
+    per = seen.most / workers
+    print(f"  {workers:2d} worker process{'es' if workers > 1 else '  '}: {finished}/{n} tasks in "
+          f"{took:6.1f} s "
+          f"= {finished / took:5.2f} tasks/s (the workers' start, ~5 s of imports, included); at most "
+          f"{seen.most} connections at once = {per:.2f} per worker process")  # fmt: skip
     if finished != n:
-        raise SystemExit(f"only {finished} of {n} tasks finished: {counts(url)}")
-    return finished / took
+        raise SystemExit(f"only {finished} of {n} tasks finished: {counts(url)}; errors: {errors(url)}")
+    return finished / took, per
 
 
-def kills(pg: PgServer, server: OpenAIServer, n: int, every: float, lease: float, seed: int) -> dict:
+def errors(url: str) -> list:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        tasks = conn.execute("SELECT thread_id, attempts, error FROM batch_tasks WHERE error IS NOT NULL")
+        runs = conn.execute("SELECT thread_id, status, error FROM runs WHERE status <> 'finished'")
+        return [*tasks.fetchall(), *runs.fetchall()]
+
+
+def kills(pg: PgServer, server: OpenAIServer, n: int, every: float, lease: float, seed: int,
+          processes: int = 4) -> dict:  # fmt: skip
     rng = random.Random(seed)
     work = Path(tempfile.mkdtemp(prefix="bench-batch-kill-"))
     url = pg.new_database()
@@ -115,7 +164,8 @@ def kills(pg: PgServer, server: OpenAIServer, n: int, every: float, lease: float
     cli(work, env, "batch", "submit", str(write_tasks(work, n, "k")), *model_args(server))
     before = server.count
     workers = [
-        cli(work, env, "worker", "--concurrency", "1", "--runs-dir", "runs", wait=False) for _ in range(4)
+        cli(work, env, "worker", "--concurrency", "1", "--runs-dir", "runs", wait=False)
+        for _ in range(processes)
     ]
     killed, started, next_kill = 0, time.monotonic(), time.monotonic() + every
     snapshots: list[tuple[int, set, float]] = []  # (requests so far, journaled, when) at each kill
@@ -322,6 +372,11 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=11)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--skip-throughput", action="store_true")
+    parser.add_argument("--workers", default="1,4,8,16", help="worker processes to compare (1 first)")
+    parser.add_argument("--kill-workers", type=int, default=4, help="single-process workers in part 2")
+    parser.add_argument("--skip-kills", action="store_true")
+    parser.add_argument("--skip-latency", action="store_true")
+    parser.add_argument("--skip-overhead", action="store_true")
     args = parser.parse_args()
     os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
     script = KillScript((6.0, 9.5), 3)
@@ -335,25 +390,38 @@ def main() -> None:
               f"lease {args.lease:.0f} s, PostgreSQL on 127.0.0.1, {os.cpu_count()} cores")  # fmt: skip
         if not args.skip_throughput:
             print("1. throughput")
-            one = throughput(pg, server, args.tasks, 1, args.lease)
-            four = throughput(pg, server, args.tasks, 4, args.lease)
-            ratio = four / one
-            print(f"  4 vs 1 worker processes: x{ratio:.2f} (target >= 3)")
-            if ratio < 3:
-                failures.append(f"throughput ratio {ratio:.2f} < 3")
-        print("2. kill -9 of workers during the batch")
-        result = kills(pg, server, args.tasks, args.kill_every, args.lease, args.seed)
-        if result["lost"] or result["resent"]:
-            failures.append(f"kills: lost {result['lost']}, resent {result['resent']}")
-        print("3. queue to start, workers idle")
-        waits = latency(pg, server, args.latency_tasks, args.lease)
-        p95 = waits[min(len(waits) - 1, int(0.95 * len(waits)))]
-        print(f"  {len(waits)} jobs: p50 {statistics.median(waits):.2f} s, p95 {p95:.2f} s, "
-              f"max {waits[-1]:.2f} s (target p95 <= 5 s)")  # fmt: skip
-        if p95 > 5:
-            failures.append(f"queue-to-start p95 {p95:.2f} s > 5 s")
-        print("4. per-step overhead, PostgreSQL beside SQLite")
-        step_overhead(pg, args.reps)
+            counts_ = [int(w) for w in args.workers.split(",")]
+            rates = {w: throughput(pg, server, args.tasks, w, args.lease) for w in counts_}
+            one = rates[counts_[0]][0]
+            targets = {4: 3.0, 16: 10.0}
+            for w, (rate, _) in rates.items():
+                if w == counts_[0]:
+                    continue
+                ratio = rate / one
+                goal = f" (target >= {targets[w]:g})" if w in targets else ""
+                print(f"  {w} vs {counts_[0]} worker processes: x{ratio:.2f}{goal}")
+                if w in targets and ratio < targets[w]:
+                    failures.append(f"throughput ratio {w} workers {ratio:.2f} < {targets[w]:g}")
+            most = max(per for _, per in rates.values())
+            print(f"  connections per worker process: at most {most:.2f} (target <= 2)")
+            if most > 2:
+                failures.append(f"{most:.2f} connections per worker process > 2")
+        if not args.skip_kills:
+            print("2. kill -9 of workers during the batch")
+            result = kills(pg, server, args.tasks, args.kill_every, args.lease, args.seed, args.kill_workers)
+            if result["lost"] or result["resent"]:
+                failures.append(f"kills: lost {result['lost']}, resent {result['resent']}")
+        if not args.skip_latency:
+            print("3. queue to start, workers idle")
+            waits = latency(pg, server, args.latency_tasks, args.lease)
+            p95 = waits[min(len(waits) - 1, int(0.95 * len(waits)))]
+            print(f"  {len(waits)} jobs: p50 {statistics.median(waits):.2f} s, p95 {p95:.2f} s, "
+                  f"max {waits[-1]:.2f} s (target p95 <= 5 s)")  # fmt: skip
+            if p95 > 5:
+                failures.append(f"queue-to-start p95 {p95:.2f} s > 5 s")
+        if not args.skip_overhead:
+            print("4. per-step overhead, PostgreSQL beside SQLite")
+            step_overhead(pg, args.reps)
     print("targets met" if not failures else "target NOT MET: " + "; ".join(failures))
     sys.exit(1 if failures else 0)
 

@@ -45,3 +45,15 @@ class RunInterrupted(Exception):
 
 class RunBusy(UserError):
     """Another live process holds the thread (its pid on this host, or an unexpired lease)."""
+
+
+class LostClaim(UserError):
+    """Another process took the run over (this one's claim, its fencing token, is stale): this
+    process stops at once and writes nothing more for the run, not even its failure."""
+
+    def __init__(self, thread_id: str):
+        super().__init__(f"thread {thread_id}: this process lost its claim on the run (another "
+                         "process took it over after this one's lease lapsed); it stops here and "
+                         "leaves the run to its new owner",
+                         hint="`reflectcli history` shows the run's state")  # fmt: skip
+        self.thread_id = thread_id

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from reflectcli.config import Settings, resume_settings
-from reflectcli.errors import RunInterrupted, UserError
+from reflectcli.errors import LostClaim, RunInterrupted, UserError
 from reflectcli.graph.human import edit_version, output_version, review_first, steer, unheeded
 from reflectcli.graph.rules import call_events, pending_step
 from reflectcli.graph.state import initial_state
@@ -403,7 +403,7 @@ class Runner:
         self.state = dict(state or start or {})
         self.summary, self._recorded, self._artifact = None, None, None
         waiting = None
-        ok = False
+        ok = taken_over = False
         try:
             store.update_run(thread_id, status="running", error=None,
                              model=settings.model, critic_model=critic_label(settings))  # fmt: skip
@@ -415,6 +415,9 @@ class Runner:
             elif self.state.get("status") == "finished":
                 store.compact(thread_id)
             ok = True
+        except LostClaim:  # another process owns the run now: write nothing more for it
+            taken_over = True
+            raise
         except KeyboardInterrupt:
             _quietly(store.update_run, thread_id, status="interrupted")
             raise RunInterrupted(thread_id) from None
@@ -432,10 +435,11 @@ class Runner:
             # After an error the store itself may be gone (a lost PostgreSQL connection): its
             # error is the one to report, and the checkpoint already holds every finished step.
             guard = (lambda fn, *a, **k: fn(*a, **k)) if ok else _quietly
-            guard(store.release, thread_id)
-            if self.state:  # the artifact says how the process ended, as the index row does
+            if not taken_over and self.state:  # the artifact says how the process ended, like the row
                 ended = guard(store.get_run, thread_id) or {}
                 guard(self._record, store, thread_id, path, {**run, "status": ended.get("status")})
+            if not taken_over:
+                guard(store.release, thread_id)
             _quietly(store.close)
         summary = self.summary if self._recorded is self.state else summarize(self.state)
         return RunResult(thread_id, self.state, path, summary, time.monotonic() - started,
@@ -464,10 +468,7 @@ class Runner:
                             self.ui.node_done(node, update, self.state)
                         done = []
                         if self.lease_lost is not None and self.lease_lost.is_set():
-                            raise UserError(f"thread {thread_id}: this process lost its claim on "
-                                            "the run (its lease lapsed while the store was out of "
-                                            "reach); another process may be running it now",
-                                            hint="`reflectcli history` shows who has it")  # fmt: skip
+                            raise LostClaim(thread_id)  # a renewal found another claim, or none
                         if self.should_stop is not None and self.should_stop():
                             raise KeyboardInterrupt  # the step is checkpointed: stop here
                     continue
@@ -487,8 +488,10 @@ class Runner:
 
     def _record(self, store: Store, thread_id: str, path: Path, run: dict[str, Any]) -> None:
         """After every step: the index row and the artifact catch up with the state, both from
-        one summary of it (kept for the result). Recording the same state again (at the end of
-        a run) rewrites only an artifact whose text changed (the process's status)."""
+        one summary of it (kept for the result). The rows are one fenced transaction (LostClaim,
+        nothing written, when another process took the run); the artifact is written only after
+        they committed. Recording the same state again (at the end of a run) rewrites only an
+        artifact whose text changed (the process's status)."""
         if self._recorded is self.state:
             self._artifact = write_artifact(path, self.state, thread_id, run, self.summary, self._artifact)
             return

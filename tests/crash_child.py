@@ -4,7 +4,9 @@ test can kill the process exactly there.
 CRASH_PAUSE names the point (see tests/crashkit.py: `journal:<step>` or `checkpoint:<S>`);
 CRASH_MARKER is the file written when it is reached. CRASH_START_AT (a time.time() value) makes
 it wait, imports done, until then: several children started together then open the database in
-the same few milliseconds. Nothing else differs from
+the same few milliseconds. CRASH_HOST names the host this process claims runs as (two processes
+of one machine then stand for two machines, whose pids cannot see each other). Nothing else
+differs from
 `python -m reflectcli`: same CLI, same litellm, same database code.
 """
 
@@ -23,6 +25,11 @@ if os.environ.get("CRASH_PAUSE"):
     pause_at(os.environ["CRASH_PAUSE"], Path(os.environ["CRASH_MARKER"]))
 
 from reflectcli.cli.app import main  # noqa: E402
+
+if os.environ.get("CRASH_HOST"):
+    import reflectcli.store.db  # noqa: E402
+
+    reflectcli.store.db.HOST = os.environ["CRASH_HOST"]
 
 if os.environ.get("CRASH_START_AT"):
     import reflectcli.runner  # noqa: E402,F401  (what `write` imports before opening the db)

@@ -244,7 +244,7 @@ class Child:
         extra = dict(env or {})
         if pause:
             extra.update(CRASH_PAUSE=pause, CRASH_MARKER=str(self.marker))
-        if pause or "CRASH_START_AT" in extra:
+        if pause or "CRASH_START_AT" in extra or "CRASH_HOST" in extra:
             cmd = [sys.executable, str(CHILD), *args]
         else:
             cmd = [sys.executable, "-m", "reflectcli", *args]

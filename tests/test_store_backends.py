@@ -174,8 +174,9 @@ def test_a_run_that_loses_its_claim_stops_at_the_next_step(scripted, runs_dir, p
         def __call__(self, step, messages):
             if step == "draft:s2":
                 with raw_db(runs_dir) as db:
-                    db.execute("UPDATE runs SET owner_pid = 7, owner_host = 'elsewhere', lease_until = ? "
-                               "WHERE thread_id = 'taken'", (time.time() + 60,))  # fmt: skip
+                    db.execute("UPDATE runs SET owner_pid = 7, owner_host = 'elsewhere', lease_until = ?, "
+                               "generation = generation + 1 WHERE thread_id = 'taken'",
+                               (time.time() + 60,))  # fmt: skip
                 time.sleep(1.2)  # a renewal (every 0.5 s) sees it
             return super().__call__(step, messages)
 
@@ -186,3 +187,23 @@ def test_a_run_that_loses_its_claim_stops_at_the_next_step(scripted, runs_dir, p
     with raw_db(runs_dir) as db:
         owner = db.execute("SELECT owner_pid, owner_host FROM runs WHERE thread_id = 'taken'").fetchone()
     assert tuple(owner) == (7, "elsewhere")  # the new owner's claim was left alone
+
+
+def test_a_run_on_postgres_goes_through_one_pooled_connection(scripted, runs_dir, pg_url, monkeypatch):
+    """The store, the lease renewal and LangGraph's checkpointer of one process share its one
+    pool: a whole run (lease renewed every 0.33 s meanwhile) opens one connection, no more."""
+    from reflectcli.store import pg
+
+    monkeypatch.setenv("REFLECTCLI_LEASE_SECONDS", "1")
+    pg.keep_pools()  # as a worker process does: the pool outlives each store handle
+    try:
+        scripted.responder = ScriptedResponder(scores=[6.0, 8.5], sections=3)
+        out = invoke("write", TASK, "--model", "fake/w", "--runs-dir", runs_dir, "--thread-id", "lean",
+                     "--threshold", "8")  # fmt: skip
+        assert out.exit_code == 0, out.output
+        stats = pg.Pool._all[pg_url].pool.get_stats()
+        assert stats["pool_max"] == 1 and stats["connections_num"] == 1, stats
+        assert stats["requests_num"] > 20  # every statement borrowed it
+    finally:
+        pg.Pool.keep = False
+        pg.close_pools()

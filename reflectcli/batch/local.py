@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import secrets
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -23,7 +24,7 @@ from typing import Any
 
 from reflectcli.batch.execute import TASKS, run_task
 from reflectcli.batch.status import summarize
-from reflectcli.errors import RunBusy, RunInterrupted, UserError
+from reflectcli.errors import LostClaim, RunBusy, RunInterrupted, UserError
 from reflectcli.retry import retryable
 from reflectcli.store.batches import BatchTables
 from reflectcli.store.db import HOST, Store, lease_seconds
@@ -64,8 +65,12 @@ def snapshot(runs_dir: str | Path, batch_id: str) -> dict[str, Any]:
                             hint="`reflectcli batch list` lists the batches", exit_code=1)  # fmt: skip
         tasks = tables.tasks(batch_id)
         runs = tables.runs([t["thread_id"] for t in tasks])
-        jobs = _job_statuses(store, [t["job_id"] for t in tasks if t["job_id"]])
-    return summarize(batch, tasks, runs, jobs)
+        job_ids = [t["job_id"] for t in tasks if t["job_id"]]
+        jobs = _job_statuses(store, job_ids)
+        faults = tables.queue_faults(job_ids, batch["created_at"]) if batch["mode"] == "queue" else None
+    status = summarize(batch, tasks, runs, jobs)
+    status["queue_faults"] = faults or {"count": 0, "last": None}
+    return status
 
 
 def _job_statuses(store: Store, job_ids: list[int]) -> dict[int, str]:
@@ -144,6 +149,9 @@ def work_through(runs_dir: str, batch_id: str) -> None:
                     with Store(runs_dir) as store:
                         BatchTables(store.conn).unclaim(batch_id, [task["n"]])
                     return
+            except LostClaim as exc:  # another process took the run over: leave it all to that one
+                print(f"batch: {exc.message}", file=sys.stderr, flush=True)
+                return
             except RunBusy:  # another process still holds the thread: wait out its lease
                 if stopping.wait(min(lease_seconds(), 30)):
                     return

@@ -25,13 +25,15 @@ from typing import Any
 
 from reflectcli.batch.execute import RETRIES, TASKS, run_task
 from reflectcli.batch.local import _one_line, detach
-from reflectcli.errors import RunBusy, RunInterrupted, UserError
+from reflectcli.errors import LostClaim, RunBusy, RunInterrupted, UserError
 from reflectcli.retry import retryable
 from reflectcli.store.batches import BatchTables
 from reflectcli.store.db import HOST, Store, lease_seconds, store_url
 
 QUEUE = "reflectcli"
 TASK = "reflectcli.write"
+BUSY_ATTEMPTS = 5  # attempts at a task whose thread another live process holds, then reported
+LOST_EXIT = 3  # a worker process that lost its run to another one exits with this, writing nothing
 log = logging.getLogger(__name__)
 
 
@@ -52,13 +54,16 @@ def _retry_strategy():
     class Retry(BaseRetryStrategy):
         """A worker shut down mid-job: straight back on the queue. The provider's fault: again
         after 2, 4, … s, RETRIES attempts in all. A thread still held by a process whose lease
-        has not lapsed: again after the lease. Anything else: failed."""
+        has not lapsed: again after the lease, BUSY_ATTEMPTS attempts in all (then failed, its
+        holder named in the task's error). Anything else: failed."""
 
         def get_retry_decision(self, *, exception: BaseException, job: Any):
             if isinstance(exception, JobAborted):  # asked only when the worker is shutting down
                 return RetryDecision(retry_in={"seconds": 0})
             if isinstance(exception, RunBusy):
-                return RetryDecision(retry_in={"seconds": int(lease_seconds())})
+                if job.attempts + 1 >= BUSY_ATTEMPTS:
+                    return None
+                return RetryDecision(retry_in={"seconds": max(1, int(lease_seconds()))})
             faults = getattr(exception, "faults", RETRIES)  # counted per task: restarts are not faults
             if (pause := TASKS.retry_in(exception, faults)) is not None:
                 return RetryDecision(retry_in={"seconds": int(pause)})
@@ -69,10 +74,12 @@ def _retry_strategy():
 
 def make_app(url: str, sync: bool = True):
     """procrastinate's App on the store's database (connections without prepared statements:
-    PgBouncer in transaction mode works), with our one task registered."""
+    PgBouncer in transaction mode works), with our one task registered. Its pool holds one
+    connection: a worker polls for jobs (no LISTEN connection held open), so a worker process
+    needs two in all, this one and the store's."""
     import procrastinate
 
-    pool = {"conninfo": url, "min_size": 1, "max_size": 4, "kwargs": {"prepare_threshold": None}}
+    pool = {"conninfo": url, "min_size": 1, "max_size": 1, "kwargs": {"prepare_threshold": None}}
     connector = procrastinate.SyncPsycopgConnector(**pool) if sync else procrastinate.PsycopgConnector(**pool)
     app = procrastinate.App(connector=connector)
     app.task(name=TASK, queue=QUEUE, pass_context=True, retry=_retry_strategy())(write_job)
@@ -163,7 +170,14 @@ def write_job(context, batch_id: str, n: int) -> str:
         outcome = run_task(runs_dir, batch, task, should_stop=context.should_abort)
     except RunInterrupted as exc:
         raise JobAborted(f"stopped after a step of {task['thread_id']}") from exc
-    except RunBusy:
+    except LostClaim as exc:  # another worker runs the thread now: this process touches nothing
+        print(f"worker: {exc.message}", file=sys.stderr, flush=True)  # not even the job's row
+        os._exit(LOST_EXIT)
+    except RunBusy as exc:
+        if context.job.attempts + 1 >= BUSY_ATTEMPTS:
+            with Store(runs_dir) as store:
+                BatchTables(store.conn).set_error(batch_id, n, f"{_one_line(exc)} (still so after "
+                                                  f"{BUSY_ATTEMPTS} attempts)")  # fmt: skip
         raise
     except Exception as exc:
         faults = RETRIES
@@ -183,32 +197,51 @@ def write_job(context, batch_id: str, n: int) -> str:
 # --- worker processes -------------------------------------------------------------------------
 
 
-async def _requeue_stalled(app, every: float, stalled_after: float) -> None:
-    """Jobs whose worker stopped sending heartbeats go back on the queue."""
+def record_fault(runs_dir: str, job_id: int | None, kind: str, exc: BaseException) -> None:
+    """A maintenance loop's failure, kept for `batch status` (best effort: the database may
+    be what failed; the warning in the log is there either way)."""
+    try:
+        with Store(runs_dir) as store:
+            BatchTables(store.conn).add_queue_fault(job_id, f"{HOST}:{os.getpid()}", kind, _one_line(exc))
+    except Exception as again:
+        log.warning("could not record the %s failure of job %s: %s", kind, job_id, again)
+
+
+async def _requeue_stalled(app, every: float, stalled_after: float, runs_dir: str) -> None:
+    """Jobs whose worker stopped sending heartbeats go back on the queue. A failure is a
+    warning naming the job, and a row in queue_faults (`batch status` counts them)."""
     while True:
         await asyncio.sleep(every)
         try:
-            for job in await app.job_manager.get_stalled_jobs(
+            stalled = await app.job_manager.get_stalled_jobs(
                 queue=QUEUE, seconds_since_heartbeat=stalled_after
-            ):
+            )
+        except Exception as exc:  # the database is away for a moment: next time
+            log.warning("stalled-job check failed (no job read): %s", _one_line(exc))
+            await asyncio.to_thread(record_fault, runs_dir, None, "stalled-check", exc)
+            continue
+        for job in stalled:
+            try:
                 log.warning("job %s of a dead worker goes back on the queue", job.id)
                 await app.job_manager.retry_job(job)
-        except Exception as exc:  # the database is away for a moment: next time
-            log.debug("stalled-job check failed: %s", exc)
+            except Exception as exc:
+                log.warning("job %s of a dead worker could not go back on the queue: %s", job.id,
+                            _one_line(exc))  # fmt: skip
+                await asyncio.to_thread(record_fault, runs_dir, job.id, "requeue", exc)
 
 
 async def _serve(runs_dir: str, burst: bool) -> None:
     lease = lease_seconds()
     app = make_app(require_url(), sync=False)
     async with app.open_async():
-        side = asyncio.create_task(_requeue_stalled(app, max(0.5, lease / 3), lease))
+        side = asyncio.create_task(_requeue_stalled(app, max(0.5, lease / 3), lease, runs_dir))
         try:
             await app.run_worker_async(
                 queues=[QUEUE], concurrency=1, wait=not burst, name=f"{HOST}:{os.getpid()}",
                 additional_context={"runs_dir": runs_dir}, shutdown_graceful_timeout=0,
                 update_heartbeat_interval=max(0.5, lease / 6), stalled_worker_timeout=lease,
-                fetch_job_polling_interval=1.0, abort_job_polling_interval=1.0,
-                install_signal_handlers=True,
+                fetch_job_polling_interval=0.5, abort_job_polling_interval=1.0,
+                install_signal_handlers=True, listen_notify=False,
             )  # fmt: skip
         finally:
             side.cancel()
@@ -222,6 +255,10 @@ def serve(runs_dir: str, burst: bool = False) -> None:
     stopping = {"early": False}
     signal.signal(signal.SIGTERM, lambda *_: stopping.update(early=True))
     detach()
+    if store_url():
+        from reflectcli.store.pg import keep_pools
+
+        keep_pools()  # one pool for the process's life, not one per job
     logging.getLogger("procrastinate").setLevel(logging.WARNING)
     if stopping["early"]:
         return
@@ -260,7 +297,11 @@ def run_workers(runs_dir: str | Path, concurrency: int, burst: bool = False) -> 
         while any(proc.is_alive() for proc in procs):
             for i, proc in enumerate(procs):
                 proc.join(0.2)
-                if proc.exitcode not in (None, 0) and not stopped["signal"]:
+                if proc.exitcode == LOST_EXIT and not stopped["signal"]:
+                    print(f"worker: process {proc.pid} stopped: another worker took its run over; "
+                          "starting another", file=sys.stderr)  # fmt: skip
+                    procs[i] = start()
+                elif proc.exitcode not in (None, 0) and not stopped["signal"]:
                     print(f"worker: process {proc.pid} died ({proc.exitcode}); its job goes back on "
                           f"the queue after the lease; starting another in {pause:.0f} s",
                           file=sys.stderr)  # fmt: skip

@@ -55,12 +55,12 @@ class Memory:
     @contextmanager
     def _transaction(self) -> Iterator[MemoryTables]:
         if self.store is not None:
-            with self.store.transaction():
+            with self.store.transaction(exclusive=True):
                 yield MemoryTables(self.store.conn)
             return
         store = Store(self.runs_dir)
         try:
-            with store.transaction():
+            with store.transaction(exclusive=True):
                 yield MemoryTables(store.conn)
         finally:
             store.close()

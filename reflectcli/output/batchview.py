@@ -69,6 +69,11 @@ def print_status(console: Console, status: dict[str, Any], limit: int | None = N
     console.print(f"[bold]batch[/] [cyan]{escape(status['batch_id'])}[/] · {escape(status['source'])} · "
                   f"{mode} · {state}")  # fmt: skip
     console.print(headline(status))
+    faults = status.get("queue_faults") or {}
+    if faults.get("count"):
+        console.print(f"[yellow]{faults['count']} queue maintenance failure"
+                      f"{'s' if faults['count'] != 1 else ''}[/] (putting stalled jobs back on the queue; "
+                      f"last: {escape(str(faults['last'])[:120])}) — see the workers' log")  # fmt: skip
     items = status["items"]
     if limit is not None and len(items) > limit:
         order = {"failed": 0, "running": 1, "queued": 2, "cancelled": 3, "done": 4}

@@ -148,3 +148,25 @@ class BatchTables:
                                      f"({', '.join('?' * len(part))})", part)  # fmt: skip
             out.update({r[0]: dict(zip(keys, r, strict=True)) for r in rows})
         return out
+
+    def add_queue_fault(self, job_id: int | None, worker: str, kind: str, error: str) -> None:
+        """A failure of a queue worker's maintenance loop (putting a stalled job back, say)."""
+        self.conn.execute("INSERT INTO queue_faults (at, job_id, worker, kind, error) VALUES (?, ?, ?, ?, ?)",
+                          (time.time(), job_id, worker, kind, error))  # fmt: skip
+
+    def queue_faults(self, job_ids: list[int], since: float) -> dict[str, Any]:
+        """The maintenance failures that concern these jobs, or no job (the check itself failed)
+        since `since`: their count and the last one's error."""
+        count, last = 0, None
+        for i in range(0, max(1, len(job_ids)), 500):
+            part = job_ids[i : i + 500] or [-1]
+            rows = self.conn.execute(
+                f"SELECT at, error FROM queue_faults WHERE at >= ? AND (job_id IN "
+                f"({', '.join('?' * len(part))}){' OR job_id IS NULL' if i == 0 else ''})",
+                (since, *part),
+            ).fetchall()  # fmt: skip
+            count += len(rows)
+            for at, error in rows:
+                if last is None or at > last[0]:
+                    last = (at, error)
+        return {"count": count, "last": last[1] if last else None}

@@ -7,6 +7,13 @@ the config key `store`): shared by many machines. The same numbered migrations (
 connections, with a strict (no pickle, allow-listed msgpack) serializer. A run is owned through a
 lease (pid, host, expiry) renewed while it is alive, so a run whose host died is anyone's to
 resume once the lease runs out.
+
+Fencing: each claim of a run bumps its `generation`; the claimant keeps that number (its token)
+and every write it makes for the run (index row, snapshot, usage, journal, memory, status,
+release) runs in a transaction that first reads the row's generation (FOR SHARE on PostgreSQL,
+so a takeover waits for the write or the write sees the takeover) and stops with LostClaim when
+another claim came since. Leases are granted, renewed and judged by the database's clock
+(`db_now()`: PostgreSQL's now(); on SQLite, one host, the local clock), never the caller's.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from reflectcli.errors import RunBusy, UserError
+from reflectcli.errors import LostClaim, RunBusy, UserError
 from reflectcli.store.migrations import MIGRATIONS, migration_sql
 
 DB_NAME = "reflect.db"
@@ -86,21 +93,57 @@ def store_url() -> str | None:
     return url
 
 
+# Whether a run's lease is still running, by the database's clock (select it beside the owner).
+LEASE_LIVE = "(lease_until IS NULL OR lease_until > db_now()) AS lease_live"
+
+
+def process_start(pid: int) -> int | None:
+    """When process `pid` started (clock ticks since boot: /proc/<pid>/stat, field 22). With
+    the pid it names one process: a pid reused later has a later start. None where unknown."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    try:  # the name (field 2) may hold spaces and parentheses: fields 3... follow the last ')'
+        return int(stat.rsplit(b")", 1)[1].split()[19])
+    except (IndexError, ValueError):
+        return None
+
+
+_STARTS: dict[int, int | None] = {}
+
+
+def my_start() -> int | None:
+    """This process's start (per pid: a forked child has its own)."""
+    pid = os.getpid()
+    if pid not in _STARTS:
+        _STARTS[pid] = process_start(pid)
+    return _STARTS[pid]
+
+
 def owner_alive(run: dict[str, Any]) -> bool:
-    """Is the process that claimed this run still alive? On its own host the pid says (a killed
-    one leaves no stuck lock); elsewhere its lease does, until it expires unrenewed."""
+    """Is the process that claimed this run still alive? On its own host the pid and its start
+    time say (a killed one leaves no stuck lock, a reused pid is not the owner); elsewhere its
+    lease does, until it expires unrenewed (`lease_live`, judged by the database's clock)."""
     pid, host = run.get("owner_pid"), run.get("owner_host")
     if not pid:
         return False
     if host != HOST:
-        lease = run.get("lease_until")
+        if "lease_live" in run:
+            return bool(run["lease_live"])
+        lease = run.get("lease_until")  # a row read without LEASE_LIVE
         return lease is None or lease > time.time()  # None: claimed before leases existed
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass
+    started = run.get("owner_started")
+    if started is not None:
+        now = process_start(pid)
+        if now is not None and now != started:
+            return False  # the pid was reused by an unrelated process
     return True
 
 
@@ -137,9 +180,14 @@ def _private(folder: Path) -> None:
         pass
 
 
+def _sqlite_now() -> float:
+    return time.time()
+
+
 def _connect(path: str | Path, **kwargs: Any) -> sqlite3.Connection:
     conn = sqlite3.connect(str(path), timeout=30, check_same_thread=False, **kwargs)
     conn.execute("PRAGMA busy_timeout = 30000")
+    conn.create_function("db_now", 0, _sqlite_now)  # one host: its clock is the database's
     return conn
 
 
@@ -155,6 +203,33 @@ def _set_wal(conn: sqlite3.Connection, patience: float = 30.0) -> None:
             if "locked" not in str(exc) or time.monotonic() > deadline:
                 raise
             time.sleep(0.01)
+
+
+def _fenced(saver_class: type, store: Store) -> type:
+    """The saver, refusing a checkpoint of a thread whose claim this store lost (the check
+    just before the write, on the store's connection: the checkpointer has its own)."""
+
+    class Fenced(saver_class):
+        def put(self, config, *args, **kwargs):
+            store.check_claim(config["configurable"]["thread_id"])
+            return super().put(config, *args, **kwargs)
+
+        def put_writes(self, config, *args, **kwargs):
+            store.check_claim(config["configurable"]["thread_id"])
+            return super().put_writes(config, *args, **kwargs)
+
+    Fenced.__name__ = Fenced.__qualname__ = f"Fenced{saver_class.__name__}"
+    return Fenced
+
+
+class _NoContext:
+    """A context that does nothing (cheaper than contextlib.nullcontext() per write)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
 
 
 class _NeedsUpgrade(Exception):
@@ -173,7 +248,9 @@ class Store:
         self.url = url if url is not None else store_url()
         self.dialect = "postgres" if self.url else "sqlite"
         self._others: list[Any] = []  # the checkpointer's connections
-        self._journal_lock = threading.Lock()  # calls at once journal from several threads
+        self._fences: dict[str, int] = {}  # thread id -> the generation this store's claim holds
+        self._lock = threading.RLock()  # one transaction at a time on this store's connection
+        self._depth = 0  # transactions open (nested ones join the outermost)
         if self.url:
             self._open_postgres(read_only)
             return
@@ -232,7 +309,10 @@ class Store:
                 raise UserError(f"cannot create runs directory {self.runs_dir}: {exc.strerror}",
                                 hint="pass a writable --runs-dir") from exc  # fmt: skip
         try:
-            self.conn = Connection(self.url, connect_timeout=10)
+            # a transaction idle this long is a stopped process's: the server ends it (a slow but
+            # live one, starved of CPU for a moment, keeps its session)
+            idle = max(30.0, 2 * lease_seconds())
+            self.conn = Connection(self.url, connect_timeout=10, idle_ms=int(idle * 1000))
         except Exception as exc:  # psycopg.OperationalError: refused, unknown db, auth
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise UserError(f"cannot reach the PostgreSQL store {safe_url(self.url)}: {first}",
@@ -289,16 +369,63 @@ class Store:
         except _NeedsUpgrade:
             return cls(runs_dir)  # applies the missing migrations
 
+    def _begin(self, exclusive: bool = False) -> str:
+        """SQLite: BEGIN IMMEDIATE (its one writer). PostgreSQL: BEGIN, row locks doing the
+        rest; `exclusive` adds one advisory lock, for the few read-then-write jobs across many
+        rows (the library, the memory bank) that no row lock covers."""
+        return "BEGIN IMMEDIATE" if self.dialect == "sqlite" or exclusive else "BEGIN"
+
     @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """Several writes, one commit (one sync to disk)."""
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
+    def transaction(self, exclusive: bool = False) -> Iterator[None]:
+        """Several writes, one commit (one sync to disk). While this store holds a claim, the
+        transaction starts by checking it (LostClaim when another process took the run)."""
+        with self._lock:
+            if self._depth:  # inside an open one: part of it
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            self.conn.execute(self._begin(exclusive))
+            self._depth = 1
+            try:
+                for thread_id in list(self._fences):
+                    self._check_fence(thread_id)
+                yield
+            except BaseException:
+                self._depth = 0
+                try:
+                    self.conn.execute("ROLLBACK")
+                except Exception:  # the connection is gone: so is the transaction
+                    pass
+                raise
+            self._depth = 0
+            self.conn.execute("COMMIT")
+
+    def _check_fence(self, thread_id: str) -> None:
+        """Raise LostClaim unless the run's generation is still the one this store claimed."""
+        lock = " FOR SHARE" if self.dialect == "postgres" and self._depth else ""
+        row = self.conn.execute(f"SELECT generation FROM runs WHERE thread_id = ?{lock}",
+                                (thread_id,)).fetchone()  # fmt: skip
+        if row is None or row[0] != self._fences[thread_id]:
+            raise LostClaim(thread_id)
+
+    def check_claim(self, thread_id: str) -> None:
+        """LostClaim if this store claimed `thread_id` and another claim came since (a no-op
+        for a thread it does not hold)."""
+        if thread_id in self._fences:
+            with self._lock:
+                self._check_fence(thread_id)
+
+    def _owned(self, thread_id: str):
+        """The context for one of the run owner's writes: a fenced transaction while this
+        store holds the thread, nothing more otherwise."""
+        return self.transaction() if thread_id in self._fences else _NoContext()
+
+    def generation(self, thread_id: str) -> int | None:
+        """The fencing token this store holds for the thread (None: it holds none)."""
+        return self._fences.get(thread_id)
 
     # --- schema ---------------------------------------------------------------------------
 
@@ -311,9 +438,13 @@ class Store:
         # Poll with try-lock rather than wait in pg_advisory_lock: a waiting statement holds a
         # snapshot, and LangGraph's setup (CREATE INDEX CONCURRENTLY) waits for every snapshot,
         # so two processes setting up at once would wait for each other for ever.
+        import psycopg  # a session lock: on a connection of its own, not one of the pool's
+
+        session = psycopg.connect(self.url, autocommit=True, prepare_threshold=None, connect_timeout=10)
         deadline = time.monotonic() + SCHEMA_LOCK_WAIT
-        while not self.conn.execute("SELECT pg_try_advisory_lock(7243019)").fetchone()[0]:
+        while not session.execute("SELECT pg_try_advisory_lock(7243019)").fetchone()[0]:
             if time.monotonic() > deadline:
+                session.close()
                 raise UserError(
                     f"the database schema has been locked by another session for {SCHEMA_LOCK_WAIT:g}s",
                     hint="another reflectcli may be creating the tables; if none is, a pooler may hold "
@@ -323,7 +454,7 @@ class Store:
         try:
             yield
         finally:
-            self.conn.execute("SELECT pg_advisory_unlock(7243019)")
+            session.close()  # (which ends the lock)
 
     def migrate(self) -> None:
         """Apply the numbered migrations not yet recorded, in order, each in a transaction. On
@@ -369,22 +500,16 @@ class Store:
             raise
 
     def checkpointer(self):
-        """LangGraph's saver on this store (SqliteSaver on the file, PostgresSaver on a pool of
-        autocommit, dict-row connections), strict: JSON-like types only, never pickle."""
+        """LangGraph's saver on this store (SqliteSaver on the file, PostgresSaver on the
+        process's pool), strict: JSON-like types only, never pickle."""
         from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
         serde = JsonPlusSerializer(pickle_fallback=False, allowed_msgpack_modules=None)
         if self.dialect == "postgres":
             from langgraph.checkpoint.postgres import PostgresSaver
-            from psycopg.rows import dict_row
-            from psycopg_pool import ConnectionPool
 
-            pool = ConnectionPool(
-                self.url, min_size=1, max_size=2, open=True, timeout=30,
-                kwargs={"autocommit": True, "prepare_threshold": None, "row_factory": dict_row},
-            )  # fmt: skip
-            self._others.append(pool)
-            saver = PostgresSaver(pool, serde=serde)
+            # the process's pool (autocommit; the saver asks for dict rows per cursor)
+            saver = _fenced(PostgresSaver, self)(self.conn.pool, serde=serde)
             if not self._saver_ready(len(saver.MIGRATIONS)):
                 with self._schema_lock():
                     saver.setup()
@@ -393,7 +518,7 @@ class Store:
 
         conn = _connect(self.path)
         self._others.append(conn)
-        saver = SqliteSaver(conn, serde=serde)
+        saver = _fenced(SqliteSaver, self)(conn, serde=serde)
         saver.setup()
         return saver
 
@@ -444,13 +569,15 @@ class Store:
         if "settings" in fields and not isinstance(fields["settings"], str):
             fields["settings"] = json.dumps(fields["settings"])
         assignments = ", ".join(f"{name} = ?" for name in fields)
-        self.conn.execute(
-            f"UPDATE runs SET {assignments}, updated_at = ? WHERE thread_id = ?",
-            (*fields.values(), time.time(), thread_id),
-        )
+        with self._owned(thread_id):
+            self.conn.execute(
+                f"UPDATE runs SET {assignments}, updated_at = ? WHERE thread_id = ?",
+                (*fields.values(), time.time(), thread_id),
+            )
 
     def get_run(self, thread_id: str) -> dict[str, Any] | None:
-        row = self.conn.execute("SELECT * FROM runs WHERE thread_id = ?", (thread_id,)).fetchone()
+        row = self.conn.execute(f"SELECT *, {LEASE_LIVE} FROM runs WHERE thread_id = ?",
+                                (thread_id,)).fetchone()  # fmt: skip
         if row is None:
             return None
         run = dict(row)
@@ -460,46 +587,74 @@ class Store:
 
     # --- ownership: one process per thread ------------------------------------------------
 
-    def acquire(self, thread_id: str) -> None:
-        """Claim the thread for this process (a lease: pid, host, expiry); refuse when a live
-        process holds it. The claim is a compare-and-swap on the owner read, so two processes
-        on two hosts racing for one thread cannot both win."""
-        me = os.getpid()
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            row = self.conn.execute(
-                "SELECT owner_pid, owner_host, lease_until FROM runs WHERE thread_id = ?", (thread_id,)
-            ).fetchone()
-            held = dict(row) if row else {}
-            mine = held.get("owner_pid") == me and held.get("owner_host") == HOST
-            if held.get("owner_pid") and not mine and owner_alive(held):
-                host = str(held.get("owner_host") or "")
-                where = "" if host == HOST else f" on {host.split('~')[0]}"
-                raise RunBusy(
-                    f"thread {thread_id} is being run by another process (pid {held['owner_pid']}{where})",
-                    hint="wait for it to finish, or stop it first"
-                    + ("" if not where else f"; its claim lapses {lease_seconds():.0f} s after its "
-                       "host stops renewing it"),
-                )  # fmt: skip
-            claimed = self.conn.execute(
-                "UPDATE runs SET owner_pid = ?, owner_host = ?, lease_until = ? WHERE thread_id = ? "
-                "AND COALESCE(owner_pid, 0) = ? AND COALESCE(owner_host, '') = ?",
-                (me, HOST, time.time() + lease_seconds(), thread_id,
-                 held.get("owner_pid") or 0, held.get("owner_host") or ""),
-            ).rowcount  # fmt: skip
-            if row and not claimed:
-                raise RunBusy(f"thread {thread_id} was just claimed by another process",
-                                hint="wait for it to finish, or stop it first")  # fmt: skip
-            self.conn.execute("COMMIT")
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
+    def acquire(self, thread_id: str) -> int | None:
+        """Claim the thread for this process (a lease: pid, host, process start, expiry by the
+        database's clock) and take a new fencing token (the run's generation, bumped); refuse
+        when a live process holds it. The claim is a compare-and-swap on the generation read
+        (a row lock on PostgreSQL), so two processes on two hosts racing cannot both win.
+        Returns the token (None for a thread with no run row)."""
+        me, start = os.getpid(), my_start()
+        lock = " FOR UPDATE" if self.dialect == "postgres" else ""
+        with self._lock:
+            self.conn.execute(self._begin())
+            try:
+                row = self.conn.execute(
+                    f"SELECT owner_pid, owner_host, owner_started, generation, {LEASE_LIVE} FROM runs "
+                    f"WHERE thread_id = ?{lock}", (thread_id,)
+                ).fetchone()  # fmt: skip
+                held = dict(row) if row else {}
+                mine = (held.get("owner_pid") == me and held.get("owner_host") == HOST
+                        and held.get("owner_started") in (None, start))  # fmt: skip
+                if held.get("owner_pid") and not mine and owner_alive(held):
+                    host = str(held.get("owner_host") or "")
+                    where = "" if host == HOST else f" on {host.split('~')[0]}"
+                    raise RunBusy(
+                        f"thread {thread_id} is being run by another process "
+                        f"(pid {held['owner_pid']}{where})",
+                        hint="wait for it to finish, or stop it first"
+                        + ("" if not where else f"; its claim lapses {lease_seconds():.0f} s after its "
+                           "host stops renewing it"),
+                    )  # fmt: skip
+                claimed = None
+                if row and mine and self._fences.get(thread_id) == held["generation"]:
+                    claimed = self.conn.execute(  # this store's claim still: renewed, same token
+                        "UPDATE runs SET lease_until = db_now() + ? WHERE thread_id = ? RETURNING generation",
+                        (lease_seconds(), thread_id),
+                    ).fetchone()
+                elif row:
+                    claimed = self.conn.execute(
+                        "UPDATE runs SET owner_pid = ?, owner_host = ?, owner_started = ?, "
+                        "lease_until = db_now() + ?, generation = generation + 1 "
+                        "WHERE thread_id = ? AND generation = ? RETURNING generation",
+                        (me, HOST, start, lease_seconds(), thread_id, held["generation"]),
+                    ).fetchone()  # fmt: skip
+                    if not claimed:
+                        raise RunBusy(f"thread {thread_id} was just claimed by another process",
+                                      hint="wait for it to finish, or stop it first")  # fmt: skip
+                self.conn.execute("COMMIT")
+            except BaseException:
+                try:
+                    self.conn.execute("ROLLBACK")
+                except Exception:
+                    pass
+                raise
+        if claimed:
+            self._fences[thread_id] = int(claimed[0])
+            return int(claimed[0])
+        return None
 
-    def renew(self, thread_id: str) -> bool:
-        """Extend this process's lease on the thread; False when it no longer holds it."""
+    def renew(self, thread_id: str, generation: int | None = None) -> bool:
+        """Extend the lease of the claim `generation` (this store's own by default) by the
+        database's clock; False when that claim is no longer the run's."""
+        generation = self._fences.get(thread_id) if generation is None else generation
+        if generation is None:
+            return bool(self.conn.execute(
+                "UPDATE runs SET lease_until = db_now() + ? WHERE thread_id = ? AND owner_pid = ? "
+                "AND owner_host = ?", (lease_seconds(), thread_id, os.getpid(), HOST),
+            ).rowcount)  # fmt: skip
         return bool(self.conn.execute(
-            "UPDATE runs SET lease_until = ? WHERE thread_id = ? AND owner_pid = ? AND owner_host = ?",
-            (time.time() + lease_seconds(), thread_id, os.getpid(), HOST),
+            "UPDATE runs SET lease_until = db_now() + ? WHERE thread_id = ? AND generation = ?",
+            (lease_seconds(), thread_id, generation),
         ).rowcount)  # fmt: skip
 
     @contextmanager
@@ -510,13 +665,14 @@ class Store:
         another process may have taken the thread; the run must stop at its next step."""
         stop, lost = threading.Event(), threading.Event()
         every = lease_seconds() / 3
+        generation = self._fences.get(thread_id)
 
         def renew() -> None:
             other, renewed = None, time.monotonic()
             while not stop.wait(every):
                 try:
                     other = other or self.reopen()
-                    if not other.renew(thread_id):
+                    if not other.renew(thread_id, generation):
                         lost.set()
                         break
                     renewed = time.monotonic()
@@ -538,16 +694,25 @@ class Store:
             worker.join(timeout=5)
 
     def release(self, thread_id: str) -> None:
+        """Give the claim up (only this store's own claim: never a newer owner's)."""
+        generation = self._fences.pop(thread_id, None)
+        if generation is None:
+            self.conn.execute(
+                "UPDATE runs SET owner_pid = NULL, owner_host = NULL, owner_started = NULL, "
+                "lease_until = NULL WHERE thread_id = ? AND owner_pid = ? AND owner_host = ?",
+                (thread_id, os.getpid(), HOST),
+            )
+            return
         self.conn.execute(
-            "UPDATE runs SET owner_pid = NULL, owner_host = NULL, lease_until = NULL "
-            "WHERE thread_id = ? AND owner_pid = ? AND owner_host = ?",
-            (thread_id, os.getpid(), HOST),
+            "UPDATE runs SET owner_pid = NULL, owner_host = NULL, owner_started = NULL, "
+            "lease_until = NULL WHERE thread_id = ? AND generation = ?",
+            (thread_id, generation),
         )
 
     # --- call journal -----------------------------------------------------------------------
 
     def journal_get(self, key: str) -> dict[str, Any] | None:
-        with self._journal_lock:
+        with self._lock:
             row = self.conn.execute("SELECT answer FROM call_journal WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
@@ -560,32 +725,38 @@ class Store:
         ).fetchone()[0]
 
     def journal_put(self, key: str, thread_id: str, step: str, answer: dict[str, Any]) -> None:
-        with self._journal_lock:
-            self.conn.execute(
-                "INSERT INTO call_journal VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
-                "thread_id = excluded.thread_id, step = excluded.step, model = excluded.model, "
-                "answer = excluded.answer, created_at = excluded.created_at",
-                (key, thread_id, step, answer.get("model", ""), json.dumps(answer), time.time()),
-            )
+        with self._lock, self._owned(thread_id):  # calls at once journal from several threads
+            self._journal_put(key, thread_id, step, answer)
+
+    def _journal_put(self, key: str, thread_id: str, step: str, answer: dict[str, Any]) -> None:
+        self.conn.execute(
+            "INSERT INTO call_journal VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
+            "thread_id = excluded.thread_id, step = excluded.step, model = excluded.model, "
+            "answer = excluded.answer, created_at = excluded.created_at",
+            (key, thread_id, step, answer.get("model", ""), json.dumps(answer), time.time()),
+        )
 
     # --- state snapshots and housekeeping ---------------------------------------------------
 
     def save_state(self, thread_id: str, state: dict[str, Any]) -> None:
         """The run's latest state as JSON: what show/export/diff read, without LangGraph."""
-        self.conn.execute(
-            "INSERT INTO run_state VALUES (?, ?) ON CONFLICT(thread_id) DO UPDATE SET state = excluded.state",
-            (thread_id, json.dumps(state, ensure_ascii=False, separators=(",", ":"))),
-        )
+        with self._owned(thread_id):
+            self.conn.execute(
+                "INSERT INTO run_state VALUES (?, ?) ON CONFLICT(thread_id) DO UPDATE SET "
+                "state = excluded.state",
+                (thread_id, json.dumps(state, ensure_ascii=False, separators=(",", ":"))),
+            )
 
     def save_usage(self, thread_id: str, usage: dict[str, dict[str, Any]]) -> None:
-        self.conn.execute("DELETE FROM run_usage WHERE thread_id = ?", (thread_id,))
-        self.conn.executemany(
-            "INSERT INTO run_usage (thread_id, model, calls, prompt_tokens, completion_tokens, cost, "
-            "cache_read_tokens, cache_creation_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(thread_id, model, u["calls"], u["prompt_tokens"], u["completion_tokens"], u["cost"],
-              u.get("cache_read_tokens", 0), u.get("cache_creation_tokens", 0))
-             for model, u in usage.items()],
-        )  # fmt: skip
+        with self._owned(thread_id):
+            self.conn.execute("DELETE FROM run_usage WHERE thread_id = ?", (thread_id,))
+            self.conn.executemany(
+                "INSERT INTO run_usage (thread_id, model, calls, prompt_tokens, completion_tokens, cost, "
+                "cache_read_tokens, cache_creation_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(thread_id, model, u["calls"], u["prompt_tokens"], u["completion_tokens"], u["cost"],
+                  u.get("cache_read_tokens", 0), u.get("cache_creation_tokens", 0))
+                 for model, u in usage.items()],
+            )  # fmt: skip
 
     def load_state(self, thread_id: str) -> dict[str, Any] | None:
         row = self.conn.execute("SELECT state FROM run_state WHERE thread_id = ?", (thread_id,)).fetchone()
@@ -607,15 +778,10 @@ class Store:
     def compact(self, thread_id: str) -> None:
         """A finished run needs no checkpoints and no journal: its state snapshot holds every
         version, review, decision and trace event that show/export/diff read."""
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
+        with self.transaction():
             for table in self._langgraph_tables():
                 self.conn.execute(f"DELETE FROM {table} WHERE thread_id = ?", (thread_id,))
             self.conn.execute("DELETE FROM call_journal WHERE thread_id = ?", (thread_id,))
-            self.conn.execute("COMMIT")
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
         self._vacuum()
 
     def delete_run(self, thread_id: str) -> bool:

@@ -235,6 +235,22 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE run_usage ADD COLUMN cache_creation_tokens INTEGER NOT NULL DEFAULT 0
         """,
     ),
+    (
+        "013_fencing",  # a claim's generation (the fencing token), its process's start, queue faults
+        """
+        ALTER TABLE runs ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE runs ADD COLUMN owner_started INTEGER;
+        CREATE TABLE queue_faults (
+            id      INTEGER PRIMARY KEY AUTOINCREMENT,
+            at      REAL NOT NULL,
+            job_id  INTEGER,
+            worker  TEXT NOT NULL,
+            kind    TEXT NOT NULL,
+            error   TEXT NOT NULL
+        );
+        CREATE INDEX queue_faults_job ON queue_faults (job_id)
+        """,
+    ),
 ]
 
 # PostgreSQL's text for the migrations SQLite writes with its own extensions: full-text search
@@ -262,6 +278,11 @@ def _postgres(name: str, sql: str) -> str:
             "CREATE INDEX chunk_index_stems ON chunk_index USING GIN (stems)"
         )
     sql = _VIRTUAL.sub(lambda m: _FTS.format(name=m.group(1)), sql)
+    if name == "011_fencing":  # leases are judged by the database's clock (SQLite: a Python function)
+        sql += (
+            ";\nCREATE OR REPLACE FUNCTION db_now() RETURNS double precision "
+            "AS 'SELECT EXTRACT(EPOCH FROM now())::double precision' LANGUAGE SQL STABLE"
+        )
     if name == "001_runs":  # history's search uses instr(), which PostgreSQL spells strpos()
         sql += (
             ";\nCREATE OR REPLACE FUNCTION instr(text, text) RETURNS integer "

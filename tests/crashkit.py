@@ -62,6 +62,9 @@ def install_points(callback: Callable[[str], None]) -> Callable[[], None]:
     saved: dict[str, threading.Event] = {}  # checkpoint id -> its tasks' writes are saved
     lock = threading.Lock()
 
+    def original(self) -> tuple:  # the saver's own methods (a subclass, e.g. the fenced one, shares them)
+        return next(originals[c] for c in type(self).__mro__ if c in originals)
+
     def writes_saved(checkpoint_id: str | None) -> threading.Event:
         with lock:
             return saved.setdefault(str(checkpoint_id), threading.Event())
@@ -71,7 +74,7 @@ def install_points(callback: Callable[[str], None]) -> Callable[[], None]:
         callback(f"journal:{step}")
 
     def put_writes_hook(self, config, writes, task_id, task_path=""):
-        originals[type(self)][1](self, config, writes, task_id, task_path)
+        original(self)[1](self, config, writes, task_id, task_path)
         writes_saved(config["configurable"].get("checkpoint_id")).set()
 
     def put_hook(self, config, checkpoint, metadata, new_versions):
@@ -82,7 +85,7 @@ def install_points(callback: Callable[[str], None]) -> Callable[[], None]:
         # S is not (on resume the step is not run again: its writes come back as cached)
         if isinstance(step, int) and step >= 1 and writes_saved(parent).wait(10):
             callback(f"writes:{step}")
-        result = originals[type(self)][0](self, config, checkpoint, metadata, new_versions)
+        result = original(self)[0](self, config, checkpoint, metadata, new_versions)
         callback(f"checkpoint:{step}")
         return result
 

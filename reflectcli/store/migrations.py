@@ -278,7 +278,7 @@ def _postgres(name: str, sql: str) -> str:
             "CREATE INDEX chunk_index_stems ON chunk_index USING GIN (stems)"
         )
     sql = _VIRTUAL.sub(lambda m: _FTS.format(name=m.group(1)), sql)
-    if name == "011_fencing":  # leases are judged by the database's clock (SQLite: a Python function)
+    if name == "013_fencing":  # leases are judged by the database's clock (SQLite: a Python function)
         sql += (
             ";\nCREATE OR REPLACE FUNCTION db_now() RETURNS double precision "
             "AS 'SELECT EXTRACT(EPOCH FROM now())::double precision' LANGUAGE SQL STABLE"

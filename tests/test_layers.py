@@ -19,6 +19,7 @@ ALLOWED = {
     "errors": set(),
     "retry": {"errors"},  # the one retry policy: models, graph (budget) and batch use it
     "pool": set(),
+    "jsonl": set(),
     "configfile": {"errors"},
     "config": {"configfile", "errors", "writing"},
     "writing": {"errors"},
@@ -27,8 +28,8 @@ ALLOWED = {
     "output": {"graph", "writing", "errors"},
     "sources": {"store", "writing", "errors", "pool"},
     "memory": {"store", "writing", "errors"},
-    "eval": {"runner", "models", "output", "store", "config", "writing", "errors"},
-    "batch": {"runner", "output", "store", "config", "retry", "errors"},
+    "eval": {"runner", "models", "output", "store", "config", "writing", "jsonl", "errors"},
+    "batch": {"runner", "output", "store", "config", "retry", "jsonl", "errors"},
     "graph": {"models", "writing", "sources", "config", "retry", "errors", "pool"},
     "runner": {"graph", "models", "writing", "output", "store", "sources", "memory", "config", "retry",
                "errors"},  # fmt: skip

@@ -5,12 +5,12 @@ nothing (a typo on line 57 is cheaper to fix before 200 paid runs than after).""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from reflectcli.config import Settings, resume_settings
 from reflectcli.errors import UserError
+from reflectcli.jsonl import records
 from reflectcli.runner import MAX_TASK_CHARS, new_thread_id
 from reflectcli.store.db import THREAD_ID
 
@@ -51,14 +51,7 @@ def parse(text: str, where: str, base: dict[str, Any]) -> list[dict[str, Any]]:
     """The batch's tasks (each with its line, thread id and overrides); a UserError listing
     every bad line if any is bad. `base` is the settings every task starts from."""
     tasks, problems, seen = [], [], {}
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(f"{where}:{n}: not JSON ({exc.msg} at column {exc.colno})")
-            continue
+    for n, item in records(text, where, problems):
         why = _invalid(item, base)
         if why:
             problems.append(f"{where}:{n}: {why}")

@@ -6,11 +6,11 @@ each task of the suite is matched to the article with its `id`."""
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 from reflectcli.errors import UserError
+from reflectcli.jsonl import records
 
 
 def load(path: str | Path, name: str | None = None) -> dict[str, Any]:
@@ -23,14 +23,7 @@ def load(path: str | Path, name: str | None = None) -> dict[str, Any]:
         raise UserError(f"--against-outputs {file}: cannot read it ({why})", exit_code=2) from exc
     articles: dict[str, str] = {}
     problems = []
-    for n, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(f"{file}:{n}: not JSON ({exc.msg} at column {exc.colno})")
-            continue
+    for n, item in records(raw.decode("utf-8", errors="replace"), str(file), problems, comments=False):
         if not isinstance(item, dict) or not isinstance(item.get("id"), (str, int)) or isinstance(
             item.get("id"), bool
         ):  # fmt: skip

@@ -9,12 +9,12 @@ is reported, one line each, with its number."""
 
 from __future__ import annotations
 
-import json
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from reflectcli.errors import UserError
+from reflectcli.jsonl import records
 
 BUILTIN = ("smoke", "standard")
 KEYS = ("task", "reference", "tags", "overrides", "length", "id", "prompt", "topic", "language")
@@ -30,14 +30,7 @@ def builtin_text(name: str) -> str:
 def parse(text: str, where: str) -> list[dict[str, Any]]:
     """The suite's tasks; a UserError listing every bad line (one line each) if any is bad."""
     tasks, problems = [], []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(f"{where}:{n}: not JSON ({exc.msg} at column {exc.colno})")
-            continue
+    for n, item in records(text, where, problems):
         why = _invalid(item)
         if why:
             problems.append(f"{where}:{n}: {why}")

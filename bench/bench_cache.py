@@ -13,14 +13,21 @@ prefix byte for byte, per step kind; and cached tokens counted and priced from a
     The baseline, in the same process: the same two runs with writing/prompts.py as it is at
     `--baseline REV` (default: where this branch left main, `git merge-base HEAD main`), loaded
     from git and swapped in for the run (keyword arguments it does not take are dropped).
+    Each run twice: with `prompt_cache` off (a provider without a cache: a section rewrite
+    carries its section and neighbours' edges) and on (a section rewrite begins with its
+    review's system message, the reviewed article included). The target is judged on the
+    runs with it on: a provider without a cache gains nothing from a shared prefix.
     Target: >= 60 % in drafting and in section revision.
 
 (b) Counted and priced. The same 6-section run through litellm against tests/openai_server.py
     with `prompt_cache=True` (its usage reports, as `prompt_tokens_details.cached_tokens`, the
-    prefix each prompt shares with an earlier one) and the model name `openai/gpt-4o-mini`, so
-    litellm prices it: the run's cached tokens in the trace, `summarize` and the stored usage
-    (`stats`), and its cost against the same tokens priced without the cache, both from
-    litellm's price map (`cache_read_input_token_cost` for the cached part).
+    prefix each prompt shares with an earlier one) under two model names litellm prices,
+    `openai/gpt-5-mini` (cached input at a tenth of the input rate: `prompt_cache = "auto"`
+    turns shaping on) and `openai/gpt-4o-mini` (at half: auto leaves it off), each run with
+    `prompt_cache` on and off: the run's cached tokens in the trace, `summarize` and the stored
+    usage (`stats`), its cost against the same tokens priced without the cache, both from
+    litellm's price map (`cache_read_input_token_cost` for the cached part), and the cost of
+    on against off (what carrying the reviewed article into section rewrites costs).
 
     python bench/bench_cache.py [--no-server]
 """
@@ -113,11 +120,14 @@ def corpus(folder: Path) -> Path:
     return folder
 
 
-def fake_run(tmp: Path, sources: bool) -> tuple[list[tuple[str, list[dict[str, Any]]]], dict]:
+Calls = list[tuple[str, list[dict[str, Any]]]]
+
+
+def fake_run(tmp: Path, sources: bool, caches: bool = False) -> tuple[Calls, dict]:
     clients: list[FakeClient] = []
 
     def make(model: str) -> FakeClient:
-        client = FakeClient(model, LongSections(scores=SCORES, sections=SECTIONS))
+        client = FakeClient(model, LongSections(scores=SCORES, sections=SECTIONS), caches_prompts=caches)
         clients.append(client)
         return client
 
@@ -140,7 +150,7 @@ def fake_run(tmp: Path, sources: bool) -> tuple[list[tuple[str, list[dict[str, A
     return calls, result.summary
 
 
-def report(label: str, table: dict[str, tuple[int, int, int]]) -> list[str]:
+def report(label: str, table: dict[str, tuple[int, int, int]], judged: bool = True) -> list[str]:
     missed = []
     print(f"\n{label}")
     print(f"  {'step kind':<18} {'calls':>5} {'prompt bytes':>13} {'shared':>10} {'share':>7}")
@@ -151,8 +161,8 @@ def report(label: str, table: dict[str, tuple[int, int, int]]) -> list[str]:
         share = shared / total if total else 0.0
         flag = ""
         if kind in ("draft", "section revision"):
-            flag = "  OK" if share >= TARGET else "  BELOW TARGET"
-            if share < TARGET:
+            flag = ("  OK" if share >= TARGET else "  BELOW TARGET") if judged else ""
+            if share < TARGET and judged:
                 missed.append(f"{label}: {kind}")
         print(f"  {kind:<18} {n:>5} {total:>13} {shared:>10} {share:>6.0%}{flag}")
     n = sum(v[0] for v in table.values())
@@ -162,8 +172,8 @@ def report(label: str, table: dict[str, tuple[int, int, int]]) -> list[str]:
     return missed
 
 
-def server_run(tmp: Path) -> None:
-    """(b): cached tokens from a server's usage, counted and priced."""
+def server_run(tmp: Path, model: str = "openai/gpt-5-mini", prompt_cache: str = "auto") -> float:
+    """(b): cached tokens from a server's usage, counted and priced; returns the run's cost."""
     sys.path.insert(0, str(ROOT / "tests"))
     from openai_server import OpenAIServer, answer, step_of
 
@@ -175,13 +185,12 @@ def server_run(tmp: Path) -> None:
     for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
         os.environ.pop(var, None)
     os.environ["NO_PROXY"] = "127.0.0.1,localhost"
-    model = "openai/gpt-4o-mini"
     with OpenAIServer(lambda body: answer(responder(step_of(body), body["messages"])),
                       prompt_cache=True) as server:  # fmt: skip
         runs_dir = Path(tempfile.mkdtemp(dir=tmp, prefix="server-"))
         settings = Settings(model=model, api_base=server.base_url, runs_dir=str(runs_dir),
                             max_sections=SECTIONS, max_rounds=len(SCORES), threshold=THRESHOLD,
-                            retries=0, timeout=30.0)  # fmt: skip
+                            retries=0, timeout=30.0, prompt_cache=prompt_cache)  # fmt: skip
         result = Runner(Renderer(quiet=True)).write(TASK, settings)
         requests = server.count
     litellm = _litellm()
@@ -199,7 +208,7 @@ def server_run(tmp: Path) -> None:
     )
     usage = stats(str(runs_dir))["per_model"]
     print(f"\n(b) {len(calls)} calls ({requests} requests) through litellm to the scripted server with "
-          f"prompt_cache=True, model {model}")  # fmt: skip
+          f"prompt_cache=True, model {model}, setting prompt_cache = {prompt_cache}")  # fmt: skip
     print(
         f"  input tokens {s['prompt_tokens']}, of which cached {s['cache_read_tokens']} "
         f"({s['cache_read_tokens'] / max(1, s['prompt_tokens']):.0%}); output {s['completion_tokens']}"
@@ -217,6 +226,7 @@ def server_run(tmp: Path) -> None:
     print(f"  counted and priced at the cached rate: {'OK' if ok else 'MISMATCH'}")
     if not ok:
         raise SystemExit(1)
+    return s["cost"]
 
 
 def baseline_prompts(rev: str):
@@ -273,13 +283,14 @@ def main() -> int:
     missed: list[str] = []
     with tempfile.TemporaryDirectory(prefix="reflectcli-cache-") as name:
         tmp = Path(name)
-        for sources in (False, True):
+        for sources, caches in ((False, False), (False, True), (True, False), (True, True)):
             what = "local sources" if sources else "no sources"
-            calls, summary = fake_run(tmp, sources)
+            calls, summary = fake_run(tmp, sources, caches)
             now = shares(calls)
-            missed += report(f"(a) {SECTIONS} sections, {what}: {len(calls)} calls, "
-                             f"{summary['rounds']} rounds", now)  # fmt: skip
-            if rev:
+            label = f"(a) {SECTIONS} sections, {what}, prompt_cache {'on' if caches else 'off'}"
+            missed += report(f"{label}: {len(calls)} calls, {summary['rounds']} rounds", now,
+                             judged=caches)  # fmt: skip
+            if rev and not caches:
                 with swapped(baseline_prompts(rev)):
                     old_calls, _ = fake_run(tmp, sources)
                 old = shares(old_calls)
@@ -287,11 +298,14 @@ def main() -> int:
                 print("  share now / baseline: " + ", ".join(
                     f"{k} {now[k][1] / now[k][2] / max(1e-9, old[k][1] / old[k][2]):.1f}x"
                     for k in KINDS if k in now and k in old and old[k][2]))  # fmt: skip
-        if not args.no_server:
-            server_run(tmp)
+        if not args.no_server:  # the cost of shaping section rewrites, at two cached rates
+            for model in ("openai/gpt-5-mini", "openai/gpt-4o-mini"):
+                costs = {setting: server_run(tmp, model, setting) for setting in ("on", "off")}
+                print(f"  {model}: prompt_cache on costs {costs['on'] / costs['off']:.2f}x off")
     print(
         f"\ntarget: >= {TARGET:.0%} of drafting's and section revision's prompt bytes repeat the "
-        f"previous call's prefix: {'OK' if not missed else 'BELOW TARGET in ' + '; '.join(missed)}"
+        f"previous call's prefix with prompt_cache on: "
+        f"{'OK' if not missed else 'BELOW TARGET in ' + '; '.join(missed)}"
     )
     return 0
 

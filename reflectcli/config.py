@@ -165,6 +165,13 @@ class Settings(BaseModel):
         "prompt; parallel: all sections at once (up to `concurrency`), each with the outline, its "
         "goal and its neighbours' goals, and the sections' research in one step",
     )
+    prompt_cache: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="Shape prompts for a provider's prompt cache: on = a section rewrite "
+        "carries the reviewed article in the prefix its review sent (read from the cache, and "
+        "the rewrite sees the whole article); auto = on where litellm's price map bills cached "
+        "input at a lower rate for the model; off = a section rewrite carries its section only",
+    )
     retries: int = Field(
         3, ge=0, le=10,
         description="Retries of a model call or web search on 429, 5xx, timeouts, lost connections",

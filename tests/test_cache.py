@@ -64,6 +64,56 @@ def test_a_review_and_the_revisions_after_it_share_the_context_up_to_the_sources
     assert "Revision for round 2." in section[1]["content"] and "<section>" in section[1]["content"]
 
 
+def test_for_a_caching_provider_a_section_rewrite_begins_with_its_reviews_whole_prefix():
+    """prompt_cache on: the rewrite's system message is the review's byte for byte (article
+    included), the lessons move behind it, and the neighbours' edges are not repeated."""
+    article = "\n\n".join(f"## {s['title']}\n\nText of {s['title']}." for s in OUTLINE)
+    review = prompts.review_messages("Why revise?", article, 1, None, outline=OUTLINE,
+                                     evidence=EVIDENCE[:1], sources=EVIDENCE)  # fmt: skip
+    items = [{"section": "Part 2", "issue": "Add an example.", "severity": "major"}]
+    bodies = [f"Text of {s['title']}." for s in OUTLINE]
+    lessons = [{"text": "Name a real example in every section."}]
+    section = prompts.section_revise_messages("Why revise?", OUTLINE, bodies, 1, items, 2, None,
+                                              evidence=EVIDENCE[1:2], sources=EVIDENCE,
+                                              lessons=lessons, article=article)  # fmt: skip
+    assert section[0] == review[0] and "<article>" in section[0]["content"]
+    assert "Name a real example" in section[1]["content"] and "Name a real" not in section[0]["content"]
+    assert "The previous section ends" not in section[1]["content"]
+    plain = prompts.section_revise_messages("Why revise?", OUTLINE, bodies, 1, items, 2, None,
+                                            evidence=EVIDENCE[1:2], sources=EVIDENCE,
+                                            lessons=lessons)  # fmt: skip
+    assert "<article>" not in plain[0]["content"] and "The previous section ends" in plain[1]["content"]
+
+
+@pytest.mark.parametrize("caches", [True, False])
+def test_a_run_sends_the_reviewed_article_to_section_rewrites_only_where_prompts_cache(caches, tmp_path):
+    from reflectcli.models.fake import FakeClient, install_fake
+
+    made = []
+
+    def make(model):
+        made.append(FakeClient(model, ScriptedResponder(scores=[6.0, 9.0], sections=3),
+                               caches_prompts=caches))  # fmt: skip
+        return made[-1]
+
+    uninstall = install_fake("fake", make)
+    try:
+        result = Runner(quiet_ui()).write("Why revise?", Settings(
+            model="fake/w", runs_dir=str(tmp_path), max_sections=3, max_rounds=2, threshold=8.5,
+            memory={"enabled": False}))  # fmt: skip
+    finally:
+        uninstall()
+    calls = made[0].history
+    steps = [c["step"] for c in calls]
+    first = next(i for i, s in enumerate(steps) if re.fullmatch(r"revise:r2:s\d+", s))
+    review = calls[first - 1]
+    assert review["step"] == "review:r1"
+    rewrite = calls[first]["messages"][0]["content"]
+    assert (rewrite == review["messages"][0]["content"]) is caches
+    assert ("<article>" in rewrite) is caches
+    assert result.state["status"] == "finished"
+
+
 def test_the_tiny_models_prompts_keep_their_short_plain_form():
     """The embedded model's compact prompts carry no shared context: nothing grows longer."""
     draft = prompts.section_messages("Why revise?", OUTLINE, [], 0, None, compact=True, words=80)
@@ -216,3 +266,14 @@ def test_litellm_sends_the_marker_to_anthropic(monkeypatch):
                                "cache_control": {"type": "ephemeral"}}]  # fmt: skip
     assert [m["role"] for m in body["messages"]] == ["user"]
     assert "cache_control" not in json.dumps(body["messages"])
+
+
+@pytest.mark.parametrize(("model", "setting", "caches"), [
+    ("openai/gpt-5-mini", "auto", True),  # the price map bills its cached input at a tenth
+    ("openai/gpt-4o-mini", "auto", False),  # ... at half: not worth the article's read
+    ("anthropic/claude-3-5-haiku-latest", "auto", True),  # marked: a read costs a tenth
+    ("openai/test-model", "auto", False),  # unknown to the price map
+    ("openai/gpt-4o-mini", "off", False), ("openai/test-model", "on", True),
+])  # fmt: skip
+def test_prompt_cache_auto_follows_the_price_map(model, setting, caches):
+    assert LiteLLMClient(model, prompt_cache=setting).caches_prompts is caches

@@ -241,6 +241,8 @@ class Reviser:
             evidence=evidence,
             lessons=state.get("lessons"),
             sources=state.get("evidence") or None,  # the same for every section: cacheable
+            # for a provider that caches prompts: the review's whole prefix (its article)
+            article=base["text"] if getattr(self.writer, "caches_prompts", False) else None,
         )
         completion = writer.complete(
             messages,

@@ -54,4 +54,5 @@ def make_client(model: str, settings: Any, role: str = "writer") -> ModelClient:
         structured=settings.structured,
         retries=settings.retries,
         backoff=settings.backoff,
+        prompt_cache=settings.prompt_cache,
     )

@@ -19,8 +19,10 @@ Answer = str | BaseException | Callable[[str, list[dict[str, str]]], str]
 class FakeClient:
     """Answers from a queue (or a responder when the queue is empty) and records every call."""
 
-    def __init__(self, model: str = "fake/writer", responder=None, price: float | None = None):
+    def __init__(self, model: str = "fake/writer", responder=None, price: float | None = None,
+                 caches_prompts: bool = False):  # fmt: skip
         self.model = model
+        self.caches_prompts = caches_prompts  # as a provider with a prompt cache (prompt_cache)
         self.queue: deque[Answer] = deque()
         self.history: list[dict[str, Any]] = []
         self.responder = responder

@@ -46,6 +46,10 @@ class JournaledClient:
         return bool(getattr(self.inner, "tiny", False))
 
     @property
+    def caches_prompts(self) -> bool:
+        return bool(getattr(self.inner, "caches_prompts", False))
+
+    @property
     def serial(self) -> bool:
         return bool(getattr(self.inner, "serial", False))
 

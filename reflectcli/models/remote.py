@@ -121,6 +121,9 @@ ESTIMATE_OUTPUT = 1024  # output tokens a call without a cap is assumed to take,
 MIN_CAP = 16  # a stalled call is retried with 3/4 of its token cap, down to this
 
 
+CHEAP_CACHE = 0.25  # prompt_cache auto: on where a cached input token costs at most this share
+
+
 def needs_cache_marker(model: str) -> bool:
     """Whether the provider caches a prompt's prefix only where the request marks it (Claude on
     Anthropic, Bedrock or Vertex AI: `cache_control`); OpenAI, DeepSeek and Gemini cache a
@@ -183,6 +186,7 @@ class LiteLLMClient:
         structured: str = "auto",
         retries: int = 3,
         backoff: float = 1.0,
+        prompt_cache: str = "auto",
         sleep: Callable[[float], None] = time.sleep,
     ):
         self.model = model
@@ -196,6 +200,8 @@ class LiteLLMClient:
         self.progress: Callable[[str, int], None] | None = None  # (step, tokens so far)
         self._sleep = sleep
         self._mode: str | None = None  # the structured-output mode in force, once chosen
+        self.prompt_cache = prompt_cache
+        self._caches: bool | None = None
 
     # --- set-up ---------------------------------------------------------------------------
 
@@ -243,6 +249,28 @@ class LiteLLMClient:
                 except Exception:
                     self._mode = "prompt"
         return self._mode
+
+    @property
+    def caches_prompts(self) -> bool:
+        """Whether prompts are shaped for the provider's cache (config `prompt_cache`): for
+        `auto`, a Claude model (its prefix is marked: `needs_cache_marker`; a read costs a tenth)
+        or one whose cached input litellm's price map bills at most CHEAP_CACHE of its input
+        rate (`cache_read_input_token_cost`): shaping costs a section rewrite the cached read of
+        the whole article, worth it only where that read is cheap (not at OpenAI's 4o-era half
+        price). A model the map does not know is taken not to cache."""
+        if self._caches is None:
+            if self.prompt_cache != "auto":
+                self._caches = self.prompt_cache == "on"
+            elif needs_cache_marker(self.model):
+                self._caches = True
+            else:
+                try:
+                    info = _litellm().get_model_info(self.model)
+                    read, full = info.get("cache_read_input_token_cost"), info.get("input_cost_per_token")
+                    self._caches = bool(read is not None and full and read <= CHEAP_CACHE * full)
+                except Exception:  # not in the price map
+                    self._caches = False
+        return self._caches
 
     def _kwargs(self, messages, json_schema, max_tokens, step) -> dict[str, Any]:
         kwargs: dict[str, Any] = {

@@ -426,12 +426,16 @@ def section_revise_messages(
     evidence: list[dict[str, Any]] | None = None,
     lessons: list[dict[str, Any]] | None = None,
     sources: list[dict[str, Any]] | None = None,
+    article: str | None = None,
 ) -> Messages:
     """One section's rewrite: the section, the outline and a short context, not the article.
     The full prompt's system message is the drafts' (the run's context with its `sources`, the
     same for every section), so every call after the first reads it from the provider's cache;
     the section, its neighbours' edges, its improvements and `evidence` (the passages for it)
-    come after. A tiny model gets the section alone."""
+    come after. With `article` (the reviewed article, for a provider that caches prompts) the
+    system message is the review's instead, byte for byte, so the rewrites after a review read
+    its whole prefix from the cache and see the whole article; the lessons then follow in the
+    user message. A tiny model gets the section alone."""
     title = outline[index]["title"]
     if compact:
         cite = cite_rule(evidence, compact=compact) + lessons_rule(lessons)
@@ -451,20 +455,25 @@ def section_revise_messages(
             },
         ]
     shown = sources or evidence
+    if article is None:
+        context = run_context(task, outline, evidence=shown, lessons=lessons)
+        where, learned = _neighbours(bodies, index), ""
+    else:  # the review's system message (review_messages), then what this rewrite adds
+        context = run_context(task, outline, article=article, evidence=sources)
+        where, learned = "", lessons_rule(lessons)
     return [
-        {"role": "system", "content": run_context(task, outline, evidence=shown, lessons=lessons)},
+        {"role": "system", "content": context},
         {
             "role": "user",
             "content": (
-                f"Revision for round {round_no}. You are the writer now.\n\n"
-                f"{_neighbours(bodies, index)}"
+                f"Revision for round {round_no}. You are the writer now.\n\n{where}"
                 f'Rewrite section {index + 1} of {len(outline)}, "{title}". Its current text:\n\n'
                 f"<section>\n{bodies[index]}\n</section>\n\nImprovements to make in it:\n"
                 f"{_items(improvements)}\n\n"
                 "Address every improvement and keep what was good. Keep the length similar "
                 "unless an improvement asks for more. Return only the new text of this "
                 f"section: no heading, no preamble, no notes. {language_rule(language)}"
-                f"{source_rule(shown, evidence if sources else None)}"
+                f"{source_rule(shown, evidence if sources else None)}{learned}"
             ),
         },
     ]

@@ -107,6 +107,18 @@ def test_a_critic_that_believes_everything_is_vetoed_on_a_flip():
         ("再一次亮起的好像和之前不一样了", "再一次亮起的,似与前几次都不同了"),  # 不一样: "different"
         ("潘哥话不多是一种感觉", "有一种事后潘哥话不多的感觉"),  # the same negation, elsewhere
         ("不止一人在说话", "顿时,你一言,我一语地说开了"),  # 不止: "more than"
+        ("His 3rd album sold well.", "His third album sold well."),  # an ordinal word in the passage
+        ("Williams won the final 3 frames.", "Williams won the last three frames."),
+        ("It was built in the 19th century.", "It was built in 1852."),  # a century holds its years
+        ("It was built in the 1800s.", "It was built in 1852."),  # "the 1800s": the century
+        ("The grant was $3M.", "The grant was $3 million."),
+        ("这种风格流行于1990年代", "这种风格流行于九十年代"),  # 年代: a decade
+        ("这种风格流行于90年代", "这种风格在1995年流行"),
+        ("这座桥建于19世纪", "这座桥建于1852年"),
+        ("占比百分之五十", "占比50%"),  # 百分之五十 is 50 %
+        ("占比50%", "占比百分之五十"),
+        ("那两样东西的大小不一。", "那个两个呢,一个很小,一个很大."),  # 不一: "differ", no denial
+        ("我的家人都相安无事", "哎,我们家里的都挺平安的."),  # 相安无事: "all is well"
     ],
 )  # fmt: skip
 def test_the_veto_lets_real_texts_forms_through(sentence, passage):
@@ -122,6 +134,16 @@ def test_the_veto_lets_real_texts_forms_through(sentence, passage):
         ("城镇新增就业589万人", "城镇新增就业八百五十九万人"),
         ("Ostrava died at the age of 78.", "Former Congresswoman Liz Patterson dies at 78."),
         ("Gutenberg invented the press.", "Gutenberg did not invent the press, the historians say."),
+        ("His 3rd album sold well.", "His fourth album sold well."),
+        ("It was built in the 19th century.", "It was built in 1952."),
+        ("It was built in the 1850s.", "It was built in the 1800s."),  # the century, not the decade
+        ("The grant was $3M.", "The grant was $4 million."),
+        ("这种风格流行于1980年代", "这种风格流行于九十年代"),
+        ("这座桥建于18世纪", "这座桥建于1852年"),
+        ("占比百分之六十", "占比50%"),
+        ("价格一致", "价格不一致"),  # 不一 is no denial, but the opposite of 一致
+        ("价格不一致", "价格一致"),
+        ("他们相同", "他们不同"),
     ],
 )  # fmt: skip
 def test_the_veto_catches_flips_in_real_texts_forms(sentence, passage):

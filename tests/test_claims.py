@@ -119,6 +119,10 @@ def test_a_critic_that_believes_everything_is_vetoed_on_a_flip():
         ("占比50%", "占比百分之五十"),
         ("那两样东西的大小不一。", "那个两个呢,一个很小,一个很大."),  # 不一: "differ", no denial
         ("我的家人都相安无事", "哎,我们家里的都挺平安的."),  # 相安无事: "all is well"
+        ("我不知道怎么去往大学生体育馆", "请问,上大学生体育馆怎么走"),  # not knowing what is asked
+        ("不知道为什么清明节是植树节。", "清明是植树节,这节日最初是从哪儿来的,咱们就已经不好说了"),
+        ("Criss declined, as he did not want to leave Savatage.",
+         "Criss turned down the offer and continued playing for Savatage."),  # "turned down" denies
     ],
 )  # fmt: skip
 def test_the_veto_lets_real_texts_forms_through(sentence, passage):
@@ -144,6 +148,8 @@ def test_the_veto_lets_real_texts_forms_through(sentence, passage):
         ("价格一致", "价格不一致"),  # 不一 is no denial, but the opposite of 一致
         ("价格不一致", "价格一致"),
         ("他们相同", "他们不同"),
+        ("我不知道他来了", "我知道他来了"),  # a passage that neither asks nor doubts
+        ("他不是老师", "请问,他是老师吗"),  # a question lets through only not knowing
     ],
 )  # fmt: skip
 def test_the_veto_catches_flips_in_real_texts_forms(sentence, passage):

@@ -477,7 +477,8 @@ def negated(text: str) -> bool:
 
 # Words that deny without a negation: "not allowed" is said "prohibited", 不许 is said 禁止
 _DENYING = re.compile(r"\b(prohibit\w*|forbid\w*|ban|banned|bans|barred|abstain\w*|abstinence|refus\w*|"
-                      r"reject\w*|against|absent|absence|avoid\w*|denied|denies|deny)\b|"
+                      r"reject\w*|declin\w*|turn\w* down|against|absent|absence|avoid\w*|"
+                      r"denied|denies|deny)\b|"
                       r"禁止|严禁|避免|拒绝|反对|缺乏|缺少|取消|停止|杜绝", re.I)  # fmt: skip
 
 
@@ -485,9 +486,18 @@ def unmatched(sentence: str, passage: str) -> list[list[str]]:
     """The negations of `sentence` that no negation of `passage` matches: a negation matches
     when the passage denies a word it denies (the first words after a negation; in CJK a pair
     of characters in its clause) ("hasn't done" / "hasn't done
-    shit"; 话不多 / 话不多). A negation that denies no word ("of all faiths and none.") is left out."""
+    shit"; 话不多 / 话不多). A negation that denies no word ("of all faiths and none.") is left out,
+    and so is not knowing (不知道, 不确定) when the passage asks or doubts (请问 ... 怎么走)."""
     said = denied(passage) | {w for w in denied(passage, clause=True) if CJK.search(w)}
-    return [group for group in denials(sentence) if group and not set(group) & said]
+    doubt = bool(_DOUBT.search(passage))
+    return [g for g in denials(sentence) if g and not set(g) & said and not (doubt and g[0] in _NOT_KNOWING)]
+
+
+# Not knowing (不知道, 不确定, 不清楚) is what a passage that asks, or doubts, says too
+_NOT_KNOWING = frozenset(("不知", "不确", "不清", "不晓"))
+_DOUBT = re.compile(
+    r"[吗呢][\s.。?？!！]*$|[?？]|怎么|为什么|什么|能否|是否|对不对|是不是|请问|不好说|说不清|难说|不知|不确定|不清楚"
+)
 
 
 def polarity_clash(

@@ -490,13 +490,18 @@ def unmatched(sentence: str, passage: str) -> list[list[str]]:
     and so is not knowing (不知道, 不确定) when the passage asks or doubts (请问 ... 怎么走)."""
     said = denied(passage) | {w for w in denied(passage, clause=True) if CJK.search(w)}
     doubt = bool(_DOUBT.search(passage))
-    return [g for g in denials(sentence) if g and not set(g) & said and not (doubt and g[0] in _NOT_KNOWING)]
+    against = doubt or negated(passage)
+    return [g for g in denials(sentence) if g and not set(g) & said
+            and not (doubt and g[0] in _NOT_KNOWING) and not (against and g[0] in _DISAGREEING)]  # fmt: skip
 
 
-# Not knowing (不知道, 不确定, 不清楚) is what a passage that asks, or doubts, says too
+# Not knowing (不知道, 不确定, 不清楚) is what a passage that asks (问), or doubts, says too;
+# disagreeing (不赞成, 不认同) what a passage that asks or denies says
 _NOT_KNOWING = frozenset(("不知", "不确", "不清", "不晓"))
+_DISAGREEING = frozenset(("不赞", "不认", "不支"))
 _DOUBT = re.compile(
-    r"[吗呢][\s.。?？!！]*$|[?？]|怎么|为什么|什么|能否|是否|对不对|是不是|请问|不好说|说不清|难说|不知|不确定|不清楚"
+    r"[吗呢][\s.。?？!！]*$|[?？]|怎么|为什么|什么|能否|是否|对不对|是不是|问(?!题)|不好说|说不清|难说|不知|"
+    r"不确定|不清楚"
 )
 
 

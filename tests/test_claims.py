@@ -123,6 +123,8 @@ def test_a_critic_that_believes_everything_is_vetoed_on_a_flip():
         ("不知道为什么清明节是植树节。", "清明是植树节,这节日最初是从哪儿来的,咱们就已经不好说了"),
         ("她不知道化妆品是什么牌子的", "等到她问他化妆品牌子,他微笑起来"),  # she asked: she did not know
         ("我不赞成你全部拍成表情包", "如果你全部拍成表情包这样子,真的有人买单吗"),  # disagreeing, asked
+        ("Criss Oliva declined the offer.", "Criss was offered the job. Criss turned down the offer."),
+        ("He enlisted early in World War I.", "He enlisted at Woodstock and was posted to France in 1916."),
         ("Criss declined, as he did not want to leave Savatage.",
          "Criss turned down the offer and continued playing for Savatage."),  # "turned down" denies
     ],
@@ -154,6 +156,8 @@ def test_the_veto_lets_real_texts_forms_through(sentence, passage):
         ("他不是老师", "请问,他是老师吗"),  # a question lets through only not knowing
         ("她不知道这个问题的答案", "她知道这个问题的答案"),  # 问题 is no question asked
         ("我不赞成这个方案", "我赞成这个方案"),
+        ("Michelle Obama spoke.", "Michelle Williams spoke. Michelle was paid less."),  # another's name
+        ("He enlisted early in World War II.", "He enlisted in 1916."),
     ],
 )  # fmt: skip
 def test_the_veto_catches_flips_in_real_texts_forms(sentence, passage):

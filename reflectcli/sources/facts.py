@@ -382,7 +382,9 @@ def missing_names(sentence: str, passage: str) -> list[str]:
     pieces = [p for w in words for p in _GLUED.findall(w.replace(".", " ").replace("-", " "))]
     held = {_name_form(w) for w in words + pieces} | dates(passage)[1]
     acronyms = {w.replace(".", "").lower() for w in re.findall(r"\b[A-Z](?:\.?[A-Z])+\b\.?", passage)}
-    initials = {"".join(w[0] for w in run if w not in JOINERS) for run in name_runs(passage)}
+    passage_runs = name_runs(passage)
+    initials = {"".join(w[0] for w in run if w not in JOINERS) for run in passage_runs}
+    alone = [r for r in passage_runs if len(r) == 1]
     common = {fold(w) for w in re.findall(r"\b[a-z][a-z]+\b", sentence)}  # "a tribute album": no name
     missing = []
     for run in name_runs(sentence):
@@ -404,8 +406,22 @@ def missing_names(sentence: str, passage: str) -> list[str]:
             continue
         if len(words) == 1 and words[0] in initials:
             continue
+        if (
+            len(words) == len(run) == 2
+            and [words[0]] in alone
+            and not any(r[0] == words[0] and len(r) > 1 for r in passage_runs)
+        ):  # a given name alone ("Criss" for "Criss Oliva"), never another's ("Criss Angel")
+            continue
+        if (years := _WARS.get(" ".join(run))) and any(
+            years[0] <= q.value <= years[1] for q in quantities(passage) + dates(passage)[0]
+        ):  # "World War I" / "in 1916"
+            continue
         missing.append(" ".join(run))
     return missing
+
+
+_WARS = {"world war i": (1914, 1918), "world war ii": (1939, 1945), "first world war": (1914, 1918),
+         "second world war": (1939, 1945)}  # fmt: skip
 
 
 # --- polarity and opposites ----------------------------------------------------------------

@@ -107,6 +107,26 @@ def test_a_critic_that_believes_everything_is_vetoed_on_a_flip():
         ("再一次亮起的好像和之前不一样了", "再一次亮起的,似与前几次都不同了"),  # 不一样: "different"
         ("潘哥话不多是一种感觉", "有一种事后潘哥话不多的感觉"),  # the same negation, elsewhere
         ("不止一人在说话", "顿时,你一言,我一语地说开了"),  # 不止: "more than"
+        ("His 3rd album sold well.", "His third album sold well."),  # an ordinal word in the passage
+        ("Williams won the final 3 frames.", "Williams won the last three frames."),
+        ("It was built in the 19th century.", "It was built in 1852."),  # a century holds its years
+        ("It was built in the 1800s.", "It was built in 1852."),  # "the 1800s": the century
+        ("The grant was $3M.", "The grant was $3 million."),
+        ("这种风格流行于1990年代", "这种风格流行于九十年代"),  # 年代: a decade
+        ("这种风格流行于90年代", "这种风格在1995年流行"),
+        ("这座桥建于19世纪", "这座桥建于1852年"),
+        ("占比百分之五十", "占比50%"),  # 百分之五十 is 50 %
+        ("占比50%", "占比百分之五十"),
+        ("那两样东西的大小不一。", "那个两个呢,一个很小,一个很大."),  # 不一: "differ", no denial
+        ("我的家人都相安无事", "哎,我们家里的都挺平安的."),  # 相安无事: "all is well"
+        ("我不知道怎么去往大学生体育馆", "请问,上大学生体育馆怎么走"),  # not knowing what is asked
+        ("不知道为什么清明节是植树节。", "清明是植树节,这节日最初是从哪儿来的,咱们就已经不好说了"),
+        ("她不知道化妆品是什么牌子的", "等到她问他化妆品牌子,他微笑起来"),  # she asked: she did not know
+        ("我不赞成你全部拍成表情包", "如果你全部拍成表情包这样子,真的有人买单吗"),  # disagreeing, asked
+        ("Criss Oliva declined the offer.", "Criss was offered the job. Criss turned down the offer."),
+        ("He enlisted early in World War I.", "He enlisted at Woodstock and was posted to France in 1916."),
+        ("Criss declined, as he did not want to leave Savatage.",
+         "Criss turned down the offer and continued playing for Savatage."),  # "turned down" denies
     ],
 )  # fmt: skip
 def test_the_veto_lets_real_texts_forms_through(sentence, passage):
@@ -122,6 +142,22 @@ def test_the_veto_lets_real_texts_forms_through(sentence, passage):
         ("城镇新增就业589万人", "城镇新增就业八百五十九万人"),
         ("Ostrava died at the age of 78.", "Former Congresswoman Liz Patterson dies at 78."),
         ("Gutenberg invented the press.", "Gutenberg did not invent the press, the historians say."),
+        ("His 3rd album sold well.", "His fourth album sold well."),
+        ("It was built in the 19th century.", "It was built in 1952."),
+        ("It was built in the 1850s.", "It was built in the 1800s."),  # the century, not the decade
+        ("The grant was $3M.", "The grant was $4 million."),
+        ("这种风格流行于1980年代", "这种风格流行于九十年代"),
+        ("这座桥建于18世纪", "这座桥建于1852年"),
+        ("占比百分之六十", "占比50%"),
+        ("价格一致", "价格不一致"),  # 不一 is no denial, but the opposite of 一致
+        ("价格不一致", "价格一致"),
+        ("他们相同", "他们不同"),
+        ("我不知道他来了", "我知道他来了"),  # a passage that neither asks nor doubts
+        ("他不是老师", "请问,他是老师吗"),  # a question lets through only not knowing
+        ("她不知道这个问题的答案", "她知道这个问题的答案"),  # 问题 is no question asked
+        ("我不赞成这个方案", "我赞成这个方案"),
+        ("Michelle Obama spoke.", "Michelle Williams spoke. Michelle was paid less."),  # another's name
+        ("He enlisted early in World War II.", "He enlisted in 1916."),
     ],
 )  # fmt: skip
 def test_the_veto_catches_flips_in_real_texts_forms(sentence, passage):

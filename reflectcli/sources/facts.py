@@ -58,6 +58,12 @@ _ONES = "zero one two three four five six seven eight nine ten eleven twelve thi
         "fifteen sixteen seventeen eighteen nineteen".split()  # fmt: skip
 _TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
 _WORD_VALUES = {w: float(i) for i, w in enumerate(_ONES)} | {w: 20.0 + 10 * i for i, w in enumerate(_TENS)}
+_ORDINALS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
+             "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth").split()  # fmt: skip
+_TENTHS = "twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth ninetieth".split()
+_ORDINAL_VALUES = {w: i + 1.0 for i, w in enumerate(_ORDINALS)} | {
+    w: 20.0 + 10 * i for i, w in enumerate(_TENTHS)
+}
 _HEDGES = re.compile(r"\b(about|around|approximately|roughly|nearly|almost|some|over|more than|less "
                      r"than|fewer than|under|up to|at least|close to|circa|c\.|estimated)\s*$|[约近逾超]\s*$",
                      re.I)  # fmt: skip
@@ -65,7 +71,7 @@ _UNIT_AFTER = "|".join(sorted((re.escape(u) for u in _UNITS if u not in "$€£�
 _SCALE_AFTER = "|".join(sorted(map(re.escape, _SCALES), key=len, reverse=True))
 _NUMBER = re.compile(
     r"(?P<cur>US\$|[$€£¥])?\s?(?P<num>(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?P<decade>s\b|'s\b)?(?:st|nd|rd|th)?"
+    r"(?P<decade>s\b|'s\b)?(?P<ord>st|nd|rd|th)?"
     r"(?:[\s-]?(?P<scale>" + _SCALE_AFTER + r")(?![a-z]))?"
     r"(?:[\s-]?(?P<unit>" + _UNIT_AFTER + r")(?![a-z]))?",
     re.I,
@@ -77,6 +83,13 @@ _SPELLED = re.compile(
     r"(?:[\s-](?P<unit>" + _UNIT_AFTER + r")\b)?",
     re.I,
 )  # fmt: skip
+# "third", "twenty-first" (an ordinal word, read in a passage); "a third of" is a fraction
+_ORDINAL = re.compile(
+    r"\b(?:(?P<tens>" + "|".join(_TENS) + r")[\s-])?(?P<ord>" + "|".join(_ORDINALS + _TENTHS) + r")\b", re.I
+)  # fmt: skip
+_FRACTION_BEFORE = re.compile(r"\b(?:a|an|one|two|three|four|five)[\s-]$", re.I)
+_CENTURY = re.compile(r"^[\s-]century\b|^\s?世纪", re.I)  # "19th century", "19世纪": 1800 to 1899
+_ZH_DECADE = re.compile(r"^\s?年代")  # "90年代", "八十年代": the 1990s, the 1980s
 
 
 @dataclass(frozen=True)
@@ -84,8 +97,19 @@ class Quantity:
     value: float
     unit: str | None
     text: str
-    decade: bool = False  # "the 1520s": any year of the decade
+    span: int = 0  # years a period covers from `value`: "the 1520s" 10, "the 19th century" 100
     hedged: bool = False  # "about 40": a value within 10 %
+
+
+def _period(value: float, text: str, after: str, decade: bool) -> tuple[float, int, str]:
+    """(first year, years covered, matched text) of a decade or a century written as a number:
+    "1520s" (10), "1800s" (100: the century as often), "19th century" (100), "90年代" (10)."""
+    if _CENTURY.match(after) and 1 <= value <= 21:
+        return 100 * (value - 1), 100, text + _CENTURY.match(after).group()
+    if (zh := _ZH_DECADE.match(after)) or decade:
+        year = value + 1900 if zh and value < 100 else value
+        return year, 100 if decade and year >= 1000 and year % 100 == 0 else 10, text
+    return value, 0, text
 
 
 def _spelled(words: str) -> float:
@@ -136,15 +160,24 @@ def _zh_quantities(text: str) -> list[Quantity]:
             continue
         if _ZH_NOT_NUMBER.search(run + text[m.end() : m.end() + 1]) or _ZH_NOT_NUMBER.search(run):
             continue
+        if text[m.end() : m.end() + 2] == "分之" or (
+            text[: m.start()].endswith("分之") and not text[: m.start()].endswith("百分之")
+        ):
+            continue  # 三分之一: a fraction; 百分之五十 is 50 %
         if (value := _zh_value(run)) is not None:
             unit = _UNITS.get(text[m.end() : m.end() + 1]) or _UNITS.get(text[m.end() : m.end() + 2])
-            found.append(Quantity(value, unit, m.group(), hedged=bool(m.group("more"))))
+            unit = "%" if text[: m.start()].endswith("百分之") else unit
+            value, span, said = _period(value, m.group(), text[m.end() :], False)
+            found.append(Quantity(value, None if span else unit, said, span, hedged=bool(m.group("more"))))
     return found
 
 
-def quantities(text: str) -> list[Quantity]:
-    """The numbers of `text` as values with their units: "3.5 %", "$30", "20 million" (= 2e7),
-    "forty-one" (= 41), "1520s" (a decade). "one" is left out: it is a pronoun as often."""
+def quantities(text: str, held: bool = False) -> list[Quantity]:
+    """The numbers of `text` as values with their units: "3.5 %", "$30", "$3M" and "20 million"
+    (= 2e7), "forty-one" (= 41), "3rd" (= 3), "1520s" and "19th century" (periods). "one" is
+    left out: it is a pronoun as often. Ordinal words ("third", "twenty-first century") are read
+    only when `held` (in a passage, where a claim's "3rd" may be written "third"): in a claim
+    they are words as often ("first he", "the third quarter" for "September")."""
     found: list[Quantity] = []
     spans: list[tuple[int, int]] = []
     for m in _NUMBER.finditer(text):
@@ -155,8 +188,29 @@ def quantities(text: str) -> list[Quantity]:
             value = float(year.group(1) + m.group("num"))  # "2018–19": the second year is 2019
         scale = _SCALES.get((m.group("scale") or "").lower(), 1.0)
         unit = _UNITS.get((m.group("cur") or m.group("unit") or "").lower())
+        if m.group("cur") and not m.group("scale"):  # "$3M", "$2B": millions, billions
+            if (m.group("unit") or "").lower() == "m":
+                scale = 1e6
+            elif re.match(r"\s?(?:b|mn)\b", text[m.end() :], re.I):
+                scale = 1e9 if text[m.end() :].lstrip()[:1] in "bB" else 1e6
         hedged = bool(_HEDGES.search(text[: m.start()][-24:]))
-        found.append(Quantity(value * scale, unit, m.group().strip(), bool(m.group("decade")), hedged))
+        after = text[m.end("num") + len(m.group("decade") or "") + len(m.group("ord") or "") :]
+        value, span, said = _period(value * scale, m.group().strip(), after, bool(m.group("decade")))
+        found.append(Quantity(value, None if span else unit, said, span, hedged))
+        spans.append(m.span())
+    for m in _ORDINAL.finditer(text) if held else ():
+        word = m.group("ord").lower()
+        if any(a <= m.start() < b for a, b in spans):
+            continue
+        if (
+            not m.group("tens")
+            and _FRACTION_BEFORE.search(text[: m.start()])
+            and re.match(r"\s+of\b", text[m.end() :])
+        ):
+            continue  # "a third of the vote"
+        value = _ORDINAL_VALUES[word] + (_WORD_VALUES[m.group("tens").lower()] if m.group("tens") else 0)
+        value, span, said = _period(value, m.group(), text[m.end() :], False)
+        found.append(Quantity(value, None, said, span))
         spans.append(m.span())
     for m in _SPELLED.finditer(text):
         if any(a <= m.start() < b for a, b in spans):
@@ -171,10 +225,8 @@ def quantities(text: str) -> list[Quantity]:
 def _same_quantity(claim: Quantity, held: Quantity) -> bool:
     if claim.unit and held.unit and claim.unit != held.unit:
         return False
-    if claim.decade:
-        return held.value == claim.value or (
-            held.decade is False and claim.value <= held.value < claim.value + 10
-        )
+    if claim.span:  # a period holds the years, and the shorter periods, inside it
+        return claim.value <= held.value and held.value + max(held.span, 1) <= claim.value + claim.span
     if claim.hedged:  # "about 40": within 10 %; "around 1450": within 10 years
         slack = 10 if claim.unit is None and 1000 <= claim.value <= 2100 else 0.1 * max(abs(claim.value), 1.0)
         return abs(held.value - claim.value) <= slack
@@ -203,7 +255,7 @@ def missing_numbers(sentence: str, passage: str) -> list[str]:
     """The numbers of `sentence` that `passage` does not hold as the same value and unit. A
     claim's Chinese numeral of one character (两, 三, 二月) is a word as often as a count: it is
     read in the passage (11 点 / 十一点), not checked in the claim."""
-    held = quantities(passage) + dates(passage)[0]
+    held = quantities(passage, held=True) + dates(passage)[0]
     claimed = [q for q in quantities(sentence) if len(q.text.rstrip("多余来几")) > 1 or not CJK.match(q.text)]
     return [q.text for q in claimed if not any(_same_quantity(q, h) for h in held)]
 
@@ -254,7 +306,7 @@ def name_runs(sentence: str) -> list[list[str]]:
     sentence's first word only when it opens a name (`_opens_name`)."""
     runs: list[list[str]] = []
     current: list[str] = []
-    words = list(_NAME.finditer(sentence))
+    words = [m for m in _NAME.finditer(sentence) if not sentence[: m.start()][-1:].isdigit()]  # "$3M", "5G"
     for i, match in enumerate(words):
         word = match.group().rstrip(".-") or match.group()
         capital = word[:1].isupper()
@@ -330,7 +382,9 @@ def missing_names(sentence: str, passage: str) -> list[str]:
     pieces = [p for w in words for p in _GLUED.findall(w.replace(".", " ").replace("-", " "))]
     held = {_name_form(w) for w in words + pieces} | dates(passage)[1]
     acronyms = {w.replace(".", "").lower() for w in re.findall(r"\b[A-Z](?:\.?[A-Z])+\b\.?", passage)}
-    initials = {"".join(w[0] for w in run if w not in JOINERS) for run in name_runs(passage)}
+    passage_runs = name_runs(passage)
+    initials = {"".join(w[0] for w in run if w not in JOINERS) for run in passage_runs}
+    alone = [r for r in passage_runs if len(r) == 1]
     common = {fold(w) for w in re.findall(r"\b[a-z][a-z]+\b", sentence)}  # "a tribute album": no name
     missing = []
     for run in name_runs(sentence):
@@ -352,8 +406,22 @@ def missing_names(sentence: str, passage: str) -> list[str]:
             continue
         if len(words) == 1 and words[0] in initials:
             continue
+        if (
+            len(words) == len(run) == 2
+            and [words[0]] in alone
+            and not any(r[0] == words[0] and len(r) > 1 for r in passage_runs)
+        ):  # a given name alone ("Criss" for "Criss Oliva"), never another's ("Criss Angel")
+            continue
+        if (years := _WARS.get(" ".join(run))) and any(
+            years[0] <= q.value <= years[1] for q in quantities(passage) + dates(passage)[0]
+        ):  # "World War I" / "in 1916"
+            continue
         missing.append(" ".join(run))
     return missing
+
+
+_WARS = {"world war i": (1914, 1918), "world war ii": (1939, 1945), "first world war": (1914, 1918),
+         "second world war": (1939, 1945)}  # fmt: skip
 
 
 # --- polarity and opposites ----------------------------------------------------------------
@@ -366,9 +434,9 @@ _NEGATION = re.compile(
 # Chinese: 不 没 未 无 非 否 别 勿, but not in words where they do not deny (不断 "constantly",
 # 不同 "different", 未来 "future", 非常 "very", 无论 "whatever", 不仅 "not only", 有没有 and 是否
 # "whether", 别人 "others", 特别 "especially", 非洲 "Africa"), nor twice (不能不 "must", 无不 "all")
-_ZH_NOT_NEGATION = re.compile(r"[不没]有?[能会可敢]不|无不|不无|没有不|不断|不同|不一样|不相同|不止|非同|"
+_ZH_NOT_NEGATION = re.compile(r"[不没]有?[能会可敢]不|无不|不无|没有不|不断|不同|不一(?!定)|不相同|不止|非同|"
                               r"不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|"
-                              r"无数|毫不犹豫|不管|不论|无疑|莫过于|别人|别的|特别|区别|分别|告别|级别|"
+                              r"无数|相安无事|毫不犹豫|不管|不论|无疑|莫过于|别人|别的|特别|区别|分别|告别|级别|"
                               r"类别|性别|个别|识别|辨别|派别|差别|是否|能否|可否|与否|非洲|除非|"
                               r"([是有能会要好对行])\s?[不没]\s?\1")  # fmt: skip
 _ZH_NEGATION = re.compile(r"[不没未无非否别勿]")
@@ -425,7 +493,8 @@ def negated(text: str) -> bool:
 
 # Words that deny without a negation: "not allowed" is said "prohibited", 不许 is said 禁止
 _DENYING = re.compile(r"\b(prohibit\w*|forbid\w*|ban|banned|bans|barred|abstain\w*|abstinence|refus\w*|"
-                      r"reject\w*|against|absent|absence|avoid\w*|denied|denies|deny)\b|"
+                      r"reject\w*|declin\w*|turn\w* down|against|absent|absence|avoid\w*|"
+                      r"denied|denies|deny)\b|"
                       r"禁止|严禁|避免|拒绝|反对|缺乏|缺少|取消|停止|杜绝", re.I)  # fmt: skip
 
 
@@ -433,9 +502,23 @@ def unmatched(sentence: str, passage: str) -> list[list[str]]:
     """The negations of `sentence` that no negation of `passage` matches: a negation matches
     when the passage denies a word it denies (the first words after a negation; in CJK a pair
     of characters in its clause) ("hasn't done" / "hasn't done
-    shit"; 话不多 / 话不多). A negation that denies no word ("of all faiths and none.") is left out."""
+    shit"; 话不多 / 话不多). A negation that denies no word ("of all faiths and none.") is left out,
+    and so is not knowing (不知道, 不确定) when the passage asks or doubts (请问 ... 怎么走)."""
     said = denied(passage) | {w for w in denied(passage, clause=True) if CJK.search(w)}
-    return [group for group in denials(sentence) if group and not set(group) & said]
+    doubt = bool(_DOUBT.search(passage))
+    against = doubt or negated(passage)
+    return [g for g in denials(sentence) if g and not set(g) & said
+            and not (doubt and g[0] in _NOT_KNOWING) and not (against and g[0] in _DISAGREEING)]  # fmt: skip
+
+
+# Not knowing (不知道, 不确定, 不清楚) is what a passage that asks (问), or doubts, says too;
+# disagreeing (不赞成, 不认同) what a passage that asks or denies says
+_NOT_KNOWING = frozenset(("不知", "不确", "不清", "不晓"))
+_DISAGREEING = frozenset(("不赞", "不认", "不支"))
+_DOUBT = re.compile(
+    r"[吗呢][\s.。?？!！]*$|[?？]|怎么|为什么|什么|能否|是否|对不对|是不是|问(?!题)|不好说|说不清|难说|不知|"
+    r"不确定|不清楚"
+)
 
 
 def polarity_clash(
@@ -470,13 +553,14 @@ _OPPOSITE_PAIRS = [
     ("accept", "reject"), ("legal", "illegal"), ("success", "failure"), ("oldest", "youngest"),
     ("增加", "减少"), ("上升", "下降"), ("之前", "之后"), ("以前", "以后"), ("最大", "最小"),
     ("最高", "最低"), ("多于", "少于"), ("成功", "失败"), ("赢", "输"),
+    ("不同", "相同"), ("不同", "一样"), ("不一", "一样"), ("不一", "一致"),  # 不同, 不一: "different"
 ]  # fmt: skip
 OPPOSITES = [*_OPPOSITE_PAIRS, *((b, a) for a, b in _OPPOSITE_PAIRS)] + [("all", "some"), ("every", "some")]
 
 
 def _has(text: str, word: str) -> bool:
-    if CJK.search(word):
-        return word in text
+    if CJK.search(word):  # 一样 in 不一样 is not said
+        return any(not text[: m.start()].endswith(("不", "没")) for m in re.finditer(re.escape(word), text))
     ending = r"\w*" if len(word) >= 6 else r"(?:s|es|d|ed)?\b"  # "increas" is a stem, "win" a word
     return bool(re.search(r"\b" + re.escape(word) + ending, text, re.I))
 

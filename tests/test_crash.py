@@ -121,10 +121,10 @@ def chain(tmp: Path, name: str, kills: list[Kill], calls: list[str], expected: d
 
 @pytest.mark.slow
 def test_killed_anywhere_loses_nothing(tmp_path, backend):
-    """Two logical runs at once, each killed at every other point of the uninterrupted run (so
-    that together they are killed at every one): run `kill9` by SIGKILL, run `term-int` by
-    SIGTERM and SIGINT in turn (those exit 130 with the resume command). After all the kills
-    (12+ per run on SQLite; on PostgreSQL two thirds of the points, 8+ per run), `resume`
+    """Two logical runs at once, each killed at every other point of those this backend takes
+    (SQLite the even points of the uninterrupted run, PostgreSQL the odd ones, each also every
+    kind of point and the last): run `kill9` by SIGKILL, run `term-int` by SIGTERM and SIGINT
+    in turn (those exit 130 with the resume command). After all the kills (6+ per run), `resume`
     finishes each with the article of the uninterrupted run, and no request whose answer had
     completed was ever sent again."""
     points, calls, expected = uninterrupted(tmp_path)
@@ -133,17 +133,21 @@ def test_killed_anywhere_loses_nothing(tmp_path, backend):
     every = kill_points(points)
     kinds = {p.split(":")[0] for p in every}
     assert kinds == {"call", "journal", "writes", "checkpoint"} and len(every) >= 30, every
-    # SQLite: every point. PostgreSQL (the same code above the store): two thirds of the points,
-    # every kind of point among them (the suite's time: each kill is a process start)
-    chosen = every if backend is None else [p for i, p in enumerate(every) if i % 3 != 2]
+    # The backends share the points: SQLite the even ones, PostgreSQL the odd ones (the same
+    # code above the store), so together they kill at every point, and each at every kind of
+    # point and at the last boundary (the suite's time: each kill is a process start)
+    chosen = [p for i, p in enumerate(every) if i % 2 == (0 if backend is None else 1)]
+    chosen += [p for p in ([every[-1]] if every[-1] not in chosen else [])]
+    for kind in sorted(kinds - {p.split(":")[0] for p in chosen}):
+        chosen.append(next(p for p in every if p.startswith(kind + ":")))
+    chosen.sort(key=every.index)
     kill9 = [Kill(p, signal.SIGKILL) for p in chosen[0::2]]
     if chosen[-1] not in chosen[0::2]:
         kill9.append(Kill(chosen[-1], signal.SIGKILL))  # the last boundary: after the end
     term_int = [Kill(p, (signal.SIGTERM, signal.SIGINT)[i % 2]) for i, p in
                 enumerate(chosen[1::2])]  # fmt: skip
     assert len(kill9) >= 6 and len(term_int) >= 6
-    if backend is not None:
-        assert {p.split(":")[0] for p in chosen} == kinds
+    assert {p.split(":")[0] for p in chosen} == kinds
 
     with ThreadPoolExecutor(2) as pool:
         a = pool.submit(chain, tmp_path, "kill9", kill9, calls, expected)

@@ -38,6 +38,11 @@ from reflectcli.store.db import DB_NAME, Store, make_private_dirs, validate_thre
 log = logging.getLogger(__name__)
 
 MAX_TASK_CHARS = 4000
+# A step recorded sooner than this after the artifact's last write leaves the artifact to the next
+# step or the run's end: with a real model every step waits longer than this, so each is written;
+# a burst of instant steps (replayed from the journal, a scripted model) is not re-rendered each
+# time. The index row and the snapshot are written every step all the same.
+ARTIFACT_EVERY = 0.25  # seconds
 RESUME_FLAGS = ("model", "critic_model", "timeout", "api_base", "critic_api_base", "retries",
                 "backoff", "interactive")  # fmt: skip
 
@@ -111,6 +116,7 @@ class Runner:
         self.summary: dict[str, Any] | None = None  # summarize(self.state), once per step
         self._recorded: dict[str, Any] | None = None  # the state the index and artifact hold
         self._artifact: str | None = None  # the artifact's text as last written
+        self._artifact_at = float("-inf")  # time.monotonic() of that write
         self._tally_lock = threading.Lock()  # calls at once report from several threads
         self._answered: dict[str, Any] = {}  # step -> answer not yet in self.state
         self._in_flight = 0
@@ -274,7 +280,7 @@ class Runner:
                     return None
                 self.state = update
                 run = store.get_run(thread_id) or {}
-                self._record(store, thread_id, artifact_path(runs_dir, thread_id), run)
+                self._record(store, thread_id, artifact_path(runs_dir, thread_id), run, last=True)
                 return update["versions"][-1]
             finally:
                 store.release(thread_id)
@@ -402,6 +408,7 @@ class Runner:
         started = time.monotonic()
         self.state = dict(state or start or {})
         self.summary, self._recorded, self._artifact = None, None, None
+        self._artifact_at = float("-inf")
         waiting = None
         ok = taken_over = False
         try:
@@ -437,7 +444,8 @@ class Runner:
             guard = (lambda fn, *a, **k: fn(*a, **k)) if ok else _quietly
             if not taken_over and self.state:  # the artifact says how the process ended, like the row
                 ended = guard(store.get_run, thread_id) or {}
-                guard(self._record, store, thread_id, path, {**run, "status": ended.get("status")})
+                guard(self._record, store, thread_id, path, {**run, "status": ended.get("status")},
+                      last=True)  # fmt: skip
             if not taken_over:
                 guard(store.release, thread_id)
             _quietly(store.close)
@@ -486,14 +494,17 @@ class Runner:
 
             command = Command(resume=answer)
 
-    def _record(self, store: Store, thread_id: str, path: Path, run: dict[str, Any]) -> None:
+    def _record(self, store: Store, thread_id: str, path: Path, run: dict[str, Any], *,
+                last: bool = False) -> None:  # fmt: skip
         """After every step: the index row and the artifact catch up with the state, both from
         one summary of it (kept for the result). The rows are one fenced transaction (LostClaim,
         nothing written, when another process took the run); the artifact is written only after
-        they committed. Recording the same state again (at the end of a run) rewrites only an
-        artifact whose text changed (the process's status)."""
+        they committed, at most every ARTIFACT_EVERY seconds but always when the run is
+        finished and at the `last` record of a process (whatever stopped it).
+        Recording the same state again (at the end of a run, whatever stopped it) rewrites an
+        artifact whose text changed (a step left to it, the process's status)."""
         if self._recorded is self.state:
-            self._artifact = write_artifact(path, self.state, thread_id, run, self.summary, self._artifact)
+            self._write_artifact(path, thread_id, run)
             return
         s = self.summary = summarize(self.state)
         fields = {
@@ -522,7 +533,13 @@ class Runner:
             store.save_state(thread_id, stored_state(self.state))
             store.save_usage(thread_id, usage_by_model(self.state))
         self._recorded = self.state
-        self._artifact = write_artifact(path, self.state, thread_id, run, s, self._artifact)
+        due = time.monotonic() - self._artifact_at >= ARTIFACT_EVERY
+        if last or due or self.state.get("status") == "finished":
+            self._write_artifact(path, thread_id, run)
+
+    def _write_artifact(self, path: Path, thread_id: str, run: dict[str, Any]) -> None:
+        self._artifact = write_artifact(path, self.state, thread_id, run, self.summary, self._artifact)
+        self._artifact_at = time.monotonic()
 
 
 def critic_label(settings: Settings) -> str:

@@ -69,3 +69,48 @@ def test_an_interrupted_run_still_says_so_in_its_artifact(scripted, runs_dir):
     with pytest.raises(RunInterrupted):
         runner.write("Why do writers revise?", settings(runs_dir, threshold=8), thread_id="stop")
     assert "- status: interrupted" in (runs_dir / "stop.md").read_text()
+
+
+def test_steps_in_a_burst_share_an_artifact_write_and_the_end_always_writes(scripted, runs_dir, monkeypatch):
+    """Steps closer together than ARTIFACT_EVERY leave the artifact to a later step: with the
+    interval far longer than the run, the first step and the finished state are written, and
+    the index row and snapshot still follow every step."""
+    import reflectcli.runner as runner_module
+
+    monkeypatch.setattr(runner_module, "ARTIFACT_EVERY", 3600.0)
+    scripted.responder.scores = [6.0, 9.0]
+    writes = Counting(artifacts.write_private)
+    monkeypatch.setattr(artifacts, "write_private", writes)
+    saved = []
+    from reflectcli.store.db import Store
+
+    real = Store.save_state
+    monkeypatch.setattr(Store, "save_state", lambda self, t, st: (saved.append(t), real(self, t, st))[1])
+    ui = StepsUI()
+    result = Runner(ui).write("Why do writers revise?", settings(runs_dir, threshold=8))
+    assert result.state["status"] == "finished" and ui.steps >= 10
+    assert writes.calls == 2  # the first step, then the finished run (the end's text is the same)
+    assert len(saved) >= ui.steps  # the snapshot is not coalesced
+    text = result.artifact.read_text()
+    assert "## Final article" in text and "- status: finished" in text
+
+
+def test_an_interrupted_run_in_a_burst_still_writes_its_last_state(scripted, runs_dir, monkeypatch):
+    import pytest
+
+    import reflectcli.runner as runner_module
+    from reflectcli.errors import RunInterrupted
+
+    monkeypatch.setattr(runner_module, "ARTIFACT_EVERY", 3600.0)
+    runner = Runner(quiet_ui())
+    calls = {"n": 0}
+
+    def stop_after_three() -> bool:
+        calls["n"] += 1
+        return calls["n"] >= 3
+
+    runner.should_stop = stop_after_three
+    with pytest.raises(RunInterrupted):
+        runner.write("Why do writers revise?", settings(runs_dir, threshold=8), thread_id="burst")
+    text = (runs_dir / "burst.md").read_text()
+    assert "- status: interrupted" in text and "draft" in text.split("## Trace")[-1].lower()

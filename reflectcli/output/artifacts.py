@@ -1,4 +1,5 @@
-"""The Markdown run artifact `<runs_dir>/<thread>.md`, rewritten after every step."""
+"""The Markdown run artifact `<runs_dir>/<thread>.md`, rewritten after every step (at most every
+runner.ARTIFACT_EVERY seconds, and always at a run's end)."""
 
 from __future__ import annotations
 

@@ -79,7 +79,10 @@ def make_app(url: str, sync: bool = True):
     needs two in all, this one and the store's."""
     import procrastinate
 
-    pool = {"conninfo": url, "min_size": 1, "max_size": 1, "kwargs": {"prepare_threshold": None}}
+    from reflectcli.store.pg import named
+
+    pool = {"conninfo": url, "min_size": 1, "max_size": 1,
+            "kwargs": {"prepare_threshold": None, **named(url, "queue")}}  # fmt: skip
     connector = procrastinate.SyncPsycopgConnector(**pool) if sync else procrastinate.PsycopgConnector(**pool)
     app = procrastinate.App(connector=connector)
     app.task(name=TASK, queue=QUEUE, pass_context=True, retry=_retry_strategy())(write_job)

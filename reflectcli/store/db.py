@@ -440,7 +440,10 @@ class Store:
         # so two processes setting up at once would wait for each other for ever.
         import psycopg  # a session lock: on a connection of its own, not one of the pool's
 
-        session = psycopg.connect(self.url, autocommit=True, prepare_threshold=None, connect_timeout=10)
+        from reflectcli.store.pg import named
+
+        session = psycopg.connect(self.url, autocommit=True, prepare_threshold=None, connect_timeout=10,
+                                  **named(self.url, "schema"))  # fmt: skip
         deadline = time.monotonic() + SCHEMA_LOCK_WAIT
         while not session.execute("SELECT pg_try_advisory_lock(7243019)").fetchone()[0]:
             if time.monotonic() > deadline:

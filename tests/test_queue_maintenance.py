@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from types import SimpleNamespace
 
+import pytest
 from typer.testing import CliRunner
 
 from reflectcli.batch import queue
@@ -69,10 +71,46 @@ def test_maintenance_failures_are_warnings_with_the_job_and_counted_in_batch_sta
 def test_a_busy_thread_is_retried_a_few_times_then_not():
     strategy = queue._retry_strategy()
     busy = RunBusy("thread t1 is being run by another process (pid 7 on elsewhere)")
-    decisions = [strategy.get_retry_decision(exception=busy, job=SimpleNamespace(attempts=a))
-                 for a in range(queue.BUSY_ATTEMPTS + 2)]  # fmt: skip
+    decisions = []
+    for n in range(1, queue.BUSY_ATTEMPTS + 3):
+        busy.busy = n  # attempts in a row that found the same claim holding it (write_job counts)
+        decisions.append(strategy.get_retry_decision(exception=busy, job=SimpleNamespace(attempts=0)))
     retried = [d is not None for d in decisions]
     assert retried == [True] * (queue.BUSY_ATTEMPTS - 1) + [False] * 3
     fault = ModelError("provider down", transient=True)
     fault.faults = 1
     assert strategy.get_retry_decision(exception=fault, job=SimpleNamespace(attempts=9)) is not None
+
+
+def test_kills_and_requeues_do_not_use_up_a_busy_threads_attempts(runs_dir, fake, backend):
+    """The job's attempts count every requeue after a kill; a task found busy was failed once
+    those reached BUSY_ATTEMPTS (a lost task: a live worker held the run, it was later killed,
+    and nobody ran the failed job again). Only attempts in a row against one holder's claim
+    count; a new claim (a takeover, another owner) starts again."""
+    with Store(runs_dir) as store:
+        tables = BatchTables(store.conn)
+        tables.create("b1", "tasks.jsonl", "queue", {"model": "fake/w"},
+                      [{"line": 1, "thread_id": "t1", "task": "Why do writers revise?",
+                        "overrides": {}}])  # fmt: skip
+        store.create_run("t1", "Why do writers revise?", {"model": "fake/w"}, "t1.md")
+        store.conn.execute("UPDATE runs SET status = 'running', owner_pid = 7, owner_host = 'elsewhere', "
+                           "lease_until = ?, generation = 3 WHERE thread_id = 't1'",
+                           (time.time() + 600,))  # fmt: skip  (a live claim on another host)
+    strategy = queue._retry_strategy()
+
+    def attempt(job_attempts: int):
+        job = SimpleNamespace(attempts=job_attempts)
+        context = SimpleNamespace(additional_context={"runs_dir": str(runs_dir)}, job=job,
+                                  should_abort=lambda: False)  # fmt: skip
+        with pytest.raises(RunBusy) as caught:
+            queue.write_job(context, "b1", 1)
+        return strategy.get_retry_decision(exception=caught.value, job=job)
+
+    # four kills and requeues have spent the job's attempts already
+    decisions = [attempt(4 + i) for i in range(queue.BUSY_ATTEMPTS)]
+    assert [d is not None for d in decisions] == [True] * (queue.BUSY_ATTEMPTS - 1) + [False]
+    with Store(runs_dir) as store:
+        task = BatchTables(store.conn).task("b1", 1)
+        assert "still so after 5 attempts" in task["error"] and "pid 7" in task["error"]
+        store.conn.execute("UPDATE runs SET generation = 4 WHERE thread_id = 't1'")  # another claim
+    assert attempt(20) is not None

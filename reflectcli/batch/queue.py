@@ -54,14 +54,16 @@ def _retry_strategy():
     class Retry(BaseRetryStrategy):
         """A worker shut down mid-job: straight back on the queue. The provider's fault: again
         after 2, 4, … s, RETRIES attempts in all. A thread still held by a process whose lease
-        has not lapsed: again after the lease, BUSY_ATTEMPTS attempts in all (then failed, its
-        holder named in the task's error). Anything else: failed."""
+        has not lapsed: again after the lease, until BUSY_ATTEMPTS attempts in a row found that
+        same claim holding it (then failed, its holder named in the task's error; the job's own
+        attempts also count kills and requeues, so they are not what is capped). Anything
+        else: failed."""
 
         def get_retry_decision(self, *, exception: BaseException, job: Any):
             if isinstance(exception, JobAborted):  # asked only when the worker is shutting down
                 return RetryDecision(retry_in={"seconds": 0})
             if isinstance(exception, RunBusy):
-                if job.attempts + 1 >= BUSY_ATTEMPTS:
+                if getattr(exception, "busy", BUSY_ATTEMPTS) >= BUSY_ATTEMPTS:  # set by write_job
                     return None
                 return RetryDecision(retry_in={"seconds": max(1, int(lease_seconds()))})
             faults = getattr(exception, "faults", RETRIES)  # counted per task: restarts are not faults
@@ -177,10 +179,12 @@ def write_job(context, batch_id: str, n: int) -> str:
         print(f"worker: {exc.message}", file=sys.stderr, flush=True)  # not even the job's row
         os._exit(LOST_EXIT)
     except RunBusy as exc:
-        if context.job.attempts + 1 >= BUSY_ATTEMPTS:
-            with Store(runs_dir) as store:
-                BatchTables(store.conn).set_error(batch_id, n, f"{_one_line(exc)} (still so after "
-                                                  f"{BUSY_ATTEMPTS} attempts)")  # fmt: skip
+        with Store(runs_dir) as store:
+            tables = BatchTables(store.conn)
+            exc.busy = tables.busy(batch_id, n, exc.generation)  # read by the retry strategy
+            if exc.busy >= BUSY_ATTEMPTS:
+                tables.set_error(batch_id, n, f"{_one_line(exc)} (still so after {BUSY_ATTEMPTS} "
+                                 "attempts)")  # fmt: skip
         raise
     except Exception as exc:
         faults = RETRIES

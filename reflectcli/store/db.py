@@ -617,6 +617,7 @@ class Store:
                         hint="wait for it to finish, or stop it first"
                         + ("" if not where else f"; its claim lapses {lease_seconds():.0f} s after its "
                            "host stops renewing it"),
+                        generation=held.get("generation"),
                     )  # fmt: skip
                 claimed = None
                 if row and mine and self._fences.get(thread_id) == held["generation"]:

@@ -31,10 +31,10 @@ class Jobs:
         self.calls += 1
         if self.calls == 1:
             raise ConnectionError("server closed the connection unexpectedly")
-        return [SimpleNamespace(id=41)]
+        return [SimpleNamespace(id=41, worker_id=None)]
 
-    async def retry_job(self, job):
-        raise RuntimeError(f'Job was not found or not in "doing" status (job id: {job.id})')
+    async def execute_query_all_async(self, query, job_id, worker_id):  # the guarded requeue
+        raise RuntimeError(f'Job was not found or not in "doing" status (job id: {job_id})')
 
 
 def test_maintenance_failures_are_warnings_with_the_job_and_counted_in_batch_status(runs_dir, caplog):
@@ -46,8 +46,8 @@ def test_maintenance_failures_are_warnings_with_the_job_and_counted_in_batch_sta
     jobs = Jobs()
 
     async def loop():
-        task = asyncio.create_task(queue._requeue_stalled(SimpleNamespace(job_manager=jobs), 0.01, 1,
-                                                          str(runs_dir)))  # fmt: skip
+        app_ = SimpleNamespace(job_manager=jobs, connector=jobs)
+        task = asyncio.create_task(queue._requeue_stalled(app_, 0.01, 1, str(runs_dir)))
         while jobs.calls < 3:
             await asyncio.sleep(0.01)
         task.cancel()
@@ -114,3 +114,38 @@ def test_kills_and_requeues_do_not_use_up_a_busy_threads_attempts(runs_dir, fake
         assert "still so after 5 attempts" in task["error"] and "pid 7" in task["error"]
         store.conn.execute("UPDATE runs SET generation = 4 WHERE thread_id = 't1'")  # another claim
     assert attempt(20) is not None
+
+
+def test_a_stalled_job_taken_again_since_is_not_put_back_on_the_queue(pg_url):
+    """Two workers' stalled-job checks race: one requeues a dead worker's job, a live worker
+    takes it, then the other (its stalled list read seconds earlier) requeued it again, so a
+    third worker found the thread busy under the live one. The requeue now happens only while
+    the job is still the stalled worker's."""
+    import psycopg
+
+    async def scenario():
+        app = queue.make_app(pg_url, sync=False)
+        async with app.open_async():
+            await app.schema_manager.apply_schema_async()
+            job_id = await app.tasks[queue.TASK].configure(queue=queue.QUEUE).defer_async(batch_id="b", n=1)
+            with psycopg.connect(pg_url, autocommit=True) as conn:
+                dead, live = (conn.execute("INSERT INTO procrastinate_workers (last_heartbeat) VALUES "
+                                           f"(now() - interval '{age} seconds') RETURNING id").fetchone()[0]
+                              for age in (60, 0))  # fmt: skip
+                conn.execute("UPDATE procrastinate_jobs SET status = 'doing', worker_id = %s WHERE id = %s",
+                             (dead, job_id))  # fmt: skip
+                manager = app.job_manager
+                (stale,) = await manager.get_stalled_jobs(queue=queue.QUEUE, seconds_since_heartbeat=5)
+                assert (stale.id, stale.worker_id) == (job_id, dead)
+                conn.execute("UPDATE procrastinate_jobs SET worker_id = %s WHERE id = %s", (live, job_id))
+                assert await queue.requeue_if_still_stalled(app, stale) is False  # the live worker's now
+                row = conn.execute("SELECT status, worker_id, attempts FROM procrastinate_jobs WHERE id = %s",
+                                   (job_id,)).fetchone()  # fmt: skip
+                assert row == ("doing", live, 0)
+                conn.execute("UPDATE procrastinate_jobs SET worker_id = %s WHERE id = %s", (dead, job_id))
+                assert await queue.requeue_if_still_stalled(app, stale) is True  # still stalled: back
+                row = conn.execute("SELECT status, attempts FROM procrastinate_jobs WHERE id = %s",
+                                   (job_id,)).fetchone()  # fmt: skip
+                assert row == ("todo", 1)
+
+    asyncio.run(scenario())

@@ -214,9 +214,32 @@ def record_fault(runs_dir: str, job_id: int | None, kind: str, exc: BaseExceptio
         log.warning("could not record the %s failure of job %s: %s", kind, job_id, again)
 
 
+# procrastinate's own retry (its SQL function), only if the job is still the stalled worker's:
+# the row is locked and read again first, so a job that went back on the queue and was taken by
+# a live worker since the stalled list was read (another process's requeue: a few seconds on a
+# loaded machine) is left to that worker.
+REQUEUE_IF_STILL_STALLED = """
+WITH still AS (
+    SELECT id FROM procrastinate_jobs
+     WHERE id = %(job_id)s AND status = 'doing' AND worker_id IS NOT DISTINCT FROM %(worker_id)s
+       FOR UPDATE
+)
+SELECT procrastinate_retry_job_v2(id, now(), NULL, NULL, NULL) IS NULL AS retried FROM still
+"""
+
+
+async def requeue_if_still_stalled(app, job) -> bool:
+    """Put a stalled job back on the queue unless a live worker has taken it meanwhile."""
+    rows = await app.connector.execute_query_all_async(
+        REQUEUE_IF_STILL_STALLED, job_id=job.id, worker_id=job.worker_id
+    )
+    return bool(rows)
+
+
 async def _requeue_stalled(app, every: float, stalled_after: float, runs_dir: str) -> None:
-    """Jobs whose worker stopped sending heartbeats go back on the queue. A failure is a
-    warning naming the job, and a row in queue_faults (`batch status` counts them)."""
+    """Jobs whose worker stopped sending heartbeats go back on the queue (unless taken again
+    since: see REQUEUE_IF_STILL_STALLED). A failure is a warning naming the job, and a row in
+    queue_faults (`batch status` counts them)."""
     while True:
         await asyncio.sleep(every)
         try:
@@ -229,8 +252,8 @@ async def _requeue_stalled(app, every: float, stalled_after: float, runs_dir: st
             continue
         for job in stalled:
             try:
-                log.warning("job %s of a dead worker goes back on the queue", job.id)
-                await app.job_manager.retry_job(job)
+                if await requeue_if_still_stalled(app, job):
+                    log.warning("job %s of a dead worker went back on the queue", job.id)
             except Exception as exc:
                 log.warning("job %s of a dead worker could not go back on the queue: %s", job.id,
                             _one_line(exc))  # fmt: skip

@@ -202,6 +202,38 @@ def throughput(pg: PgServer, server: OpenAIServer, n: int, workers: int, lease: 
     return finished / took, per
 
 
+def burst_cpu(pg: PgServer, server: OpenAIServer, n: int, lease: float,
+              prefix: str) -> tuple[float, float, float]:  # fmt: skip
+    """One `worker --concurrency 1 --burst` through a fresh batch of n tasks: (seconds, CPU
+    seconds of the worker command and its process, CPU seconds of PostgreSQL)."""
+    work = Path(tempfile.mkdtemp(prefix=f"bench-batch-cpu-{n}-"))
+    url = pg.new_database()
+    env = env_for(work, url, lease)
+    cli(work, env, "batch", "submit", str(write_tasks(work, n, prefix)), *model_args(server))
+    cpu, db_cpu, started = cpu_seconds(), server_cpu(pg), time.monotonic()
+    cli(work, env, "worker", "--concurrency", "1", "--burst", "--runs-dir", "runs")
+    took = time.monotonic() - started
+    if done_runs(url) != n:
+        raise SystemExit(f"cpu: {done_runs(url)} of {n} tasks finished: {errors(url)}")
+    return took, cpu_seconds() - cpu, server_cpu(pg) - db_cpu
+
+
+def cpu_per_task(pg: PgServer, server: OpenAIServer, n: int, lease: float) -> float:
+    """The CPU one more task costs, start-up left out: one worker process through 2 tasks, then
+    through 2 + n, on fresh databases; the difference over n (workers and PostgreSQL apart)."""
+    few = burst_cpu(pg, server, 2, lease, "c2")
+    many = burst_cpu(pg, server, 2 + n, lease, f"c{2 + n}")
+    worker, db = (many[1] - few[1]) / n, (many[2] - few[2]) / n
+    start = few[1] - 2 * worker  # the process's start-up: imports (litellm's included), pools, schema
+    total = worker + db
+    print(f"  one worker process: 2 tasks {few[1]:.1f} s CPU ({few[0]:.0f} s), {2 + n} tasks {many[1]:.1f} s "
+          f"CPU ({many[0]:.0f} s); a task costs {worker:.2f} s CPU in the worker + {db:.2f} s in "
+          f"PostgreSQL = {total:.2f} s; a worker process's start {start:.1f} s CPU. Bound on "
+          f"{os.cpu_count()} cores: {os.cpu_count() / total:.2f} tasks/s; load average now "
+          f"{open('/proc/loadavg').read().split()[0]}")  # fmt: skip
+    return total
+
+
 def errors(url: str) -> list:
     """What the unfinished tasks left: their batch rows' errors, their runs' rows, their jobs'
     status and procrastinate events, and the queue's maintenance faults."""
@@ -237,6 +269,10 @@ def kills(pg: PgServer, server: OpenAIServer, n: int, every: float, lease: float
     killed, started, next_kill = 0, time.monotonic(), time.monotonic() + every
     snapshots: list[tuple[int, set, float]] = []  # (requests so far, journaled, when) at each kill
     while done_runs(url) < n:
+        jobs = counts(url)
+        if not jobs.get("todo") and not jobs.get("doing"):  # nothing left that could finish them
+            print(f"  jobs left unfinished: {jobs}; {errors(url)}")
+            break
         if time.monotonic() - started > 3600:
             raise SystemExit(f"kills: not done after an hour: {counts(url)}")
         if time.monotonic() >= next_kill:
@@ -439,6 +475,8 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=11)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--skip-throughput", action="store_true")
+    parser.add_argument("--cpu-tasks", type=int, default=0,
+                        help="measure the CPU a task costs: 2 vs 2 + N tasks through one worker")  # fmt: skip
     parser.add_argument("--workers", default="1,4,8,16", help="worker processes to compare (1 first)")
     parser.add_argument("--kill-workers", type=int, default=4, help="single-process workers in part 2")
     parser.add_argument("--skip-kills", action="store_true")
@@ -473,6 +511,9 @@ def main() -> None:
             print(f"  connections per worker process: at most {most:.2f} (target <= 2)")
             if most > 2:
                 failures.append(f"{most:.2f} connections per worker process > 2")
+        if args.cpu_tasks:
+            print("1b. CPU a task costs")
+            cpu_per_task(pg, server, args.cpu_tasks, args.lease)
         if not args.skip_kills:
             print("2. kill -9 of workers during the batch")
             result = kills(pg, server, args.tasks, args.kill_every, args.lease, args.seed, args.kill_workers)

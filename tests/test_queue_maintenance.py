@@ -149,3 +149,16 @@ def test_a_stalled_job_taken_again_since_is_not_put_back_on_the_queue(pg_url):
                 assert row == ("todo", 1)
 
     asyncio.run(scenario())
+
+
+def test_workers_find_every_table_made_so_a_worker_needs_no_schema_session(pg_url, runs_dir):
+    """`worker` makes the queue's, the store's and the checkpoints' tables before its worker
+    processes start: none of them then takes the schema lock (a third connection, beside its
+    pool's and procrastinate's, which the 16-worker bench counted as the 33rd)."""
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    queue.prepare(runs_dir)
+    with Store(runs_dir) as store:
+        assert store.conn.execute("SELECT to_regclass('procrastinate_jobs') IS NOT NULL").fetchone()[0]
+        assert store._saver_ready(len(PostgresSaver.MIGRATIONS))
+    queue.prepare(runs_dir)  # again: nothing is missing, nothing happens

@@ -106,6 +106,17 @@ def ensure_schema(app, store: Store) -> None:
             app.schema_manager.apply_schema()
 
 
+def prepare(runs_dir: str | Path) -> None:
+    """Every table a worker process needs, before any starts: the queue's, the store's and
+    LangGraph's checkpoints'. A worker process then never opens a session of its own for the
+    schema lock: it holds its pool's connection and procrastinate's, two in all (the first run
+    of each new database used to set the checkpoint tables up behind a third)."""
+    app = make_app(require_url())
+    with Store(runs_dir) as store, app.open():
+        ensure_schema(app, store)
+        store.checkpointer()  # sets its tables up only where they are missing
+
+
 def submit(runs_dir: str | Path, batch_id: str) -> list[int]:
     """Put the batch's tasks that have no job yet on the queue (all of them, for a batch just
     recorded; after a submit cut short, the rest); the new job ids, in task order. Each job id
@@ -301,10 +312,7 @@ def serve(runs_dir: str, burst: bool = False) -> None:
 def run_workers(runs_dir: str | Path, concurrency: int, burst: bool = False) -> int:
     """`reflectcli worker`: `concurrency` worker processes (one job each at a time); SIGINT /
     SIGTERM are passed on, and each stops after the current step. The exit code: 0, or 130."""
-    require_url()
-    app = make_app(require_url())
-    with Store(runs_dir) as store, app.open():  # the tables exist before any worker looks for jobs
-        ensure_schema(app, store)
+    prepare(runs_dir)
     context = multiprocessing.get_context("spawn")
 
     def start():

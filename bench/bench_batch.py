@@ -11,7 +11,10 @@ drafts, review, revise, review).
    `--concurrency 4`, 8 and 16 (--workers), each on a fresh database: tasks per second, the
    ratio to one worker (targets: 4 >= 3x, 16 >= 10x), and the most connections to the database
    seen at once (pg_stat_activity, sampled every 0.2 s, the sampler's own left out) per worker
-   process (target <= 2).
+   process (target <= 2), with who held them at that peak (application_name), and the CPU
+   seconds the workers and PostgreSQL spent (their start included).
+1b. CPU a task costs (--cpu-tasks N): one worker process through 2 tasks, then through 2 + N;
+   the difference over N (worker and PostgreSQL apart), and the tasks/s it allows on these cores.
 2. kills: N tasks, 4 single-process workers (`worker --concurrency 1`); every --kill-every
    seconds one worker is killed -9 (its parent and its process) and a new one started. At the
    end: lost tasks (not done), completed calls sent again although their answer was journaled
@@ -24,7 +27,7 @@ drafts, review, revise, review).
    into SQLite and into PostgreSQL, median ms per graph step, side by side.
 
     python bench/bench_batch.py [--tasks 200] [--delay 0.2] [--reps 11] [--workers 1,4,8,16]
-                                [--kill-workers 4] [--skip-throughput] [--skip-kills] ...
+                                [--kill-workers 4] [--cpu-tasks N] [--skip-throughput] [--skip-kills] ...
 """
 
 from __future__ import annotations

@@ -112,9 +112,11 @@ def prepare(runs_dir: str | Path) -> None:
     schema lock: it holds its pool's connection and procrastinate's, two in all (the first run
     of each new database used to set the checkpoint tables up behind a third)."""
     app = make_app(require_url())
-    with Store(runs_dir) as store, app.open():
-        ensure_schema(app, store)
-        store.checkpointer()  # sets its tables up only where they are missing
+    with Store(runs_dir) as store:
+        with app.open():
+            ensure_schema(app, store)
+        store.checkpointer()  # sets its tables up where missing (procrastinate's connection closed:
+        # this process, too, holds two at most, its pool's and the schema lock's)
 
 
 def submit(runs_dir: str | Path, batch_id: str) -> list[int]:

@@ -11,7 +11,10 @@ drafts, review, revise, review).
    `--concurrency 4`, 8 and 16 (--workers), each on a fresh database: tasks per second, the
    ratio to one worker (targets: 4 >= 3x, 16 >= 10x), and the most connections to the database
    seen at once (pg_stat_activity, sampled every 0.2 s, the sampler's own left out) per worker
-   process (target <= 2).
+   process (target <= 2), with who held them at that peak (application_name), and the CPU
+   seconds the workers and PostgreSQL spent (their start included).
+1b. CPU a task costs (--cpu-tasks N): one worker process through 2 tasks, then through 2 + N;
+   the difference over N (worker and PostgreSQL apart), and the tasks/s it allows on these cores.
 2. kills: N tasks, 4 single-process workers (`worker --concurrency 1`); every --kill-every
    seconds one worker is killed -9 (its parent and its process) and a new one started. At the
    end: lost tasks (not done), completed calls sent again although their answer was journaled
@@ -24,7 +27,7 @@ drafts, review, revise, review).
    into SQLite and into PostgreSQL, median ms per graph step, side by side.
 
     python bench/bench_batch.py [--tasks 200] [--delay 0.2] [--reps 11] [--workers 1,4,8,16]
-                                [--kill-workers 4] [--skip-throughput] [--skip-kills] ...
+                                [--kill-workers 4] [--cpu-tasks N] [--skip-throughput] [--skip-kills] ...
 """
 
 from __future__ import annotations
@@ -99,21 +102,36 @@ def done_runs(url: str) -> int:
 
 class Connections:
     """The most client connections to one database seen at once, sampled every 0.2 s from a
-    connection of its own (left out of the count, as are autovacuum's workers)."""
+    connection of its own (left out of the count, as are autovacuum's workers), and who held
+    them at that peak: (application_name, state, the query's first words) -> how many."""
 
     def __init__(self, url: str):
         import psycopg
 
         self.conn = psycopg.connect(url, autocommit=True)
         self.most, self.stop = 0, threading.Event()
+        self.peak: dict[tuple[str, str, str], int] = {}
         self.thread = threading.Thread(target=self._watch, daemon=True)
 
     def _watch(self) -> None:
         while not self.stop.wait(0.2):
-            row = self.conn.execute("SELECT COUNT(*) FROM pg_stat_activity WHERE datname = "
-                                    "current_database() AND pid <> pg_backend_pid() AND backend_type = "
-                                    "'client backend'").fetchone()  # fmt: skip (not autovacuum)
-            self.most = max(self.most, int(row[0]))
+            rows = self.conn.execute(
+                "SELECT application_name, state, left(query, 40) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid() AND "
+                "backend_type = 'client backend'"  # (not autovacuum)
+            ).fetchall()
+            if len(rows) > self.most:
+                self.most, self.peak = len(rows), {}
+                for app, state, query in rows:
+                    key = (app or "?", state or "?", " ".join((query or "").split()[:3]))
+                    self.peak[key] = self.peak.get(key, 0) + 1
+
+    def who(self) -> str:
+        """The peak's connections by application_name (the pool's, procrastinate's, ...)."""
+        by_app: dict[str, int] = {}
+        for (app, _, _), n in self.peak.items():
+            by_app[app] = by_app.get(app, 0) + n
+        return ", ".join(f"{app} {n}" for app, n in sorted(by_app.items()))
 
     def __enter__(self) -> Connections:
         self.thread.start()
@@ -125,34 +143,118 @@ class Connections:
         self.conn.close()
 
 
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process's children that have been waited for: a
+    `worker --burst` command and every worker process it joined."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def server_cpu(pg: PgServer) -> float:
+    """CPU seconds PostgreSQL has used so far: the postmaster, its live children (checkpointer,
+    WAL writer, ...) and the backends that have exited (its cutime / cstime)."""
+    tick = os.sysconf("SC_CLK_TCK")
+
+    def fields(pid: int) -> list[str]:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+    try:
+        master = int((pg.data / "postmaster.pid").read_text().split()[0])
+        own = fields(master)
+        total = sum(int(x) for x in own[11:15])  # utime stime cutime cstime
+        for child in Path(f"/proc/{master}/task/{master}/children").read_text().split():
+            try:
+                total += sum(int(x) for x in fields(int(child))[11:13])
+            except OSError:
+                pass
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+    return total / tick
+
+
 def throughput(pg: PgServer, server: OpenAIServer, n: int, workers: int, lease: float) -> tuple[float, float]:
     """Tasks per second of `workers` worker processes, and the most connections per process."""
     work = Path(tempfile.mkdtemp(prefix=f"bench-batch-{workers}-"))
     url = pg.new_database()
     env = env_for(work, url, lease)
     cli(work, env, "batch", "submit", str(write_tasks(work, n, f"w{workers}")), *model_args(server))
+    cpu, db_cpu = cpu_seconds(), server_cpu(pg)
     started = time.monotonic()
     with Connections(url) as seen:
-        cli(work, env, "worker", "--concurrency", str(workers), "--burst", "--runs-dir", "runs")
+        with open(work / "worker.err", "w") as err:  # its processes' warnings, read if a task is lost
+            subprocess.run([sys.executable, "-m", "reflectcli", "worker", "--concurrency", str(workers),
+                            "--burst", "--runs-dir", "runs"], cwd=work, env=env, stdout=subprocess.DEVNULL,
+                           stderr=err, timeout=3600, check=True)  # fmt: skip
     took = time.monotonic() - started
+    cpu, db_cpu = cpu_seconds() - cpu, server_cpu(pg) - db_cpu
     finished = done_runs(url)
     per = seen.most / workers
     print(f"  {workers:2d} worker process{'es' if workers > 1 else '  '}: {finished}/{n} tasks in "
           f"{took:6.1f} s "
           f"= {finished / took:5.2f} tasks/s (the workers' start, ~5 s of imports, included); at most "
-          f"{seen.most} connections at once = {per:.2f} per worker process")  # fmt: skip
+          f"{seen.most} connections at once = {per:.2f} per worker process ({seen.who()})")  # fmt: skip
+    print(f"     CPU: workers {cpu:.1f} s = {cpu / max(1, finished):.2f} s a task (their start "
+          f"included), PostgreSQL {db_cpu:.1f} s = {db_cpu / max(1, finished):.2f} s a task; load "
+          f"average now {open('/proc/loadavg').read().split()[0]}")  # fmt: skip
     if finished != n:
-        raise SystemExit(f"only {finished} of {n} tasks finished: {counts(url)}; errors: {errors(url)}")
+        tail = (work / "worker.err").read_text()[-3000:]
+        raise SystemExit(f"only {finished} of {n} tasks finished: {counts(url)}; errors: {errors(url)}\n"
+                         f"the workers' stderr ends:\n{tail}")  # fmt: skip
     return finished / took, per
 
 
+def burst_cpu(pg: PgServer, server: OpenAIServer, n: int, lease: float,
+              prefix: str) -> tuple[float, float, float]:  # fmt: skip
+    """One `worker --concurrency 1 --burst` through a fresh batch of n tasks: (seconds, CPU
+    seconds of the worker command and its process, CPU seconds of PostgreSQL)."""
+    work = Path(tempfile.mkdtemp(prefix=f"bench-batch-cpu-{n}-"))
+    url = pg.new_database()
+    env = env_for(work, url, lease)
+    cli(work, env, "batch", "submit", str(write_tasks(work, n, prefix)), *model_args(server))
+    cpu, db_cpu, started = cpu_seconds(), server_cpu(pg), time.monotonic()
+    cli(work, env, "worker", "--concurrency", "1", "--burst", "--runs-dir", "runs")
+    took = time.monotonic() - started
+    if done_runs(url) != n:
+        raise SystemExit(f"cpu: {done_runs(url)} of {n} tasks finished: {errors(url)}")
+    return took, cpu_seconds() - cpu, server_cpu(pg) - db_cpu
+
+
+def cpu_per_task(pg: PgServer, server: OpenAIServer, n: int, lease: float) -> float:
+    """The CPU one more task costs, start-up left out: one worker process through 2 tasks, then
+    through 2 + n, on fresh databases; the difference over n (workers and PostgreSQL apart)."""
+    few = burst_cpu(pg, server, 2, lease, "c2")
+    many = burst_cpu(pg, server, 2 + n, lease, f"c{2 + n}")
+    worker, db = (many[1] - few[1]) / n, (many[2] - few[2]) / n
+    start = few[1] - 2 * worker  # the process's start-up: imports (litellm's included), pools, schema
+    total = worker + db
+    print(f"  one worker process: 2 tasks {few[1]:.1f} s CPU ({few[0]:.0f} s), {2 + n} tasks {many[1]:.1f} s "
+          f"CPU ({many[0]:.0f} s); a task costs {worker:.2f} s CPU in the worker + {db:.2f} s in "
+          f"PostgreSQL = {total:.2f} s; a worker process's start {start:.1f} s CPU. Bound on "
+          f"{os.cpu_count()} cores: {os.cpu_count() / total:.2f} tasks/s; load average now "
+          f"{open('/proc/loadavg').read().split()[0]}")  # fmt: skip
+    return total
+
+
 def errors(url: str) -> list:
+    """What the unfinished tasks left: their batch rows' errors, their runs' rows, their jobs'
+    status and procrastinate events, and the queue's maintenance faults."""
     import psycopg
 
     with psycopg.connect(url) as conn:
         tasks = conn.execute("SELECT thread_id, attempts, error FROM batch_tasks WHERE error IS NOT NULL")
-        runs = conn.execute("SELECT thread_id, status, error FROM runs WHERE status <> 'finished'")
-        return [*tasks.fetchall(), *runs.fetchall()]
+        out = [*tasks.fetchall()]
+        out += conn.execute("SELECT thread_id, status, error, owner_pid, generation FROM runs "
+                            "WHERE status <> 'finished'").fetchall()  # fmt: skip
+        out += conn.execute(
+            "SELECT t.thread_id, j.id, j.status, j.attempts, (SELECT string_agg(e.type || '@' || "
+            "to_char(e.at, 'HH24:MI:SS.MS'), ' ' ORDER BY e.id) FROM procrastinate_events e WHERE "
+            "e.job_id = j.id) FROM batch_tasks t JOIN procrastinate_jobs j ON j.id = t.job_id "
+            "LEFT JOIN runs r ON r.thread_id = t.thread_id WHERE r.status IS DISTINCT FROM 'finished'"
+        ).fetchall()  # fmt: skip
+        out += conn.execute("SELECT * FROM queue_faults").fetchall()
+        return out
 
 
 def kills(pg: PgServer, server: OpenAIServer, n: int, every: float, lease: float, seed: int,
@@ -170,6 +272,10 @@ def kills(pg: PgServer, server: OpenAIServer, n: int, every: float, lease: float
     killed, started, next_kill = 0, time.monotonic(), time.monotonic() + every
     snapshots: list[tuple[int, set, float]] = []  # (requests so far, journaled, when) at each kill
     while done_runs(url) < n:
+        jobs = counts(url)
+        if not jobs.get("todo") and not jobs.get("doing"):  # nothing left that could finish them
+            print(f"  jobs left unfinished: {jobs}; {errors(url)}")
+            break
         if time.monotonic() - started > 3600:
             raise SystemExit(f"kills: not done after an hour: {counts(url)}")
         if time.monotonic() >= next_kill:
@@ -372,6 +478,8 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=11)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--skip-throughput", action="store_true")
+    parser.add_argument("--cpu-tasks", type=int, default=0,
+                        help="measure the CPU a task costs: 2 vs 2 + N tasks through one worker")  # fmt: skip
     parser.add_argument("--workers", default="1,4,8,16", help="worker processes to compare (1 first)")
     parser.add_argument("--kill-workers", type=int, default=4, help="single-process workers in part 2")
     parser.add_argument("--skip-kills", action="store_true")
@@ -406,6 +514,9 @@ def main() -> None:
             print(f"  connections per worker process: at most {most:.2f} (target <= 2)")
             if most > 2:
                 failures.append(f"{most:.2f} connections per worker process > 2")
+        if args.cpu_tasks:
+            print("1b. CPU a task costs")
+            cpu_per_task(pg, server, args.cpu_tasks, args.lease)
         if not args.skip_kills:
             print("2. kill -9 of workers during the batch")
             result = kills(pg, server, args.tasks, args.kill_every, args.lease, args.seed, args.kill_workers)

@@ -44,7 +44,12 @@ class RunInterrupted(Exception):
 
 
 class RunBusy(UserError):
-    """Another live process holds the thread (its pid on this host, or an unexpired lease)."""
+    """Another live process holds the thread (its pid on this host, or an unexpired lease).
+    `generation`: the holder's claim (its fencing token), when known."""
+
+    def __init__(self, message: str, *, hint: str | None = None, generation: int | None = None):
+        super().__init__(message, hint=hint)
+        self.generation = generation
 
 
 class LostClaim(UserError):

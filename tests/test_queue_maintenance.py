@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from types import SimpleNamespace
 
+import pytest
 from typer.testing import CliRunner
 
 from reflectcli.batch import queue
@@ -29,10 +31,10 @@ class Jobs:
         self.calls += 1
         if self.calls == 1:
             raise ConnectionError("server closed the connection unexpectedly")
-        return [SimpleNamespace(id=41)]
+        return [SimpleNamespace(id=41, worker_id=None)]
 
-    async def retry_job(self, job):
-        raise RuntimeError(f'Job was not found or not in "doing" status (job id: {job.id})')
+    async def execute_query_all_async(self, query, job_id, worker_id):  # the guarded requeue
+        raise RuntimeError(f'Job was not found or not in "doing" status (job id: {job_id})')
 
 
 def test_maintenance_failures_are_warnings_with_the_job_and_counted_in_batch_status(runs_dir, caplog):
@@ -44,8 +46,8 @@ def test_maintenance_failures_are_warnings_with_the_job_and_counted_in_batch_sta
     jobs = Jobs()
 
     async def loop():
-        task = asyncio.create_task(queue._requeue_stalled(SimpleNamespace(job_manager=jobs), 0.01, 1,
-                                                          str(runs_dir)))  # fmt: skip
+        app_ = SimpleNamespace(job_manager=jobs, connector=jobs)
+        task = asyncio.create_task(queue._requeue_stalled(app_, 0.01, 1, str(runs_dir)))
         while jobs.calls < 3:
             await asyncio.sleep(0.01)
         task.cancel()
@@ -69,10 +71,94 @@ def test_maintenance_failures_are_warnings_with_the_job_and_counted_in_batch_sta
 def test_a_busy_thread_is_retried_a_few_times_then_not():
     strategy = queue._retry_strategy()
     busy = RunBusy("thread t1 is being run by another process (pid 7 on elsewhere)")
-    decisions = [strategy.get_retry_decision(exception=busy, job=SimpleNamespace(attempts=a))
-                 for a in range(queue.BUSY_ATTEMPTS + 2)]  # fmt: skip
+    decisions = []
+    for n in range(1, queue.BUSY_ATTEMPTS + 3):
+        busy.busy = n  # attempts in a row that found the same claim holding it (write_job counts)
+        decisions.append(strategy.get_retry_decision(exception=busy, job=SimpleNamespace(attempts=0)))
     retried = [d is not None for d in decisions]
     assert retried == [True] * (queue.BUSY_ATTEMPTS - 1) + [False] * 3
     fault = ModelError("provider down", transient=True)
     fault.faults = 1
     assert strategy.get_retry_decision(exception=fault, job=SimpleNamespace(attempts=9)) is not None
+
+
+def test_kills_and_requeues_do_not_use_up_a_busy_threads_attempts(runs_dir, fake, backend):
+    """The job's attempts count every requeue after a kill; a task found busy was failed once
+    those reached BUSY_ATTEMPTS (a lost task: a live worker held the run, it was later killed,
+    and nobody ran the failed job again). Only attempts in a row against one holder's claim
+    count; a new claim (a takeover, another owner) starts again."""
+    with Store(runs_dir) as store:
+        tables = BatchTables(store.conn)
+        tables.create("b1", "tasks.jsonl", "queue", {"model": "fake/w"},
+                      [{"line": 1, "thread_id": "t1", "task": "Why do writers revise?",
+                        "overrides": {}}])  # fmt: skip
+        store.create_run("t1", "Why do writers revise?", {"model": "fake/w"}, "t1.md")
+        store.conn.execute("UPDATE runs SET status = 'running', owner_pid = 7, owner_host = 'elsewhere', "
+                           "lease_until = ?, generation = 3 WHERE thread_id = 't1'",
+                           (time.time() + 600,))  # fmt: skip  (a live claim on another host)
+    strategy = queue._retry_strategy()
+
+    def attempt(job_attempts: int):
+        job = SimpleNamespace(attempts=job_attempts)
+        context = SimpleNamespace(additional_context={"runs_dir": str(runs_dir)}, job=job,
+                                  should_abort=lambda: False)  # fmt: skip
+        with pytest.raises(RunBusy) as caught:
+            queue.write_job(context, "b1", 1)
+        return strategy.get_retry_decision(exception=caught.value, job=job)
+
+    # four kills and requeues have spent the job's attempts already
+    decisions = [attempt(4 + i) for i in range(queue.BUSY_ATTEMPTS)]
+    assert [d is not None for d in decisions] == [True] * (queue.BUSY_ATTEMPTS - 1) + [False]
+    with Store(runs_dir) as store:
+        task = BatchTables(store.conn).task("b1", 1)
+        assert "still so after 5 attempts" in task["error"] and "pid 7" in task["error"]
+        store.conn.execute("UPDATE runs SET generation = 4 WHERE thread_id = 't1'")  # another claim
+    assert attempt(20) is not None
+
+
+def test_a_stalled_job_taken_again_since_is_not_put_back_on_the_queue(pg_url):
+    """Two workers' stalled-job checks race: one requeues a dead worker's job, a live worker
+    takes it, then the other (its stalled list read seconds earlier) requeued it again, so a
+    third worker found the thread busy under the live one. The requeue now happens only while
+    the job is still the stalled worker's."""
+    import psycopg
+
+    async def scenario():
+        app = queue.make_app(pg_url, sync=False)
+        async with app.open_async():
+            await app.schema_manager.apply_schema_async()
+            job_id = await app.tasks[queue.TASK].configure(queue=queue.QUEUE).defer_async(batch_id="b", n=1)
+            with psycopg.connect(pg_url, autocommit=True) as conn:
+                dead, live = (conn.execute("INSERT INTO procrastinate_workers (last_heartbeat) VALUES "
+                                           f"(now() - interval '{age} seconds') RETURNING id").fetchone()[0]
+                              for age in (60, 0))  # fmt: skip
+                conn.execute("UPDATE procrastinate_jobs SET status = 'doing', worker_id = %s WHERE id = %s",
+                             (dead, job_id))  # fmt: skip
+                manager = app.job_manager
+                (stale,) = await manager.get_stalled_jobs(queue=queue.QUEUE, seconds_since_heartbeat=5)
+                assert (stale.id, stale.worker_id) == (job_id, dead)
+                conn.execute("UPDATE procrastinate_jobs SET worker_id = %s WHERE id = %s", (live, job_id))
+                assert await queue.requeue_if_still_stalled(app, stale) is False  # the live worker's now
+                row = conn.execute("SELECT status, worker_id, attempts FROM procrastinate_jobs WHERE id = %s",
+                                   (job_id,)).fetchone()  # fmt: skip
+                assert row == ("doing", live, 0)
+                conn.execute("UPDATE procrastinate_jobs SET worker_id = %s WHERE id = %s", (dead, job_id))
+                assert await queue.requeue_if_still_stalled(app, stale) is True  # still stalled: back
+                row = conn.execute("SELECT status, attempts FROM procrastinate_jobs WHERE id = %s",
+                                   (job_id,)).fetchone()  # fmt: skip
+                assert row == ("todo", 1)
+
+    asyncio.run(scenario())
+
+
+def test_workers_find_every_table_made_so_a_worker_needs_no_schema_session(pg_url, runs_dir):
+    """`worker` makes the queue's, the store's and the checkpoints' tables before its worker
+    processes start: none of them then takes the schema lock (a third connection, beside its
+    pool's and procrastinate's, which the 16-worker bench counted as the 33rd)."""
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    queue.prepare(runs_dir)
+    with Store(runs_dir) as store:
+        assert store.conn.execute("SELECT to_regclass('procrastinate_jobs') IS NOT NULL").fetchone()[0]
+        assert store._saver_ready(len(PostgresSaver.MIGRATIONS))
+    queue.prepare(runs_dir)  # again: nothing is missing, nothing happens

@@ -204,6 +204,12 @@ def test_a_run_on_postgres_goes_through_one_pooled_connection(scripted, runs_dir
         stats = pg.Pool._all[pg_url].pool.get_stats()
         assert stats["pool_max"] == 1 and stats["connections_num"] == 1, stats
         assert stats["requests_num"] > 20  # every statement borrowed it
+        import psycopg
+
+        with psycopg.connect(pg_url, autocommit=True) as conn:  # whose connection it is, by its name
+            names = conn.execute("SELECT application_name FROM pg_stat_activity WHERE datname = "
+                                 "current_database() AND pid <> pg_backend_pid()").fetchall()  # fmt: skip
+        assert [n for (n,) in names] == ["reflectcli-store"]
     finally:
         pg.Pool.keep = False
         pg.close_pools()

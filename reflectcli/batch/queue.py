@@ -54,14 +54,16 @@ def _retry_strategy():
     class Retry(BaseRetryStrategy):
         """A worker shut down mid-job: straight back on the queue. The provider's fault: again
         after 2, 4, … s, RETRIES attempts in all. A thread still held by a process whose lease
-        has not lapsed: again after the lease, BUSY_ATTEMPTS attempts in all (then failed, its
-        holder named in the task's error). Anything else: failed."""
+        has not lapsed: again after the lease, until BUSY_ATTEMPTS attempts in a row found that
+        same claim holding it (then failed, its holder named in the task's error; the job's own
+        attempts also count kills and requeues, so they are not what is capped). Anything
+        else: failed."""
 
         def get_retry_decision(self, *, exception: BaseException, job: Any):
             if isinstance(exception, JobAborted):  # asked only when the worker is shutting down
                 return RetryDecision(retry_in={"seconds": 0})
             if isinstance(exception, RunBusy):
-                if job.attempts + 1 >= BUSY_ATTEMPTS:
+                if getattr(exception, "busy", BUSY_ATTEMPTS) >= BUSY_ATTEMPTS:  # set by write_job
                     return None
                 return RetryDecision(retry_in={"seconds": max(1, int(lease_seconds()))})
             faults = getattr(exception, "faults", RETRIES)  # counted per task: restarts are not faults
@@ -79,7 +81,10 @@ def make_app(url: str, sync: bool = True):
     needs two in all, this one and the store's."""
     import procrastinate
 
-    pool = {"conninfo": url, "min_size": 1, "max_size": 1, "kwargs": {"prepare_threshold": None}}
+    from reflectcli.store.pg import named
+
+    pool = {"conninfo": url, "min_size": 1, "max_size": 1,
+            "kwargs": {"prepare_threshold": None, **named(url, "queue")}}  # fmt: skip
     connector = procrastinate.SyncPsycopgConnector(**pool) if sync else procrastinate.PsycopgConnector(**pool)
     app = procrastinate.App(connector=connector)
     app.task(name=TASK, queue=QUEUE, pass_context=True, retry=_retry_strategy())(write_job)
@@ -99,6 +104,19 @@ def ensure_schema(app, store: Store) -> None:
     with store._schema_lock():
         if missing():  # another process may have made them while this one waited
             app.schema_manager.apply_schema()
+
+
+def prepare(runs_dir: str | Path) -> None:
+    """Every table a worker process needs, before any starts: the queue's, the store's and
+    LangGraph's checkpoints'. A worker process then never opens a session of its own for the
+    schema lock: it holds its pool's connection and procrastinate's, two in all (the first run
+    of each new database used to set the checkpoint tables up behind a third)."""
+    app = make_app(require_url())
+    with Store(runs_dir) as store:
+        with app.open():
+            ensure_schema(app, store)
+        store.checkpointer()  # sets its tables up where missing (procrastinate's connection closed:
+        # this process, too, holds two at most, its pool's and the schema lock's)
 
 
 def submit(runs_dir: str | Path, batch_id: str) -> list[int]:
@@ -174,10 +192,12 @@ def write_job(context, batch_id: str, n: int) -> str:
         print(f"worker: {exc.message}", file=sys.stderr, flush=True)  # not even the job's row
         os._exit(LOST_EXIT)
     except RunBusy as exc:
-        if context.job.attempts + 1 >= BUSY_ATTEMPTS:
-            with Store(runs_dir) as store:
-                BatchTables(store.conn).set_error(batch_id, n, f"{_one_line(exc)} (still so after "
-                                                  f"{BUSY_ATTEMPTS} attempts)")  # fmt: skip
+        with Store(runs_dir) as store:
+            tables = BatchTables(store.conn)
+            exc.busy = tables.busy(batch_id, n, exc.generation)  # read by the retry strategy
+            if exc.busy >= BUSY_ATTEMPTS:
+                tables.set_error(batch_id, n, f"{_one_line(exc)} (still so after {BUSY_ATTEMPTS} "
+                                 "attempts)")  # fmt: skip
         raise
     except Exception as exc:
         faults = RETRIES
@@ -207,9 +227,32 @@ def record_fault(runs_dir: str, job_id: int | None, kind: str, exc: BaseExceptio
         log.warning("could not record the %s failure of job %s: %s", kind, job_id, again)
 
 
+# procrastinate's own retry (its SQL function), only if the job is still the stalled worker's:
+# the row is locked and read again first, so a job that went back on the queue and was taken by
+# a live worker since the stalled list was read (another process's requeue: a few seconds on a
+# loaded machine) is left to that worker.
+REQUEUE_IF_STILL_STALLED = """
+WITH still AS (
+    SELECT id FROM procrastinate_jobs
+     WHERE id = %(job_id)s AND status = 'doing' AND worker_id IS NOT DISTINCT FROM %(worker_id)s
+       FOR UPDATE
+)
+SELECT procrastinate_retry_job_v2(id, now(), NULL, NULL, NULL) IS NULL AS retried FROM still
+"""
+
+
+async def requeue_if_still_stalled(app, job) -> bool:
+    """Put a stalled job back on the queue unless a live worker has taken it meanwhile."""
+    rows = await app.connector.execute_query_all_async(
+        REQUEUE_IF_STILL_STALLED, job_id=job.id, worker_id=job.worker_id
+    )
+    return bool(rows)
+
+
 async def _requeue_stalled(app, every: float, stalled_after: float, runs_dir: str) -> None:
-    """Jobs whose worker stopped sending heartbeats go back on the queue. A failure is a
-    warning naming the job, and a row in queue_faults (`batch status` counts them)."""
+    """Jobs whose worker stopped sending heartbeats go back on the queue (unless taken again
+    since: see REQUEUE_IF_STILL_STALLED). A failure is a warning naming the job, and a row in
+    queue_faults (`batch status` counts them)."""
     while True:
         await asyncio.sleep(every)
         try:
@@ -222,8 +265,8 @@ async def _requeue_stalled(app, every: float, stalled_after: float, runs_dir: st
             continue
         for job in stalled:
             try:
-                log.warning("job %s of a dead worker goes back on the queue", job.id)
-                await app.job_manager.retry_job(job)
+                if await requeue_if_still_stalled(app, job):
+                    log.warning("job %s of a dead worker went back on the queue", job.id)
             except Exception as exc:
                 log.warning("job %s of a dead worker could not go back on the queue: %s", job.id,
                             _one_line(exc))  # fmt: skip
@@ -271,10 +314,7 @@ def serve(runs_dir: str, burst: bool = False) -> None:
 def run_workers(runs_dir: str | Path, concurrency: int, burst: bool = False) -> int:
     """`reflectcli worker`: `concurrency` worker processes (one job each at a time); SIGINT /
     SIGTERM are passed on, and each stops after the current step. The exit code: 0, or 130."""
-    require_url()
-    app = make_app(require_url())
-    with Store(runs_dir) as store, app.open():  # the tables exist before any worker looks for jobs
-        ensure_schema(app, store)
+    prepare(runs_dir)
     context = multiprocessing.get_context("spawn")
 
     def start():

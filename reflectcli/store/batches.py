@@ -114,6 +114,17 @@ class BatchTables:
                                 (batch_id, n)).fetchone()  # fmt: skip
         return int(row[0]) if row else 0
 
+    def busy(self, batch_id: str, n: int, generation: int | None) -> int:
+        """Count one attempt at the task that found its thread held by the live claim
+        `generation`; the count of such attempts in a row against that same claim (a new
+        holder's claim starts again at 1: kills and requeues are not a stuck holder)."""
+        self.conn.execute("UPDATE batch_tasks SET busy = CASE WHEN busy_generation IS NOT NULL AND "
+                          "busy_generation = ? THEN busy + 1 ELSE 1 END, busy_generation = ? WHERE "
+                          "batch_id = ? AND n = ?", (generation, generation, batch_id, n))  # fmt: skip
+        row = self.conn.execute("SELECT busy FROM batch_tasks WHERE batch_id = ? AND n = ?",
+                                (batch_id, n)).fetchone()  # fmt: skip
+        return int(row[0]) if row else 0
+
     def taken(self, thread_ids: list[str]) -> set[str]:
         """Which of these thread ids a batch task already has."""
         out: set[str] = set()

@@ -440,7 +440,10 @@ class Store:
         # so two processes setting up at once would wait for each other for ever.
         import psycopg  # a session lock: on a connection of its own, not one of the pool's
 
-        session = psycopg.connect(self.url, autocommit=True, prepare_threshold=None, connect_timeout=10)
+        from reflectcli.store.pg import named
+
+        session = psycopg.connect(self.url, autocommit=True, prepare_threshold=None, connect_timeout=10,
+                                  **named(self.url, "schema"))  # fmt: skip
         deadline = time.monotonic() + SCHEMA_LOCK_WAIT
         while not session.execute("SELECT pg_try_advisory_lock(7243019)").fetchone()[0]:
             if time.monotonic() > deadline:
@@ -614,6 +617,7 @@ class Store:
                         hint="wait for it to finish, or stop it first"
                         + ("" if not where else f"; its claim lapses {lease_seconds():.0f} s after its "
                            "host stops renewing it"),
+                        generation=held.get("generation"),
                     )  # fmt: skip
                 claimed = None
                 if row and mine and self._fences.get(thread_id) == held["generation"]:

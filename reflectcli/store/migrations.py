@@ -251,6 +251,13 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX queue_faults_job ON queue_faults (job_id)
         """,
     ),
+    (
+        "014_busy_claims",  # a task found busy: how many times in a row, and under which claim
+        """
+        ALTER TABLE batch_tasks ADD COLUMN busy INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE batch_tasks ADD COLUMN busy_generation INTEGER
+        """,
+    ),
 ]
 
 # PostgreSQL's text for the migrations SQLite writes with its own extensions: full-text search

@@ -98,6 +98,12 @@ def _rows(cursor: psycopg.Cursor) -> Any:
     return lambda values: Row(names, values)
 
 
+def named(url: str, role: str) -> dict[str, str]:
+    """A connection's application_name (`reflectcli-<role>`: store, check, schema, queue), so
+    that pg_stat_activity says whose each connection is; none when the URL names one itself."""
+    return {} if "application_name" in url else {"application_name": f"reflectcli-{role}"}
+
+
 def pool_size() -> int:
     """Connections a process's pool may open: REFLECTCLI_POOL_SIZE, default 1. A process runs
     one run at a time (a `write`, a `batch run` process, a queue worker process), and its
@@ -124,11 +130,13 @@ class Pool:
 
         timeout = max(1, int(connect_timeout))
         # one plain connection first: a refused or unknown database fails at once, with its reason
-        psycopg.connect(url, autocommit=True, prepare_threshold=None, connect_timeout=timeout).close()
+        psycopg.connect(url, autocommit=True, prepare_threshold=None, connect_timeout=timeout,
+                        **named(url, "check")).close()  # fmt: skip
         self.url, self.users, self.local = url, 0, threading.local()
         self.pool = ConnectionPool(
             url, min_size=1, max_size=pool_size(), open=False, timeout=60, name="reflectcli",
-            kwargs={"autocommit": True, "prepare_threshold": None, "connect_timeout": timeout},
+            kwargs={"autocommit": True, "prepare_threshold": None, "connect_timeout": timeout,
+                    **named(url, "store")},
             configure=lambda conn: conn.adapters.register_loader("numeric", _Number),
         )  # fmt: skip
         self.pool.open(wait=True, timeout=timeout + 5)

@@ -5,6 +5,9 @@ grammar. Each case of the issue's first list is here as a test."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from reflectcli.sources.verify import attribute, check, judge
 from reflectcli.writing.citations import strip_invented
@@ -271,3 +274,28 @@ def test_an_unjudged_claim_is_shown_as_unjudged():
     assert verdict["verdict"] == "unjudged"
     assert rows.claim(verdict).startswith("C1 unjudged [S1] Printing changed Europe.")
     assert rows.cited_claim(verdict).startswith("C1 unjudged: “Printing changed Europe.”")
+
+
+_PIECES = ["Gutenberg printed", " the Bible", "[S1]", "[S2, 9]", "(S3)", "[Source 4]", "x[1]", "`code`",
+           "`x`", "[^2]", "[^2]:", "\n", "\n\n```\n[S1] in code\n```\n", "    [S5] indented\n", "（S6）",
+           "word[S7]", "【8】", "[3]", "[12, S1]", "[S1–S3]", ".", " ", "e.g.", "[", "]", "(", ")"]  # fmt: skip
+
+
+@hypothesis_settings(max_examples=150, deadline=None)
+@example(["`x`", "[3]"], {"S3"})  # a piece after inline code: the look-behind sees no backtick
+@given(st.lists(st.sampled_from(_PIECES), max_size=14), st.sets(st.sampled_from(["S1", "S2", "S3", "S7"])))
+def test_the_quick_no_citation_path_changes_nothing(pieces, known):
+    """strip_invented and cited_ids skip the Markdown parse when ANYWHERE finds nothing: the
+    answer is the full path's, whatever the text."""
+    from reflectcli.writing import citations
+    from reflectcli.writing.patterns import LazyPattern
+
+    text = "".join(pieces)
+    quick = (citations.strip_invented(text, frozenset(known)), citations._cited.__wrapped__(text))
+    saved = citations.ANYWHERE
+    citations.ANYWHERE = LazyPattern("")  # matches every text: always the full path
+    try:
+        full = (citations.strip_invented(text, frozenset(known)), citations._cited.__wrapped__(text))
+    finally:
+        citations.ANYWHERE = saved
+    assert quick == full

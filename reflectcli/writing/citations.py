@@ -27,6 +27,10 @@ CITATION = LazyPattern(
     + r"|\[\^\d+\](?!:)",  # a Markdown footnote's reference, word[^3] (not its definition)
     re.I,
 )  # fmt: skip
+# CITATION without its look-behind: whatever CITATION could find in any piece of a text (a piece
+# may begin where the whole text has a word or a backtick before it), so a text it misses needs
+# no parse at all
+ANYWHERE = LazyPattern(CITATION.pattern.removeprefix(r"(?<![\w`])"), re.I)
 NAMED = LazyPattern(_OPEN + r"\s*" + _PREFIX + _ITEM + _MORE + r"\s*" + _CLOSE, re.I)  # [S3], not [3]
 _PART = LazyPattern(r"(" + _SEP + r")?(?:" + _PREFIX + r")?(\d+)([a-z]?)", re.I)
 MAX_RANGE = 20  # a range naming more ids than this is malformed, not expanded
@@ -70,6 +74,8 @@ def cited_ids(text: str) -> list[str]:
 def _cited(text: str) -> tuple[str, ...]:
     """(Cached by text: a Markdown parse, asked of the same version by every step's summary,
     the artifact's References and the nodes.)"""
+    if not ANYWHERE.search(text):  # nothing like a citation anywhere: no parse to ask of it
+        return ()
     from reflectcli.writing.textops import prose_parts  # (Markdown; not on the read path's start)
 
     found: dict[str, None] = {}
@@ -84,6 +90,8 @@ def strip_invented(text: str, known: set[str] | frozenset[str]) -> tuple[str, li
     """`text` with every citation in the one grammar: held ids written `[Sn]` (or `[Sn, Sm]`),
     every id not in `known` and every malformed part removed (a bracket left empty goes with the
     space before it); and what was removed, in order. Code (`x[1]`, a fenced block) is left."""
+    if not ANYWHERE.search(text):  # nothing to normalise or remove: the text as it is
+        return text, []
     from reflectcli.writing.textops import prose_parts
 
     removed: list[str] = []

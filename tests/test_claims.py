@@ -278,7 +278,8 @@ def test_an_unjudged_claim_is_shown_as_unjudged():
 
 _PIECES = ["Gutenberg printed", " the Bible", "[S1]", "[S2, 9]", "(S3)", "[Source 4]", "x[1]", "`code`",
            "`x`", "[^2]", "[^2]:", "\n", "\n\n```\n[S1] in code\n```\n", "    [S5] indented\n", "（S6）",
-           "word[S7]", "【8】", "[3]", "[12, S1]", "[S1–S3]", ".", " ", "e.g.", "[", "]", "(", ")"]  # fmt: skip
+           "word[S7]", "【8】", "[3]", "[12, S1]", "[S1–S3]", ".", " ", "e.g.", "[", "]", "(",
+           ")"]  # fmt: skip
 
 
 @hypothesis_settings(max_examples=150, deadline=None)

@@ -67,9 +67,17 @@ def test_embedded_model_end_to_end(runs_dir):
     assert "local/smollm2" in artifact
     import sqlite3
 
+    import json
+
     with sqlite3.connect(runs_dir / "reflect.db") as db:
         calls, tokens = db.execute("SELECT calls, tokens FROM runs").fetchone()
-    assert calls >= 4 and tokens > 200
+        state = json.loads(db.execute("SELECT state FROM run_state").fetchone()[0])
+    # the outline may hold fewer sections than asked: a title that repeats the task is dropped
+    # (which the 135M model's plan does, or not, with the threads the load chose)
+    sections = len(state["outline"]["sections"])
+    assert 1 <= sections <= 2, state["outline"]
+    drafts = [e for e in state["trace"] if e.get("step", "").startswith("draft:")]
+    assert len(drafts) >= sections and calls >= 1 + sections and tokens > 100, (calls, tokens)
 
 
 @pytest.mark.slow

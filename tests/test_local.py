@@ -65,9 +65,8 @@ def test_embedded_model_end_to_end(runs_dir):
     artifact = (runs_dir / "embedded.md").read_text()
     assert "## Final article" in artifact and "## Review, round 1" in artifact
     assert "local/smollm2" in artifact
-    import sqlite3
-
     import json
+    import sqlite3
 
     with sqlite3.connect(runs_dir / "reflect.db") as db:
         calls, tokens = db.execute("SELECT calls, tokens FROM runs").fetchone()

@@ -188,7 +188,10 @@ def test_a_run_killed_right_after_a_search_never_searches_again(search, tmp_path
     with OpenAIServer(reply=KillScript((9.5,), 2)) as server:
         args = ["write", TASK, "--model", MODEL, "--api-base", server.base_url, "--runs-dir",
                 "runs", "--thread-id", "web", "--sections", "2", "--max-rounds", "1",
-                "--config", "config.toml"]  # fmt: skip
+                "--config", "config.toml", "--concurrency", "1"]  # fmt: skip
+        # one search at a time: at the pause no other search is in flight (with searches at
+        # once the task's query could be answered, not yet journaled, and rightly sent again;
+        # tests/test_parallel.py covers kills with calls in flight)
         child = Child(work, "first", args, pause=f"journal:search:{query[:80]}")
         child.wait_paused()
         assert search.queries[query] == 1

@@ -201,6 +201,23 @@ def test_most_sections_named_are_rewritten_in_one_call():
     assert section_bodies(update["versions"][0]["text"], TITLES) == ["New 0.", "New 1.", "New 2."]
 
 
+def test_the_plan_weighs_the_article_each_cached_section_rewrite_reads():
+    """With prompt_cache on every section rewrite carries the reviewed article, read from the
+    provider's cache: cheap at a tenth of the input price, not at the full price."""
+    long = {t: " ".join(f"{t} sentence {i}." for i in range(120)) for t in TITLES}
+    text = "\n\n".join(f"## {t}\n\n{b}" for t, b in long.items())
+    imps = [{"section": t, "issue": f"Improve {t}.", "severity": "major"} for t in TITLES[:2]]
+    state = state_with(text, imps)
+    base, review = state["versions"][0], state["reviews"][0]
+    assert not plan_revision(state, base, review, 2)["together"]  # no article in a rewrite
+    assert not plan_revision(state, base, review, 2, cached=0.1)["together"]
+    assert plan_revision(state, base, review, 2, cached=1.0)["together"]  # the article 2× in full
+    answer = "\n\n".join(f"## {t}\n\nNew {i}, longer than before." for i, t in enumerate(TITLES[:2]))
+    writer = FakeClient(caches_prompts=True, cache_share=1.0).enqueue(answer)
+    Reviser(writer)(state)
+    assert writer.steps() == ["revise:r2"]
+
+
 def test_a_section_missing_from_a_together_answer_keeps_its_text():
     imps = [{"section": t, "issue": f"Improve {t}.", "severity": "major"} for t in TITLES]
     state = state_with(ODD["canonical"], imps)

@@ -63,10 +63,14 @@ def _messages_tokens(messages: list[dict[str, str]]) -> int:
 
 
 def plan_revision(state: dict[str, Any], base: dict[str, Any], review: dict[str, Any],
-                  round_no: int, compact: bool = False) -> dict[str, Any]:  # fmt: skip
+                  round_no: int, compact: bool = False,
+                  cached: float | None = None) -> dict[str, Any]:  # fmt: skip
     """Which sections to rewrite, each with the improvements that name it, and whether one call
     (the article in, the named sections out) is cheaper than one call per section. Items naming
-    no section go to every target; with no section named, every section is a target."""
+    no section go to every target; with no section named, every section is a target. With
+    `cached` (a provider that caches prompts: a cached input token's price as a share of an
+    uncached one) each section rewrite carries the reviewed article in its system message, the
+    review's, read from the cache: its tokens are weighed at that share."""
     outline = state["outline"]["sections"]
     titles = [s["title"] for s in outline]
     bodies = section_bodies(base["text"], titles)
@@ -85,12 +89,15 @@ def plan_revision(state: dict[str, Any], base: dict[str, Any], review: dict[str,
     targets = sorted(per) or present
     items = [per.get(i, []) + general for i in targets]
     language = state["params"].get("language")
-    one_by_one = sum(
-        _messages_tokens(prompts.section_revise_messages(
-            state["task"], outline, bodies, i, its, round_no, language))
-        + estimate_tokens(bodies[i] or "")
-        for i, its in zip(targets, items, strict=True)
-    )  # fmt: skip
+    one_by_one = 0.0
+    for i, its in zip(targets, items, strict=True):
+        system, user = prompts.section_revise_messages(
+            state["task"], outline, bodies, i, its, round_no, language,
+            sources=state.get("evidence") or None,
+            article=base["text"] if cached is not None else None,
+        )  # fmt: skip
+        one_by_one += (estimate_tokens(system["content"]) * (1.0 if cached is None else cached)
+                       + estimate_tokens(user["content"]) + estimate_tokens(bodies[i] or ""))  # fmt: skip
     together = _messages_tokens(prompts.sections_revise_messages(
         state["task"], base["text"], [titles[i] for i in targets],
         [imp for its in items for imp in its], round_no, language, outline=outline,
@@ -151,7 +158,11 @@ class Reviser:
                 update = self._full(state, writer, base, review, round_no)
             else:
                 tiny = bool(getattr(self.writer, "tiny", False))
-                revision = revision or plan_revision(state, base, review, round_no, tiny)
+                cached = None
+                if getattr(self.writer, "caches_prompts", False):
+                    cached = getattr(self.writer, "cache_share", None)
+                    cached = 0.1 if cached is None else cached  # (a provider's usual read price)
+                revision = revision or plan_revision(state, base, review, round_no, tiny, cached)
                 if not revision["targets"]:  # every section it could rewrite is locked
                     note = note_event("revise", "guard", "nothing to revise: every section the review "
                                       "names is locked (--keep)", guard="locked", round=round_no)  # fmt: skip

@@ -20,9 +20,10 @@ class FakeClient:
     """Answers from a queue (or a responder when the queue is empty) and records every call."""
 
     def __init__(self, model: str = "fake/writer", responder=None, price: float | None = None,
-                 caches_prompts: bool = False):  # fmt: skip
+                 caches_prompts: bool = False, cache_share: float | None = None):  # fmt: skip
         self.model = model
         self.caches_prompts = caches_prompts  # as a provider with a prompt cache (prompt_cache)
+        self.cache_share = cache_share  # a cached input token's price, as a share of an uncached one
         self.queue: deque[Answer] = deque()
         self.history: list[dict[str, Any]] = []
         self.responder = responder

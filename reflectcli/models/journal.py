@@ -50,6 +50,10 @@ class JournaledClient:
         return bool(getattr(self.inner, "caches_prompts", False))
 
     @property
+    def cache_share(self) -> float | None:
+        return getattr(self.inner, "cache_share", None)
+
+    @property
     def serial(self) -> bool:
         return bool(getattr(self.inner, "serial", False))
 

@@ -202,6 +202,7 @@ class LiteLLMClient:
         self._mode: str | None = None  # the structured-output mode in force, once chosen
         self.prompt_cache = prompt_cache
         self._caches: bool | None = None
+        self._share: float | None = None  # cache_share, once looked up (-1: none known)
 
     # --- set-up ---------------------------------------------------------------------------
 
@@ -261,16 +262,28 @@ class LiteLLMClient:
         if self._caches is None:
             if self.prompt_cache != "auto":
                 self._caches = self.prompt_cache == "on"
-            elif needs_cache_marker(self.model):
-                self._caches = True
+            else:
+                share = self.cache_share
+                self._caches = share is not None and share <= CHEAP_CACHE
+        return self._caches
+
+    @property
+    def cache_share(self) -> float | None:
+        """What a cached input token costs, as a share of an uncached one: a tenth for Claude,
+        the price map's ratio for others, None where the map knows no cached rate."""
+        if self._share is None:
+            self._share = -1.0
+            if needs_cache_marker(self.model):
+                self._share = 0.1
             else:
                 try:
                     info = _litellm().get_model_info(self.model)
                     read, full = info.get("cache_read_input_token_cost"), info.get("input_cost_per_token")
-                    self._caches = bool(read is not None and full and read <= CHEAP_CACHE * full)
+                    if read is not None and full:
+                        self._share = read / full
                 except Exception:  # not in the price map
-                    self._caches = False
-        return self._caches
+                    pass
+        return None if self._share < 0 else self._share
 
     def _kwargs(self, messages, json_schema, max_tokens, step) -> dict[str, Any]:
         kwargs: dict[str, Any] = {

@@ -96,3 +96,39 @@ def test_auto_uses_the_library_only_when_it_holds_the_task(tmp_path, runs_dir, s
     state = Runner(ui).write("How do black holes form?", settings(runs_dir)).state
     assert state["params"]["research"]["sources"] == "none" and not state.get("evidence")
     assert "no relevant sources in the library" in ui.console.file.getvalue()
+
+
+def test_the_critics_queries_are_searched_in_one_step_at_once_within_max_queries():
+    """A review's queries left are one research step: searched concurrently (up to
+    `concurrency`), merged in the review's order whatever order they finish in, a repeated
+    query once, and no more than max_queries leaves."""
+    import threading
+    import time
+
+    started, lock, most = [], threading.Lock(), [0, 0]
+
+    def retriever(query):
+        with lock:
+            started.append(query)
+            most[0] += 1
+            most[1] = max(most)
+        time.sleep(0.05 if query == "first" else 0.0)  # the first finishes last
+        with lock:
+            most[0] -= 1
+        return {"hits": [{"chunk_id": len(query), "score": 0.0, "text": f"On {query}.",
+                          "title": query, "location": f"notes/{query}.md", "kind": "file",
+                          "source_id": 1, "page": None, "heading": None}]}  # fmt: skip
+
+    state = {
+        "task": "A task", "plans": 1, "outline": {"sections": [{"title": "One", "goal": "g"}]},
+        "params": {"research": {"sources": "local", "max_queries": 4}, "concurrency": 3},
+        "research": {"plan": 1, "sections": [[]]}, "sections": ["One."],
+        "reviews": [{"round": 1, "search_queries": ["first", "second", "first", "third", "fourth"]}],
+        "decisions": [{"round": 1, "decision": "revise"}],
+        "trace": [{"kind": "search", "round": 1, "query": "zero"}],  # one of the 4 already made
+    }  # fmt: skip
+    update = Nodes(None, None, retriever).research(state)
+    made = [e["query"] for e in update["trace"] if e["kind"] == "search"]
+    assert made == ["first", "second", "third"]  # 4 - 1 made; the repeat once; review order
+    assert sorted(started) == sorted(made) and most[1] >= 2  # at once, not one by one
+    assert [e["query"] for e in update["evidence"]] == made

@@ -145,7 +145,7 @@ class Nodes:
 
     def research(self, state: dict[str, Any]) -> dict[str, Any]:
         """One search step (`next_search`): before drafting, a section's title and goal and the
-        task itself; or a query the latest review asked for. The passages whose score clears
+        task itself; or the queries the latest review asked for. The passages whose score clears
         the relevance floor (`relevant`) join the evidence under ids kept for the whole run; a
         section whose own search found nothing relevant is flagged off-task. With parallel
         drafting the step researches every section left, not one. The step's searches run at
@@ -163,8 +163,8 @@ class Nodes:
                 indices = list(range(search["section"], len(outline)))
             asked = [(i, list(dict.fromkeys([section_query(state["task"], outline[i]), state["task"]])))
                      for i in indices]  # fmt: skip
-        else:
-            asked = [(None, [search["query"]])]
+        else:  # the review's queries left, all at once
+            asked = [(None, [query]) for query in search["queries"]]
         distinct = list(dict.fromkeys(q for _, queries in asked for q in queries))
 
         def timed(query: str) -> tuple[dict[str, Any], float]:

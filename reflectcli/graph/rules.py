@@ -50,15 +50,20 @@ def next_search(state: dict[str, Any]) -> dict[str, Any] | None:
         return None
     if decisions[-1]["round"] != reviews[-1]["round"]:
         return None  # the latest review has no decision yet
-    made = critic_searches(state)
-    if len(made) >= research.get("max_queries", 12):
+    left = queries_left(state, research.get("max_queries", 12))
+    if not left:
         return None
-    round_no = reviews[-1]["round"]
+    return {"kind": "query", "query": left[0], "queries": left, "round": reviews[-1]["round"]}
+
+
+def queries_left(state: dict[str, Any], cap: int) -> list[str]:
+    """The latest review's queries not yet searched, in its order, within `cap` critic queries
+    a run (one research step searches them all at once)."""
+    made = critic_searches(state)
+    round_no = state["reviews"][-1]["round"]
     ran = {e["query"] for e in made if e.get("round") == round_no}
-    for query in reviews[-1].get("search_queries") or []:
-        if query not in ran:
-            return {"kind": "query", "query": query, "round": round_no}
-    return None
+    left = [q for q in dict.fromkeys(state["reviews"][-1].get("search_queries") or []) if q not in ran]
+    return left[: max(0, cap - len(made))]
 
 
 def pending_step(state: dict[str, Any]) -> str | None:
@@ -88,7 +93,8 @@ def pending_step(state: dict[str, Any]) -> str | None:
                   for v in state.get("versions") or [])  # fmt: skip
     started = (revision and revision.get("round") == next_round) or revised
     if search and not started:
-        return f"research for round {next_round}: “{search['query']}”"
+        more = len(search["queries"]) - 1
+        return f"research for round {next_round}: “{search['query']}”" + (f" and {more} more" if more else "")
     if revision and len(revision["done"]) < len(revision["targets"]):
         return (f"revision for round {next_round} (section {len(revision['done']) + 1} of "
                 f"{len(revision['targets'])})")  # fmt: skip

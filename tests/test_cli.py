@@ -155,3 +155,42 @@ def test_resume_uses_the_runs_own_settings(scripted, runs_dir, tmp_path, backend
 
 def test_version():
     assert invoke("--version").output.startswith("reflectcli ")
+
+
+HELP_RUN = """
+import sys
+{pre}
+sys.argv = ["reflectcli", *sys.argv[1:]]
+from reflectcli.cli.app import main
+try:
+    main()
+except SystemExit:
+    pass
+print("LEAN", "markdown_it" not in sys.modules and "attr" not in sys.modules)
+import rich.markdown, rich.traceback, typer.rich_utils as ru
+print("MARKDOWN", type(ru.Markdown("# x")) is rich.markdown.Markdown,
+      ru.Traceback.from_exception == rich.traceback.Traceback.from_exception,
+      "markdown_it" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize("args", [["--help"], ["write", "-h"], ["batch", "--help"]])
+def test_the_lean_help_screen_is_the_full_one(args):
+    """`--help` imports typer.rich_utils with stand-ins for rich.markdown and rich.traceback
+    (cli/lean.py): the screen is the one printed with the real modules, and afterwards both
+    are the real ones (a stand-in builds a real Markdown, Traceback's class methods are real)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100", "TERM": "dumb"}
+
+    def screen(pre):
+        proc = subprocess.run([sys.executable, "-c", HELP_RUN.format(pre=pre), *args], env=env,
+                              capture_output=True, text=True, timeout=60)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    lean, full = screen(""), screen("import rich.markdown, rich.traceback")
+    assert lean.replace("LEAN True", "LEAN False") == full and "Usage:" in lean
+    assert "LEAN True" in lean and lean.rstrip().endswith("MARKDOWN True True True")

@@ -213,3 +213,36 @@ def test_a_run_on_postgres_goes_through_one_pooled_connection(scripted, runs_dir
     finally:
         pg.Pool.keep = False
         pg.close_pools()
+
+
+def _schema(path):
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    try:
+        tables = sorted(conn.execute("SELECT type, name, sql FROM sqlite_master"))
+        names = [r[0] for r in conn.execute("SELECT name FROM _migrations ORDER BY name")]
+        pragmas = [conn.execute(f"PRAGMA {p}").fetchone()[0] for p in ("auto_vacuum", "journal_mode")]
+        return tables, names, pragmas
+    finally:
+        conn.close()
+
+
+def test_a_new_database_from_the_template_is_the_migrated_one(tmp_path, monkeypatch):
+    """A new reflect.db is the in-memory template copied into place (every migration applied
+    once a process): the same tables, indexes, migrations and pragmas as a database migrated
+    in place (the path taken where hard links fail), private, with no file left beside it."""
+    from reflectcli.store import db
+
+    made = Store(tmp_path / "template")
+    made.close()
+    assert db._TEMPLATE  # (built for it)
+    monkeypatch.setattr(os, "link", lambda *a: (_ for _ in ()).throw(PermissionError(1, "no links")))
+    migrated = Store(tmp_path / "in-place")
+    migrated.close()
+    a, b = _schema(made.path), _schema(migrated.path)
+    assert a == b and len(a[0]) > 30 and a[2] == [2, "wal"]  # incremental auto_vacuum, WAL
+    for folder in ("template", "in-place"):
+        assert os.stat(tmp_path / folder / "reflect.db").st_mode & 0o777 == 0o600
+        assert sorted(p.name for p in (tmp_path / folder).iterdir()
+                      if not p.name.startswith("reflect.db")) == []  # fmt: skip

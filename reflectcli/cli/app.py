@@ -69,6 +69,12 @@ def _root(
 
 
 def main() -> None:
+    import sys
+
+    if len(sys.argv) < 2 or "--help" in sys.argv or "-h" in sys.argv:
+        from reflectcli.cli.lean import lean_rich_utils
+
+        lean_rich_utils()  # the help screen, without the imports it never uses
     try:
         app()
     except BrokenPipeError:  # output cut off outside a command's own error handling

@@ -191,6 +191,73 @@ def _connect(path: str | Path, **kwargs: Any) -> sqlite3.Connection:
     return conn
 
 
+def _apply_migrations(conn: Any, dialect: str) -> None:
+    """The migrations not yet recorded in `_migrations`, in one transaction (one commit, not one
+    a migration: a new database gets every table at once), each skipped if another process
+    applied it first."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        done = {row[0] for row in conn.execute("SELECT name FROM _migrations")}
+        for name, _ in MIGRATIONS:
+            if name in done:
+                continue
+            for statement in filter(str.strip, migration_sql(name, dialect).split(";")):
+                conn.execute(statement)
+            conn.execute("INSERT INTO _migrations VALUES (?, ?)", (name, time.time()))
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+_TEMPLATE: list[bytes] = []  # an empty database with every migration applied, once a process
+_TEMPLATE_LOCK = threading.Lock()
+
+
+def _template() -> bytes:
+    """The bytes of a new SQLite database with every table: the migrations applied once in
+    memory (40 statements, ~10 ms here), then copied into each new file (~1 ms)."""
+    with _TEMPLATE_LOCK:
+        if not _TEMPLATE:
+            conn = sqlite3.connect(":memory:", isolation_level=None)
+            try:
+                conn.execute("PRAGMA auto_vacuum = INCREMENTAL")  # before any table
+                conn.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at REAL)")
+                _apply_migrations(conn, "sqlite")
+                image = bytearray(conn.serialize())
+                # the header's read and write versions, 2 and 2: a file in WAL mode (sqlite.org/
+                # fileformat2.html#file_format_version_numbers), so opening it needs no switch
+                image[18:20] = b"\x02\x02"
+                _TEMPLATE.append(bytes(image))
+            finally:
+                conn.close()
+        return _TEMPLATE[0]
+
+
+def _create_from_template(path: Path) -> bool:
+    """Create `path` (mode 0600) holding the template, atomically: written to a private file
+    beside it and hard-linked into place, so a process opening the same new file at once sees
+    it whole or not at all (the link fails if another got there first: theirs is used). False
+    where it could not be (no hard links on this file system): the caller migrates in place."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.new")
+    try:
+        with os.fdopen(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600), "wb") as out:
+            out.write(_template())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another process created it first
+        return True
+    except OSError:
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        return False
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
 def _set_wal(conn: sqlite3.Connection, patience: float = 30.0) -> None:
     """Switch to WAL. The switch needs an exclusive lock and SQLite answers "database is locked"
     at once, without waiting, while another process opens the same new file: retry a while."""
@@ -267,8 +334,8 @@ class Store:
                             hint="pass a writable --runs-dir")  # fmt: skip
         fresh = not self.path.exists()
         try:
-            if fresh:  # create it private before anything is written into it
-                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
+            if fresh:  # created private, with every table, before anything else is written
+                fresh = not _create_from_template(self.path)
                 _private(self.runs_dir)  # a folder that existed (say, tracked by git as 0755)
             self.conn = _connect(self.path, isolation_level=None)
             self.conn.row_factory = sqlite3.Row
@@ -486,21 +553,7 @@ class Store:
         done = {row[0] for row in self.conn.execute("SELECT name FROM _migrations")}
         if all(name in done for name, _ in MIGRATIONS):
             return
-        # the pending ones in one transaction (one commit, not one a migration: a new database
-        # gets every table at once), each skipped if another process applied it first
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            done = {row[0] for row in self.conn.execute("SELECT name FROM _migrations")}
-            for name, _ in MIGRATIONS:
-                if name in done:
-                    continue
-                for statement in filter(str.strip, migration_sql(name, self.dialect).split(";")):
-                    self.conn.execute(statement)
-                self.conn.execute("INSERT INTO _migrations VALUES (?, ?)", (name, time.time()))
-            self.conn.execute("COMMIT")
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
+        _apply_migrations(self.conn, self.dialect)
 
     def checkpointer(self):
         """LangGraph's saver on this store (SqliteSaver on the file, PostgresSaver on the

@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _bytecode import compile_package  # (bench/ is sys.path[0])
+
 from reflectcli.config import Settings
 from reflectcli.store.db import Store
 
@@ -60,6 +62,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10_000)
     parser.add_argument("--reps", type=int, default=9)
     args = parser.parse_args()
+    print(compile_package())
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         runs_dir = Path(tmp) / "runs"

@@ -145,3 +145,25 @@ def test_code_tables_and_quotations_are_never_read_for_loops(text):
 def test_a_title_of_punctuation_only_is_compared_as_written():
     assert clean_section("## ...\n\n```\ncode\n```", "...", ["...", "B"]) == "```\ncode\n```"
     assert clean_section("```\ncode\n```", "...", ["...", "B"]) == "```\ncode\n```"
+
+
+def test_the_token_estimate_counts_each_wide_character_as_one():
+    """The estimate's two ways of counting (none for ASCII, a regex otherwise) agree with the
+    character-by-character rule: code points above U+2E7F count one token each."""
+    from hypothesis import given
+    from hypothesis import settings as hsettings
+    from hypothesis import strategies as st
+
+    from reflectcli.writing.textops import estimate_tokens
+
+    def by_hand(text):
+        wide = sum(1 for ch in text if ord(ch) > 0x2E7F)
+        return (len(text) - wide) // 4 + wide + 1
+
+    @hsettings(max_examples=300, deadline=None)
+    @given(st.text())
+    def agrees(text):
+        assert estimate_tokens(text) == by_hand(text)
+
+    agrees()
+    assert estimate_tokens("abcdefgh") == 3 and estimate_tokens("\u2e7f\u2e80中文") == 4

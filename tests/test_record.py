@@ -52,20 +52,26 @@ def test_one_summary_and_at_most_one_artifact_write_per_step(scripted, runs_dir,
     assert "## Final article" in text and "- status: finished" in text
 
 
+def stopping_after(steps: int) -> Runner:
+    """A runner that stops (as Ctrl-C would, between steps) after `steps` graph steps."""
+    runner = Runner(quiet_ui())
+    done = {"n": 0}
+
+    def should_stop() -> bool:
+        done["n"] += 1
+        return done["n"] >= steps
+
+    runner.should_stop = should_stop
+    return runner
+
+
 def test_an_interrupted_run_still_says_so_in_its_artifact(scripted, runs_dir):
     """The record at the end rewrites the artifact when only the process's status changed."""
     import pytest
 
     from reflectcli.errors import RunInterrupted
 
-    runner = Runner(quiet_ui())
-    calls = {"n": 0}
-
-    def stop_after_two() -> bool:
-        calls["n"] += 1
-        return calls["n"] >= 2
-
-    runner.should_stop = stop_after_two
+    runner = stopping_after(2)
     with pytest.raises(RunInterrupted):
         runner.write("Why do writers revise?", settings(runs_dir, threshold=8), thread_id="stop")
     assert "- status: interrupted" in (runs_dir / "stop.md").read_text()
@@ -102,14 +108,7 @@ def test_an_interrupted_run_in_a_burst_still_writes_its_last_state(scripted, run
     from reflectcli.errors import RunInterrupted
 
     monkeypatch.setattr(runner_module, "ARTIFACT_EVERY", 3600.0)
-    runner = Runner(quiet_ui())
-    calls = {"n": 0}
-
-    def stop_after_three() -> bool:
-        calls["n"] += 1
-        return calls["n"] >= 3
-
-    runner.should_stop = stop_after_three
+    runner = stopping_after(3)
     with pytest.raises(RunInterrupted):
         runner.write("Why do writers revise?", settings(runs_dir, threshold=8), thread_id="burst")
     text = (runs_dir / "burst.md").read_text()

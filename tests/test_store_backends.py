@@ -234,15 +234,52 @@ def test_a_new_database_from_the_template_is_the_migrated_one(tmp_path, monkeypa
     in place (the path taken where hard links fail), private, with no file left beside it."""
     from reflectcli.store import db
 
+    db._template()  # (built once a process)
+    applied = []
+    real = db._apply_migrations
+    monkeypatch.setattr(db, "_apply_migrations", lambda *a: (applied.append(1), real(*a))[1])
     made = Store(tmp_path / "template")
     made.close()
-    assert db._TEMPLATE  # (built for it)
+    assert applied == []  # copied, not migrated
     monkeypatch.setattr(os, "link", lambda *a: (_ for _ in ()).throw(PermissionError(1, "no links")))
     migrated = Store(tmp_path / "in-place")
     migrated.close()
+    assert applied == [1]
     a, b = _schema(made.path), _schema(migrated.path)
     assert a == b and len(a[0]) > 30 and a[2] == [2, "wal"]  # incremental auto_vacuum, WAL
     for folder in ("template", "in-place"):
         assert os.stat(tmp_path / folder / "reflect.db").st_mode & 0o777 == 0o600
         assert sorted(p.name for p in (tmp_path / folder).iterdir()
                       if not p.name.startswith("reflect.db")) == []  # fmt: skip
+
+
+def test_a_log_left_beside_a_moved_database_never_reaches_the_new_one(tmp_path):
+    """A process killed mid-run leaves reflect.db-wal; the person moves reflect.db aside (as
+    the error for a broken database says to). The next store must start empty and whole:
+    replayed onto a copied schema, that log would bring back the old tables or corrupt it."""
+    import signal
+    import subprocess
+    import sys
+
+    runs = tmp_path / "runs"
+    code = (
+        "import os, sys\n"
+        "from reflectcli.store.db import Store\n"
+        "s = Store(sys.argv[1])\n"
+        "s.conn.execute('PRAGMA wal_autocheckpoint = 0')\n"
+        "s.conn.execute('CREATE TABLE old_data (x)')\n"
+        "for i in range(100): s.conn.execute('INSERT INTO old_data VALUES (randomblob(3000))')\n"
+        "os.kill(os.getpid(), 9)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, str(runs)], capture_output=True, timeout=60)
+    assert proc.returncode == -signal.SIGKILL and (runs / "reflect.db-wal").stat().st_size > 0
+    (runs / "reflect.db").rename(tmp_path / "moved-aside.db")
+    store = Store(runs)
+    try:
+        assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        names = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master")}
+        assert "old_data" not in names and "runs" in names
+        store.create_run("t", "task", {"model": "m"}, "t.md")
+        assert store.get_run("t")["task"] == "task"
+    finally:
+        store.close()

@@ -22,6 +22,7 @@ import json
 import os
 import re
 import sqlite3
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -235,14 +236,22 @@ def _template() -> bytes:
 
 
 def _create_from_template(path: Path) -> bool:
-    """Create `path` (mode 0600) holding the template, atomically: written to a private file
-    beside it and hard-linked into place, so a process opening the same new file at once sees
-    it whole or not at all (the link fails if another got there first: theirs is used). False
-    where it could not be (no hard links on this file system): the caller migrates in place."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.new")
+    """Create `path` (mode 0600) holding the template, atomically: written and synced to a
+    private file beside it, then hard-linked into place, so a process opening the same new file
+    at once sees it whole or not at all (the link fails if another got there first: theirs is
+    used). False, the file then created empty for the caller to migrate in place, where a
+    log of an earlier database lies beside it (a `-wal` or `-journal` left by a killed process
+    whose database was then moved aside: SQLite would replay it onto the template, while an
+    empty file makes it discard the log) or where the file system has no hard links."""
+    if any(path.with_name(path.name + end).exists() for end in ("-wal", "-journal")):
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        return False
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".new")  # 0600
     try:
-        with os.fdopen(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600), "wb") as out:
+        with os.fdopen(fd, "wb") as out:
             out.write(_template())
+            out.flush()
+            os.fsync(out.fileno())  # on disk before it is the database: a power cut finds it whole
         try:
             os.link(tmp, path)
         except FileExistsError:

@@ -212,9 +212,22 @@ class Settings(BaseModel):
         """The critic model's name (the writer's when none is set)."""
         return self.critic_model or self.model
 
+    @property
+    def reviewer(self) -> str:
+        """Who reviews, as the run index and the eval report show it (`reviewer_of`)."""
+        return reviewer_of({"critic": self.critic, "critic_model": self.critic_model, "model": self.model})
+
     def run_params(self) -> dict[str, Any]:
         """The settings a run keeps in its checkpoint (resume reuses them)."""
         return self.model_dump()
+
+
+def reviewer_of(saved: dict[str, Any]) -> str:
+    """Who reviews the runs of these (saved) settings: `checklist`, or the critic model's name
+    (the writer's when none is set)."""
+    if saved.get("critic") == "checklist":
+        return "checklist"
+    return saved.get("critic_model") or saved.get("model") or ""
 
 
 TABLES = {"policy": Policy, "research": Research, "memory": MemorySettings}  # [tables]

@@ -413,7 +413,7 @@ class Runner:
         ok = taken_over = False
         try:
             store.update_run(thread_id, status="running", error=None,
-                             model=settings.model, critic_model=critic_label(settings))  # fmt: skip
+                             model=settings.model, critic_model=settings.reviewer)  # fmt: skip
             with self._signals(), store.keep_alive(thread_id) as lost:
                 self.lease_lost = lost
                 waiting = self._stream(store, thread_id, graph, config, start, path, run)
@@ -540,11 +540,6 @@ class Runner:
     def _write_artifact(self, path: Path, thread_id: str, run: dict[str, Any]) -> None:
         self._artifact = write_artifact(path, self.state, thread_id, run, self.summary, self._artifact)
         self._artifact_at = time.monotonic()
-
-
-def critic_label(settings: Settings) -> str:
-    """Who reviews the run, as the run index shows it: a model's name, or `checklist`."""
-    return "checklist" if settings.critic == "checklist" else settings.critic_name
 
 
 def _quietly(fn, *args: Any, **kwargs: Any) -> Any:

@@ -112,3 +112,15 @@ def test_a_language_no_one_speaks_is_refused(value):
 
     with pytest.raises(ValueError, match="unknown language"):
         resolve_language(value)
+
+
+def test_who_reviews_is_one_rule_for_the_index_and_the_eval_report():
+    """`checklist` where the checklist reviews (the embedded model's default), else the critic
+    model, else the writer: the run index and `eval report` both read it (reviewer_of)."""
+    from reflectcli.config import Settings, reviewer_of
+
+    assert Settings(model="local/smollm2").reviewer == "checklist"
+    assert Settings(model="openai/a").reviewer == "openai/a"
+    assert Settings(model="openai/a", critic_model="openai/b").reviewer == "openai/b"
+    assert reviewer_of(Settings(model="local/smollm2").run_params()) == "checklist"
+    assert reviewer_of({"model": "openai/a"}) == "openai/a"  # an eval saved before the key

@@ -59,6 +59,7 @@ def test_final_vs_first_in_both_orders(scripted, judge, runs_dir):
         "mine", TASKS, settings(runs_dir, threshold=8), "judge/x"
     )
     data = report(runs_dir, eval_id)
+    assert data["models"] == {"writer": "fake/w", "critic": "fake/w"}
     s = data["summary"]
     assert s["judged"] == 3 and s["win"] == 1.0 and s["loss"] == 0 and s["position_consistency"] == 1.0
     assert s["win_interval"] == [1.0, 1.0]

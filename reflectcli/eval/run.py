@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from reflectcli.config import Settings, with_overrides
+from reflectcli.config import Settings, reviewer_of, with_overrides
 from reflectcli.errors import RunInterrupted, UserError
 from reflectcli.eval import judge as judging
 from reflectcli.eval import metrics, stats
@@ -269,7 +269,7 @@ def report(runs_dir: str | Path, eval_id: str) -> dict[str, Any]:
                   "context": found["meta"].get("judge_context")},  # fmt: skip
         "models": {
             "writer": found["settings"].get("model"),
-            "critic": found["settings"].get("critic_model") or found["settings"].get("model"),
+            "critic": reviewer_of(found["settings"]),  # `checklist` where no model reviews
         },
         "summary": stats.summarize(items),
         "by_tag": stats.by_tag(items),

@@ -212,7 +212,6 @@ def test_https_goes_to_the_checked_address_and_still_checks_the_certificate(tmp_
     import datetime
     import ssl
 
-    pytest.importorskip("cryptography")
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec

@@ -1,4 +1,4 @@
-.PHONY: install test lint bench
+.PHONY: install test lint bench docs
 
 install:
 	python -m pip install -e '.[test]'
@@ -12,3 +12,7 @@ lint:
 
 bench:
 	bash bench/run_all.sh
+
+docs:
+	python docs/generate.py
+	NO_MKDOCS_2_WARNING=1 mkdocs build --strict

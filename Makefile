@@ -7,8 +7,8 @@ test:
 	python -m pytest -q
 
 lint:
-	ruff check reflectcli tests bench
-	ruff format --check reflectcli tests bench
+	ruff check reflectcli tests bench docs
+	ruff format --check reflectcli tests bench docs
 
 bench:
 	bash bench/run_all.sh

@@ -79,11 +79,13 @@ def _option_names(param: Any) -> str:
 
 
 def cli_reference() -> str:
-    out = [HEADER, "# Command reference\n\n",
-           "Every command, argument and option of `reflectcli`, as `reflectcli COMMAND --help` "
-           "shows them. Guides: [Writing](../guide/writing.md), [Your own draft](../guide/own-draft.md), "
-           "[Inspecting runs](../guide/inspect.md), [Sources](../guide/sources.md), "
-           "[Memory](../guide/memory.md), [Eval](../guide/eval.md), [Batch](../guide/batch.md).\n"]  # fmt: skip
+    guides = ", ".join(
+        f"[{name}](../guide/{page}.md)"
+        for name, page in [("Writing", "writing"), ("Your own draft", "own-draft"), ("Inspecting runs", "inspect"),
+                           ("Sources", "sources"), ("Memory", "memory"), ("Eval", "eval"), ("Batch", "batch")]
+    )  # fmt: skip
+    out = [HEADER, "# Command reference\n\n", "Every command, argument and option of `reflectcli`, as "
+           f"`reflectcli COMMAND --help` shows them. Guides: {guides}.\n"]  # fmt: skip
     for path, command in commands():
         name = " ".join(("reflectcli", *path))
         level = "#" * min(2 + max(len(path) - 1, 0), 4) if path else "##"
@@ -125,9 +127,11 @@ def _fields(model: type, prefix: str = "") -> list[tuple[str, Any, str, str]]:
         default = field.get_default(call_default_factory=True)
         kind = _kind(annotation)
         description = field.description or ""
-        description = description[:-1] if description.endswith(".") and not description.endswith("..") else description
+        if description.endswith(".") and not description.endswith(".."):
+            description = description[:-1]
         bounds = _range(field)
-        rows.append((prefix + name, default, kind, description + ("" if bounds.strip() in description else bounds)))
+        described = description + ("" if bounds.strip() in description else bounds)
+        rows.append((prefix + name, default, kind, described))
     return rows
 
 
@@ -325,7 +329,8 @@ def section_flags(text: str, table: dict[tuple[str, ...], Any]) -> list[tuple[in
         if token.type == "heading_open":
             depth = int(token.tag[1])
             spans = [c.content for c in tokens[i + 1].children or [] if c.type == "code_inline"]
-            commands_here = [p for span in spans if span.startswith("reflectcli ") for p in _named(span, table)]
+            shown = [span for span in spans if span.startswith("reflectcli ")]
+            commands_here = [p for span in shown for p in _named(span, table)]
             if commands_here:
                 named, level = commands_here, depth
             elif named and depth <= level:

@@ -81,8 +81,9 @@ def _option_names(param: Any) -> str:
 def cli_reference() -> str:
     guides = ", ".join(
         f"[{name}](../guide/{page}.md)"
-        for name, page in [("Writing", "writing"), ("Your own draft", "own-draft"), ("Inspecting runs", "inspect"),
-                           ("Sources", "sources"), ("Memory", "memory"), ("Eval", "eval"), ("Batch", "batch")]
+        for name, page in [("Writing", "writing"), ("Your own draft", "own-draft"),
+                           ("Inspecting runs", "inspect"), ("Sources", "sources"), ("Memory", "memory"),
+                           ("Eval", "eval"), ("Batch", "batch")]
     )  # fmt: skip
     out = [HEADER, "# Command reference\n\n", "Every command, argument and option of `reflectcli`, as "
            f"`reflectcli COMMAND --help` shows them. Guides: {guides}.\n"]  # fmt: skip

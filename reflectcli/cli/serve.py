@@ -62,6 +62,12 @@ def mcp(
         from reflectcli.mcp.safety import Roots
         from reflectcli.mcp.tools import Tools
 
-        serve(Tools(Roots(folders), where, config), http, host)
+        ui = _renderer(True)
+        serve(
+            Tools(Roots(folders), where, config),
+            http,
+            host,
+            lambda line: ui.err.print(line, markup=False, soft_wrap=True),
+        )
     except Exception as exc:
         raise _fail(_renderer(True), exc, debug) from None

@@ -306,26 +306,32 @@ def build(tools: Tools) -> MCPServer:
     return server
 
 
-def serve(tools: Tools, http_port: int | None = None, host: str = "127.0.0.1") -> None:
+def serve(tools: Tools, http_port: int | None = None, host: str = "127.0.0.1", notice=None) -> None:
     """Serve until the client goes away (stdio) or the server is told to stop; then stop every
-    run at its next checkpoint and exit."""
+    run at its next checkpoint (saying so through `notice`, to the server's log) and exit."""
     server = build(tools)
 
     def stop(signum, frame):
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
+    why = "the client went away" if http_port is None else "the server stopped"
     try:
         if http_port is None:
             server.run("stdio")
         else:
             server.run("streamable-http", host=host, port=http_port)
     except KeyboardInterrupt:
-        pass
+        why = "told to stop"
     finally:
         going = tools.jobs.stop_all()
+        if going and notice is not None:
+            names = ", ".join(j.thread_id for j in going)
+            notice(
+                f"reflectcli mcp: {why}; stopping {len(going)} run{'s' if len(going) != 1 else ''} "
+                f"at the next checkpoint ({names}); continue with write(resume=THREAD)"
+            )
         if going:
-            log.info("stopping %d run(s) at their next checkpoint", len(going))
             try:
                 tools.jobs.join(GRACE)
             except KeyboardInterrupt:  # told again: leave now (a kill loses no checkpoint either)

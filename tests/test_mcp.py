@@ -81,8 +81,9 @@ def server_args(*extra: str) -> list[str]:
 async def connect(tmp_path: Path, server: OpenAIServer, *extra: str):
     from mcp import Client, StdioServerParameters
 
-    params = StdioServerParameters(command=sys.executable, args=server_args(*extra),
-                                   env=server_env(tmp_path, server), cwd=str(tmp_path))  # fmt: skip
+    params = StdioServerParameters(
+        command=sys.executable, args=server_args(*extra), env=server_env(tmp_path, server), cwd=str(tmp_path)
+    )
     async with Client(params, mode="legacy", read_timeout_seconds=WAIT) as client:
         yield client
 
@@ -174,10 +175,13 @@ def test_the_cli_does_not_load_the_mcp_sdk_until_the_command_runs():
 def test_every_tool_through_the_sdk_client(tmp_path):
     notes = tmp_path / "notes"
     notes.mkdir()
-    (notes / "revision.md").write_text("# Revision\n\nWriters revise drafts to cut what the reader "
-                                       "does not need. Hemingway rewrote endings many times.\n")  # fmt: skip
-    (tmp_path / "mine.md").write_text("# My essay\n\n## Start\n\nWriting is rewriting.\n\n"
-                                      "## End\n\nSo revise.\n")  # fmt: skip
+    (notes / "revision.md").write_text(
+        "# Revision\n\nWriters revise drafts to cut what the reader "
+        "does not need. Hemingway rewrote endings many times.\n"
+    )
+    (tmp_path / "mine.md").write_text(
+        "# My essay\n\n## Start\n\nWriting is rewriting.\n\n## End\n\nSo revise.\n"
+    )
     progress: list[tuple[float, str | None]] = []
 
     async def on_progress(value, total, message):
@@ -186,11 +190,23 @@ def test_every_tool_through_the_sdk_client(tmp_path):
     async def body(server):
         async with connect(tmp_path, server) as client:
             names = {t.name for t in (await client.list_tools()).tools}
-            assert names >= {"write", "status", "show", "article", "export", "review", "revise",
-                             "history", "sources_add", "sources_search", "cancel"}  # fmt: skip
+            assert names >= {
+                "write",
+                "status",
+                "show",
+                "article",
+                "export",
+                "review",
+                "revise",
+                "history",
+                "sources_add",
+                "sources_search",
+                "cancel",
+            }
             # errors: the config model's one-line messages, as tool errors
-            assert "config key 'threshold'" in error(await client.call_tool(
-                "write", {"task": TASK, "threshold": 11}))  # fmt: skip
+            assert "config key 'threshold'" in error(
+                await client.call_tool("write", {"task": TASK, "threshold": 11})
+            )
             assert "say what to write" in error(await client.call_tool("write", {}))
             assert "unknown thread id 'nope'" in error(await client.call_tool("status", {"thread": "nope"}))
             # the source library
@@ -199,10 +215,21 @@ def test_every_tool_through_the_sdk_client(tmp_path):
             hits = data(await client.call_tool("sources_search", {"query": "Hemingway endings"}))["hits"]
             assert hits and "Hemingway" in hits[0]["snippet"]
             # a write, followed: progress notifications in order
-            started = data(await client.call_tool(
-                "write", {"task": f"{TASK} {SECRET}", "threshold": 9, "max_rounds": 2, "sections": 3,
-                          "evidence": "none", "thread_id": "t1", "wait": WAIT},
-                progress_callback=on_progress))  # fmt: skip
+            started = data(
+                await client.call_tool(
+                    "write",
+                    {
+                        "task": f"{TASK} {SECRET}",
+                        "threshold": 9,
+                        "max_rounds": 2,
+                        "sections": 3,
+                        "evidence": "none",
+                        "thread_id": "t1",
+                        "wait": WAIT,
+                    },
+                    progress_callback=on_progress,
+                )
+            )
             assert started["status"] == "finished" and started["scores"] == [6.0, 9.5]
             assert SECRET not in json.dumps(started) and REDACTED in started["task"]
             status = data(await client.call_tool("status", {"thread": "t1"}))
@@ -215,12 +242,17 @@ def test_every_tool_through_the_sdk_client(tmp_path):
             assert article["version"] == 2 and article["markdown"].startswith("#")
             first = data(await client.call_tool("article", {"thread": "t1", "version": "1"}))
             assert first["version"] == 1 and first["markdown"] != article["markdown"]
-            assert "no version '7'" in error(await client.call_tool("article", {"thread": "t1", "version": "7"}))
+            assert "no version '7'" in error(
+                await client.call_tool("article", {"thread": "t1", "version": "7"})
+            )
             exported = data(await client.call_tool("export", {"thread": "t1", "format": "html"}))
             assert exported["text"].startswith("<!DOCTYPE html>") or "<html" in exported["text"]
-            assert json.loads(data(await client.call_tool("export", {"thread": "t1", "format": "json"}))["text"])
-            assert "unknown format 'pdf'" in error(await client.call_tool("export", {"thread": "t1",
-                                                                                     "format": "pdf"}))  # fmt: skip
+            assert json.loads(
+                data(await client.call_tool("export", {"thread": "t1", "format": "json"}))["text"]
+            )
+            assert "unknown format 'pdf'" in error(
+                await client.call_tool("export", {"thread": "t1", "format": "pdf"})
+            )
             runs = data(await client.call_tool("history", {}))["runs"]
             assert [r["thread_id"] for r in runs] == ["t1"] and runs[0]["artifact"] == "runs/t1.md"
             # resources and the prompt
@@ -231,17 +263,20 @@ def test_every_tool_through_the_sdk_client(tmp_path):
             prompt = await client.get_prompt("write_cited_article", {"topic": "revision", "sources": "notes"})
             assert "sources_add" in prompt.messages[0].content.text
             # revise: one more round with the person's critique
-            revised = data(await client.call_tool(
-                "revise", {"thread": "t1", "feedback": "Open with a concrete example.", "wait": WAIT}))  # fmt: skip
+            revised = data(
+                await client.call_tool(
+                    "revise", {"thread": "t1", "feedback": "Open with a concrete example.", "wait": WAIT}
+                )
+            )
             assert revised["status"] == "finished" and len(revised["scores"]) == 3
             # review of the person's own file, and of text
             reviewed = data(await client.call_tool("review", {"path": "mine.md"}))
             assert reviewed["score"] == 6.0 and reviewed["thread_id"]
             assert "outside the folders" in error(await client.call_tool("review", {"path": "/etc/hostname"}))
-            assert "outside the folders" in error(await client.call_tool("sources_add",
-                                                                         {"targets": ["../"]}))  # fmt: skip
-            assert "outside the folders" in error(await client.call_tool(
-                "write", {"task": TASK, "sources": ["/etc"]}))  # fmt: skip
+            assert "outside the folders" in error(await client.call_tool("sources_add", {"targets": ["../"]}))
+            assert "outside the folders" in error(
+                await client.call_tool("write", {"task": TASK, "sources": ["/etc"]})
+            )
         return server.steps(completed_only=True)
 
     with OpenAIServer(reply=Gate()) as server:
@@ -255,7 +290,11 @@ def test_every_tool_through_the_sdk_client(tmp_path):
     assert [m for m in messages if m.startswith("drafted")] == [f"drafted section {i}/3" for i in (1, 2, 3)]
     rounds = [m for m in messages if m.startswith("round")]
     assert [m.split(":")[0] + ":" + m.split(":")[1].split("(")[0] for m in rounds] == [
-        "round 1: score 6/10 ", "round 1: revise ", "round 2: score 9.5/10 ", "round 2: stop "]
+        "round 1: score 6/10 ",
+        "round 1: revise ",
+        "round 2: score 9.5/10 ",
+        "round 2: stop ",
+    ]
     assert messages[-1] == "finished: t1" and SECRET not in " ".join(messages)
 
 
@@ -269,8 +308,17 @@ def test_a_cancelled_write_stops_at_a_checkpoint_and_resumes_paying_nothing_twic
                 async with anyio.create_task_group() as tg:
 
                     async def write():
-                        await client.call_tool("write", {"task": TASK, "threshold": 9, "max_rounds": 2,
-                                                         "sections": 3, "thread_id": "c1", "wait": WAIT})  # fmt: skip
+                        await client.call_tool(
+                            "write",
+                            {
+                                "task": TASK,
+                                "threshold": 9,
+                                "max_rounds": 2,
+                                "sections": 3,
+                                "thread_id": "c1",
+                                "wait": WAIT,
+                            },
+                        )
                         raise AssertionError("the write returned instead of being cancelled")
 
                     tg.start_soon(write)
@@ -320,8 +368,11 @@ def test_a_killed_client_leaves_the_run_at_a_checkpoint_and_a_new_client_resumes
         env = server_env(tmp_path, server)
         client = subprocess.Popen(
             [sys.executable, "-c", CLIENT, json.dumps(server_args()), json.dumps(env), str(tmp_path), TASK],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **env},
-        )  # fmt: skip
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, **env},
+        )
         try:
             assert json.loads(client.stdout.readline())["status"] == "running"  # write returned at once
             assert gate.arrived.wait(WAIT), "the run never reached its review"
@@ -368,8 +419,13 @@ def test_streamable_http_on_loopback_and_two_clients_never_run_one_thread_twice(
     gate = Gate("review:r1")
     port = free_port()
     with OpenAIServer(reply=gate) as server:
-        proc = subprocess.Popen([sys.executable, *server_args("--http", str(port))], cwd=tmp_path,
-                                env=server_env(tmp_path, server), stderr=subprocess.PIPE, text=True)  # fmt: skip
+        proc = subprocess.Popen(
+            [sys.executable, *server_args("--http", str(port))],
+            cwd=tmp_path,
+            env=server_env(tmp_path, server),
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
 
             async def body():
@@ -382,9 +438,12 @@ def test_streamable_http_on_loopback_and_two_clients_never_run_one_thread_twice(
                         assert proc.poll() is None, proc.stderr.read()
                         await anyio.sleep(0.05)
                 async with Client(url) as one, Client(url) as two:
-                    started = data(await one.call_tool("write", {"task": TASK, "threshold": 9,
-                                                                 "max_rounds": 2, "sections": 3,
-                                                                 "thread_id": "h1"}))  # fmt: skip
+                    started = data(
+                        await one.call_tool(
+                            "write",
+                            {"task": TASK, "threshold": 9, "max_rounds": 2, "sections": 3, "thread_id": "h1"},
+                        )
+                    )
                     assert started["status"] == "running"
                     await anyio.to_thread.run_sync(gate.arrived.wait, WAIT)
                     busy = error(await two.call_tool("write", {"resume": "h1"}))
@@ -397,8 +456,11 @@ def test_streamable_http_on_loopback_and_two_clients_never_run_one_thread_twice(
                     assert done["status"] == "finished"
 
             run(body)
-            listening = {c.laddr.ip for c in __import__("psutil").Process(proc.pid).net_connections()
-                         if c.status == "LISTEN"}  # fmt: skip
+            listening = {
+                c.laddr.ip
+                for c in __import__("psutil").Process(proc.pid).net_connections()
+                if c.status == "LISTEN"
+            }
             assert listening == {"127.0.0.1"}
         finally:
             gate.release.set()
@@ -409,11 +471,25 @@ def test_streamable_http_on_loopback_and_two_clients_never_run_one_thread_twice(
 
 @pytest.mark.slow
 def test_the_server_starts_without_litellm_or_langgraph(tmp_path):
-    proc = subprocess.Popen([sys.executable, "-X", "importtime", *server_args()], cwd=tmp_path,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "REFLECTCLI_CONFIG_DIR": str(tmp_path)})  # fmt: skip
-    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
-             "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-X", "importtime", *server_args()],
+        cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "REFLECTCLI_CONFIG_DIR": str(tmp_path)},
+    )
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
     started = time.monotonic()
     proc.stdin.write(json.dumps(hello) + "\n")
     proc.stdin.flush()

@@ -223,7 +223,7 @@ def test_every_tool_through_the_sdk_client(tmp_path):
                         "threshold": 9,
                         "max_rounds": 2,
                         "sections": 3,
-                        "evidence": "none",
+                        "sources": ["notes"],
                         "thread_id": "t1",
                         "wait": WAIT,
                     },
@@ -272,6 +272,11 @@ def test_every_tool_through_the_sdk_client(tmp_path):
             # review of the person's own file, and of text
             reviewed = data(await client.call_tool("review", {"path": "mine.md"}))
             assert reviewed["score"] == 6.0 and reviewed["thread_id"]
+            text = (tmp_path / "mine.md").read_text()
+            assert (
+                data(await client.call_tool("review", {"text": text, "critic": "checklist"}))["source"]
+                == "checklist"
+            )
             assert "outside the folders" in error(await client.call_tool("review", {"path": "/etc/hostname"}))
             assert "outside the folders" in error(await client.call_tool("sources_add", {"targets": ["../"]}))
             assert "outside the folders" in error(
@@ -286,7 +291,8 @@ def test_every_tool_through_the_sdk_client(tmp_path):
     values = [v for v, _ in progress]
     assert values == sorted(values) and len(set(values)) == len(values)
     messages = [m for _, m in progress]
-    assert messages[:2] == ["started t1", "outline: 3 sections"]
+    assert messages[0] == "sources: 1 of 1 in the library"  # the write's own sources, added first
+    assert messages[1:3] == ["started t1", "outline: 3 sections"]
     assert [m for m in messages if m.startswith("drafted")] == [f"drafted section {i}/3" for i in (1, 2, 3)]
     rounds = [m for m in messages if m.startswith("round")]
     assert [m.split(":")[0] + ":" + m.split(":")[1].split("(")[0] for m in rounds] == [

@@ -88,7 +88,11 @@ async def follow(job: Job, ctx: Context, wait: float, owner: bool) -> None:
                 return
             events = await anyio.to_thread.run_sync(job.wait, seen, min(left, 1.0), abandon_on_cancel=True)
             for event in events:
-                await ctx.report_progress(event["seq"], None, scrub(event["message"]))
+                try:
+                    await ctx.report_progress(event["seq"], None, scrub(event["message"]))
+                except Exception:  # nobody to tell any more (the client went): stop following
+                    log.debug("progress for %s not sent", job.thread_id, exc_info=True)
+                    return
             seen += len(events)
             if job.done and seen >= len(job.events):
                 return

@@ -168,6 +168,33 @@ def test_the_cli_does_not_load_the_mcp_sdk_until_the_command_runs():
     assert out.stdout.strip() == "[]"
 
 
+def test_bad_arguments_and_unknown_runs_are_one_line_tool_errors(tmp_path):
+    """In memory (the SDK's own client on the server object): what the schema rejects and what
+    the CLI rejects both come back as one `error: ...` line, never pydantic's report."""
+    from mcp import Client
+
+    from reflectcli.mcp.server import build
+    from reflectcli.mcp.tools import Tools
+
+    async def body():
+        async with Client(build(Tools(Roots([tmp_path]), tmp_path / "runs"))) as client:
+            bad = error(await client.call_tool("write", {"task": "x", "threshold": "abc"}))
+            assert bad == (
+                "error: write: argument 'threshold': Input should be a valid number, unable "
+                "to parse string as a number (got 'abc')"
+            )
+            assert "argument 'wait'" in error(await client.call_tool("status", {"thread": "t", "wait": -1}))
+            assert error(await client.call_tool("show", {"thread": "../x"})).startswith(
+                "error: invalid thread id"
+            )
+            assert "unknown thread id 't'" in error(await client.call_tool("article", {"thread": "t"}))
+            assert "not running in this server" in error(await client.call_tool("cancel", {"thread": "t"}))
+            assert data(await client.call_tool("history", {})) == {"runs": []}
+            assert "choose one of" in error(await client.call_tool("history", {"status": "lost"}))
+
+    run(body)
+
+
 # --- a real server over stdio ----------------------------------------------------------------------
 
 

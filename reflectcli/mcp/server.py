@@ -20,8 +20,9 @@ from typing import Annotated, Any
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from reflectcli import __version__
 from reflectcli.errors import UserError
@@ -102,9 +103,32 @@ async def follow(job: Job, ctx: Context, wait: float, owner: bool) -> None:
         raise
 
 
+def bad_arguments(tool: str, exc: ValidationError) -> CallToolResult:
+    """Arguments the tool's schema rejects, in one line as the config model says it (the first
+    problem: the argument, what is wrong, what was given), not pydantic's report."""
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"]) or "?"
+    given = f" (got {err['input']!r})" if "input" in err and not isinstance(err["input"], dict) else ""
+    more = len(exc.errors()) - 1
+    tail = f"; and {more} more" if more else ""
+    return failure(UserError(f"{tool}: argument '{where}': {err['msg']}{given}{tail}"))
+
+
+class Server(MCPServer):
+    """MCPServer whose argument errors are one line, like every other error of ours."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                return bad_arguments(name, exc.__cause__)
+            raise
+
+
 def build(tools: Tools) -> MCPServer:
     """The server and its tools, resources and prompt."""
-    server = MCPServer("reflectcli", version=__version__, instructions=INSTRUCTIONS, log_level="ERROR")
+    server = Server("reflectcli", version=__version__, instructions=INSTRUCTIONS, log_level="ERROR")
 
     async def started(start, ctx: Context, wait: float) -> CallToolResult:
         try:

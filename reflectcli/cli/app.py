@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from reflectcli import __version__
-from reflectcli.cli import batch, edit, evals, inspect, memory, sources, write
+from reflectcli.cli import batch, edit, evals, inspect, memory, serve, sources, write
 
 app = typer.Typer(
     name="reflectcli",
@@ -38,6 +38,7 @@ app.add_typer(memory.app, name="memory")
 app.add_typer(evals.app, name="eval")
 app.add_typer(batch.app, name="batch")
 app.command()(batch.worker)
+app.command()(serve.mcp)
 
 
 def _version(value: bool) -> None:

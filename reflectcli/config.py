@@ -73,6 +73,12 @@ class Research(BaseModel):
         None, description="Web search provider for litellm.search(): searxng, tavily, brave, ..."
     )
     web_api_base: str | None = Field(None, description="The search provider's URL (searxng)")
+
+    @field_validator("web_api_base")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        return server_url(value)
+
     fetch: bool = Field(True, description="Fetch each web result's page for its full text")
     allow_private: bool = Field(
         False,
@@ -80,6 +86,23 @@ class Research(BaseModel):
         "private, link-local, multicast, reserved addresses): for an intranet. Off, such URLs "
         "(and their redirects) are refused before connecting",
     )
+
+
+def server_url(value: str | None, allow_none: bool = False) -> str | None:
+    """`value` when it is an http(s) URL with a host (or, where allowed, "none"); else an error
+    saying what a server URL looks like."""
+    if value is None or (allow_none and value.strip().lower() == "none"):
+        return value
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value.strip())
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(f"{value!r} is not an http(s) URL with a host, e.g. http://127.0.0.1:11434/v1")
+    return value.strip()
 
 
 class MemorySettings(BaseModel):
@@ -184,6 +207,12 @@ class Settings(BaseModel):
     memory: MemorySettings = Field(default_factory=MemorySettings, description="Lessons across runs")
 
     profile: str | None = Field(None, description="Set by reflectcli: the model profile in force")
+
+    @field_validator("api_base", "critic_api_base")
+    @classmethod
+    def _url(cls, value: str | None, info: Any) -> str | None:
+        """A server's URL is checked here, before a run exists, not after a call's retries."""
+        return server_url(value, allow_none=info.field_name == "critic_api_base")
 
     @field_validator("language")
     @classmethod
@@ -340,5 +369,6 @@ def _describe(exc: ValidationError, source: dict[str, str]) -> str:
         known = ", ".join(TABLES[table].model_fields if table else (*KEYS, *TABLES))
         return f"{where}: unknown config key '{key}' (known keys: {known})"
     value = err.get("input")
-    shown = f" (got {value!r})" if not isinstance(value, dict) else ""
-    return f"{where}: config key '{key}': {err['msg']}{shown}"
+    message = err["msg"].removeprefix("Value error, ")  # our own validators' words, as written
+    shown = f" (got {value!r})" if not isinstance(value, dict) and repr(value) not in message else ""
+    return f"{where}: config key '{key}': {message}{shown}"

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from reflectcli.config import load_settings, resume_settings
@@ -124,3 +126,13 @@ def test_who_reviews_is_one_rule_for_the_index_and_the_eval_report():
     assert Settings(model="openai/a", critic_model="openai/b").reviewer == "openai/b"
     assert reviewer_of(Settings(model="local/smollm2").run_params()) == "checklist"
     assert reviewer_of({"model": "openai/a"}) == "openai/a"  # an eval saved before the key
+
+
+@pytest.mark.parametrize("key, value", [("api_base", "not-a-url"), ("api_base", "ftp://host/v1"),
+                                        ("critic_api_base", "localhost:8080")])  # fmt: skip
+def test_a_server_url_that_is_no_url_stops_before_any_call(key, value):
+    with pytest.raises(
+        ConfigError, match=rf"config key '{key}': '{re.escape(value)}' is not an http\(s\) URL"
+    ):
+        load_settings(None, flags={key: value})
+    assert load_settings(None, flags={"critic_api_base": "none"}).critic_api_base == "none"

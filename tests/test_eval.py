@@ -66,7 +66,10 @@ def test_final_vs_first_in_both_orders(scripted, judge, runs_dir):
     assert all(v == 1.0 for v in s["rubric_gain"].values()) and s["mean_rounds"] == 2
     assert set(data["by_tag"]) == {"odd", "even"} and data["by_tag"]["odd"]["tasks"] == 2
     pair_steps = [c["step"] for c in judge.history if c["step"].startswith("pair")]
-    assert sorted(pair_steps) == sorted(f"pair:{n}:{k}" for n in (1, 2, 3) for k in ("ab", "ba"))
+    # and the equal-length copies: the revision added a sentence at the end of a section, so the
+    # sections' openings are the same text (a tie nobody pays for) and their closings are judged
+    kinds = ("ab", "ba", "eq_tail_ab", "eq_tail_ba")
+    assert sorted(pair_steps) == sorted(f"pair:{n}:{k}" for n in (1, 2, 3) for k in kinds)
     ab = next(c for c in judge.history if c["step"] == "pair:1:ab")["messages"][-1]["content"]
     assert IMPROVED in ab.split("<article_B>")[1] and IMPROVED not in ab.split("<article_B>")[0]
     # the runs are ordinary runs
@@ -144,9 +147,10 @@ def test_an_interrupted_eval_resumes_without_paying_twice(backend, scripted, jud
     steps = [c["step"] for c in scripted.history[writer_calls:]]
     assert steps[0] == "review:r2" and "plan" in steps  # task 1 resumed, tasks 2-3 written
     judged = [c["step"] for c in judge.history]
-    assert len(judged) == len(set(judged)) == 12  # 3 tasks x (2 rubrics + 2 orders), each once
+    # 3 tasks x (2 rubrics + 2 orders + the equal-length closings' 2 orders), each once
+    assert len(judged) == len(set(judged)) == 18
     Evaluation(quiet_ui(), runs_dir).resume(eval_id)  # nothing left: nothing paid
-    assert len(judge.history) == 12
+    assert len(judge.history) == 18
 
 
 def test_a_run_that_kept_its_first_draft_costs_no_judgement(scripted, judge, runs_dir):

@@ -17,7 +17,7 @@ from typing import Any
 from reflectcli.config import Settings, reviewer_of, with_overrides
 from reflectcli.errors import RunInterrupted, UserError
 from reflectcli.eval import judge as judging
-from reflectcli.eval import metrics, stats
+from reflectcli.eval import matched, metrics, stats
 from reflectcli.eval.outputs import attach
 from reflectcli.models.factory import api_base_for, make_client
 from reflectcli.models.journal import JournaledClient
@@ -33,6 +33,10 @@ AB_KINDS = ("rubric_b", "vs_ab", "vs_ba")  # with --against: config B's final vs
 # with --against-outputs: the other system's article as A and our final as B, then swapped
 OTHER_KINDS = ("other_ab", "other_ba")
 JUDGE_CONTEXT = 32000  # tokens the judge's context window holds, unless --judge-context says
+# equal-length copies judged per pair (eval/matched.py: section openings, then closings), each in
+# both orders: with 30 tasks, one tells a quality-only judge from a length-only one in about 57 %
+# of simulated evals when every final is longer, two in about 88 % (bench_length_control.py)
+LENGTH_PAIRS = 2
 
 
 def new_eval_id(suite: str) -> str:
@@ -45,8 +49,10 @@ def thread_for(eval_id: str, n: int, config: str = "") -> str:
 
 
 def kinds(found: dict[str, Any]) -> tuple[str, ...]:
-    return (KINDS + (AB_KINDS if found.get("against") else ())
-            + (OTHER_KINDS if (found.get("meta") or {}).get("outputs") else ()))  # fmt: skip
+    meta = found.get("meta") or {}
+    ends = meta.get("length_pairs", 0)  # an eval stored before them has none
+    return (KINDS + stats.equal_kinds("", ends) + (AB_KINDS if found.get("against") else ())
+            + (OTHER_KINDS + stats.equal_kinds("other_", ends) if meta.get("outputs") else ()))  # fmt: skip
 
 
 def shared_roles(judge: str, judge_api_base: str | None, settings: Settings) -> list[str]:
@@ -89,6 +95,7 @@ class Evaluation:
         self.ui = ui
         self.runs_dir = str(runs_dir)
         self.context = JUDGE_CONTEXT  # the judge's window, in tokens (the eval's own, once resumed)
+        self.length_pairs = 0  # equal-length copies per pair (the eval's own, once resumed)
 
     @contextmanager
     def _tables(self):
@@ -101,10 +108,10 @@ class Evaluation:
     def start(self, suite: str, tasks: list[dict[str, Any]], settings: Settings, judge: str,
               against: Settings | None = None, *, judge_api_base: str | None = None,
               judge_same: bool = False, judge_context: int | None = None,
-              outputs: dict[str, Any] | None = None) -> str:  # fmt: skip
+              outputs: dict[str, Any] | None = None, length_pairs: int = LENGTH_PAIRS) -> str:  # fmt: skip
         configs = [settings, against] if against else [settings]
         meta = {**independence(judge, judge_api_base, configs, judge_same),
-                "judge_api_base": judge_api_base}  # fmt: skip
+                "judge_api_base": judge_api_base, "length_pairs": length_pairs}  # fmt: skip
         client = make_client(judge, _judge_settings(settings, meta), "judge")  # an unknown judge fails here
         # the window the judge's parts are sized by: the flag, else the client's own, else the default
         meta["judge_context"] = judge_context or getattr(client, "context_window", None) or JUDGE_CONTEXT
@@ -142,6 +149,7 @@ class Evaluation:
         try:
             client = JournaledClient(judge, store, f"judge-{eval_id}", lambda kind, data: None)
             self.context = found["meta"].get("judge_context") or JUDGE_CONTEXT
+            self.length_pairs = found["meta"].get("length_pairs", 0)
             tables = EvalTables(store.conn)
             for item in found["tasks"]:
                 try:
@@ -194,10 +202,12 @@ class Evaluation:
                 verdict = judging.pair(client, item["task"], a, b, item.get("reference"), f"pair:{n}:{kind}",
                                        self.context)  # fmt: skip
                 tables.save(eval_id, n, kind, verdict)
+        self._equal(eval_id, n, "other_", item["task"], item.get("reference"), theirs, ours, client, tables)
 
     def _task(self, eval_id, item, settings, client, tables, store) -> None:
         n, thread = item["n"], thread_for(eval_id, item["n"])
-        if all(tables.result(eval_id, n, k) is not None for k in (*KINDS, "metrics")):
+        if all(tables.result(eval_id, n, k) is not None
+               for k in (*KINDS, *stats.equal_kinds("", self.length_pairs), "metrics")):  # fmt: skip
             return
         self.ui.notice(f"task {n}/{len(tables.get(eval_id)['tasks'])}: {item['task'][:70]}")
         state = self._written(item, settings, thread, store)
@@ -228,6 +238,39 @@ class Evaluation:
                 else:
                     verdict = judging.pair(client, task, a, b, reference, f"pair:{n}:{kind}", self.context)
                 tables.save(eval_id, n, kind, verdict)
+        self._equal(eval_id, n, "", task, reference, first, final, client, tables)
+
+    def _equal(self, eval_id, n, prefix, task, reference, first, final, client, tables) -> None:
+        """The pair cut to equal length (eval/matched.py), each end of the eval's `length_pairs`
+        judged in both orders (`first` as A, then as B); each verdict keeps the copies' words
+        (first, final). Identical copies are a tie nobody is paid for."""
+        for end in matched.ENDS[: self.length_pairs]:
+            ab, ba = (f"{prefix}eq_{end}_{order}" for order in ("ab", "ba"))
+            if tables.result(eval_id, n, ab) is not None and tables.result(eval_id, n, ba) is not None:
+                continue
+            a, b = matched.equal_length(first, final, end)
+            words = [metrics.words(a), metrics.words(b)]
+            for kind, x, y in ((ab, a, b), (ba, b, a)):
+                if tables.result(eval_id, n, kind) is not None:
+                    continue
+                if a == b:
+                    verdict = {"winner": "tie", "reason": "the equal-length copies are the same text",
+                               "source": "same_text", "tokens": 0, "cost": None, "seconds": 0.0}  # fmt: skip
+                else:
+                    verdict = judging.pair(client, task, x, y, reference, f"pair:{n}:{kind}", self.context,
+                                           note=judging.EQUAL_NOTE)  # fmt: skip
+                tables.save(eval_id, n, kind, {**verdict, "words": words})
+
+
+def _equal_pairs(got: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """A task's equal-length pairs, each combined from its two orders with its own gap `d`
+    (ln of the final copy's words over the other's); identical copies say nothing and are left out."""
+    out = []
+    for end in matched.ENDS:
+        ab, ba = got.get(f"{prefix}eq_{end}_ab"), got.get(f"{prefix}eq_{end}_ba")
+        if ab and ba and "same_text" not in (ab.get("source"), ba.get("source")):
+            out.append({**stats.combine(ab, ba), "end": end, "d": metrics.log_length_ratio(*ab["words"])})
+    return out
 
 
 def report(runs_dir: str | Path, eval_id: str) -> dict[str, Any]:
@@ -253,10 +296,12 @@ def report(runs_dir: str | Path, eval_id: str) -> dict[str, Any]:
                                                  "first_score", "final_score")} if row else None}  # fmt: skip
             if got["ab"] and got["ba"]:
                 entry["pair"] = stats.combine(got["ab"], got["ba"])
+                entry["pair_equal"] = _equal_pairs(got, "")
             if got.get("vs_ab") and got.get("vs_ba"):  # B's final in place of "final", A's as "first"
                 entry["versus"] = stats.combine(got["vs_ab"], got["vs_ba"])
             if got.get("other_ab") and got.get("other_ba"):  # ours as "final", theirs as "first"
                 entry["outputs_pair"] = stats.combine(got["other_ab"], got["other_ba"])
+                entry["outputs_pair_equal"] = _equal_pairs(got, "other_")
             entry.pop("other_article", None)  # in the suite's file; the report names its hash
             items.append(entry)
     finally:

@@ -32,6 +32,33 @@ def judge_lines(report: dict[str, Any]) -> list[str]:
     return []
 
 
+def _lc_shown(found: dict[str, Any], against: str = "its first draft") -> str:
+    """The LC preference with its standard error and interval, or why there is none."""
+    lc = found.get("lc_win")
+    if lc is None:
+        if found.get("lc_unknown") == "no lengths stored":
+            return "unknown (no lengths stored: `reflectcli eval resume` computes them)"
+        way = (
+            "longer" if found.get("mean_length_change", 0) and found["mean_length_change"] > 0 else "shorter"
+        )
+        gaps = (
+            f"every final is {way} than {against}"
+            if found.get("lc_one_way")
+            else "the length gaps are nearly all alike"
+        )
+        vif = f"VIF {found['lc_vif']:.0f} > 10" if found.get("lc_vif") else "every gap the same"
+        return (f"none — length and quality are confounded here: {gaps} and no equal-length pair "
+                f"was judged ({vif}; `eval run --length-pairs 2` judges them)")  # fmt: skip
+    interval = found.get("lc_interval")
+    ci = f", 95 % CI {_pct(interval[0])}–{_pct(interval[1])}" if interval else ""
+    se = f" (SE {found['lc_se']:.1%}{ci})" if found.get("lc_se") is not None else ""
+    pairs = found.get("lc_equal_pairs") or 0
+    basis = (f" · from {plural(pairs, 'equal-length pair', 'equal-length pairs')} and the pairs as written"
+             if pairs else " · from the pairs as written")  # fmt: skip
+    far = " — extrapolated: every final changed length the same way" if found.get("lc_extrapolated") else ""
+    return f"{_pct(lc)}{se}{basis}{far}"
+
+
 def length_lines(summary: dict[str, Any]) -> list[str]:
     """The length-controlled result beside the raw one, and a loud flag when they disagree."""
     if "lc_win" not in summary:  # a report stored before length control
@@ -39,18 +66,8 @@ def length_lines(summary: dict[str, Any]) -> list[str]:
     change = summary.get("mean_length_change")
     grew = ("" if change is None else f" · mean length change {change:+.0%} "
             f"({summary['mean_words_added']:+.0f} words)")  # fmt: skip
-    lc = summary["lc_win"]
-    if lc is None:
-        shown = ("unknown (no lengths stored: `reflectcli eval resume` computes them)"
-                 if summary.get("lc_unknown") == "no lengths stored"
-                 else "unknown (every final changed length by the same ratio: length and revision are one)")
-    else:
-        interval = summary.get("lc_interval")
-        ci = f" (95 % CI {_pct(interval[0])}–{_pct(interval[1])})" if interval else ""
-        far = " — extrapolated: every final changed length the same way" if summary["lc_extrapolated"] else ""
-        shown = f"{_pct(lc)}{ci}{far}"
-    lines = [f"length-controlled preference of the final (at equal length): {shown} · raw preference "
-             f"{_pct(summary['preference'])} (win + half the ties){grew}"]  # fmt: skip
+    lines = [f"length-controlled preference of the final (at equal length): {_lc_shown(summary)} · raw "
+             f"preference {_pct(summary['preference'])} (win + half the ties){grew}"]  # fmt: skip
     if summary.get("length_disagrees"):
         lines.insert(0, f"LENGTH: raw says {summary['raw_direction']}, at equal length "
                         f"{summary['lc_direction']}: the raw result is explained by length")  # fmt: skip
@@ -133,13 +150,12 @@ def outputs_lines(outputs: dict[str, Any] | None) -> list[str]:
     interval = outputs["win_interval"]
     ci = f" (95 % CI {_pct(interval[0])}–{_pct(interval[1])})" if interval else ""
     consistency = outputs["position_consistency"]
-    lc = outputs["lc_win"]
     change = outputs["mean_length_change"]
     lines = [f"ours vs {named} over {plural(outputs['judged'], 'task', 'tasks')}: ours wins "
              f"{_pct(outputs['win'])}{ci} · tie {_pct(outputs['tie'])} · ours loses "
              f"{_pct(outputs['loss'])} · position consistency "
              f"{'unknown' if consistency is None else _pct(consistency)} · preference "
-             f"{_pct(outputs['preference'])}, at equal length {'unknown' if lc is None else _pct(lc)}"
+             f"{_pct(outputs['preference'])}, at equal length {_lc_shown(outputs, 'theirs')}"
              f" · our length vs theirs {'—' if change is None else f'{change:+.0%}'}"]  # fmt: skip
     if outputs.get("length_disagrees"):
         lines.insert(0, f"LENGTH: against {outputs['system']}, raw says {outputs['raw_direction']}, "

@@ -182,7 +182,12 @@ def test_the_eval_commands(backend, scripted, judge, runs_dir, tmp_path):
     run = CliRunner().invoke(app, ["eval", "run", "--builtin", "smoke", "--limit", "2", "--model", "fake/w",
                                    "--judge", "judge/x", "--runs-dir", str(runs_dir)])  # fmt: skip
     assert run.exit_code == 0, run.output
-    assert "final vs first draft over 2 tasks: win 100%" in " ".join(run.output.split())
+    # 2 tasks, each judged as written and on the copies' closings: 4 pairs, all consistent, are
+    # too few to tell the judge from one blind to the texts (5 at least): no verdict
+    shown = " ".join(run.output.split())
+    assert "final vs first draft over 2 tasks: no verdict (judge order-consistent on 100% of 4 pairs: too " \
+           "few pairs to tell it from a judge blind to the texts; 5 at least)" in shown  # fmt: skip
+    assert "win 100%" not in shown and "tie 0%" not in shown
     listed = json.loads(
         CliRunner().invoke(app, ["eval", "list", "--json", "--runs-dir", str(runs_dir)]).output
     )
@@ -194,7 +199,17 @@ def test_the_eval_commands(backend, scripted, judge, runs_dir, tmp_path):
     assert made.exit_code == 0 and "<svg" in page.read_text() and (page.stat().st_mode & 0o777) == 0o600
     data = json.loads(CliRunner().invoke(app, ["eval", "report", eval_id, "--json", "--runs-dir",
                                                str(runs_dir)]).output)  # fmt: skip
-    assert data["summary"]["win"] == 1.0
+    assert data["summary"]["win"] == 1.0 and data["summary"]["verdict"]["given"] is False  # the numbers stay
+    assert data["judge"]["reliability"] == data["summary"]["verdict"]["judge"]
+    assert data["judge"]["reliability"]["pairs"] == 4 and data["judge"]["reliability"]["needed"] is None
+    assert "no verdict (judge order-consistent on 100% of 4 pairs" in page.read_text()
+    three = CliRunner().invoke(app, ["eval", "run", "--builtin", "smoke", "--limit", "3", "--model", "fake/w",
+                                     "--judge", "judge/x", "--runs-dir", str(runs_dir)])  # fmt: skip
+    shown = " ".join(three.output.split())
+    assert "final vs first draft over 3 tasks: win 100%" in shown  # 6 of 6 pairs: a verdict
+    note = "[judge: order-consistent on 100% of 6 pairs · self-agreement (rubric vs pairwise) 100% of 3 " \
+           "tasks]"  # fmt: skip
+    assert note in shown
     same = CliRunner().invoke(app, ["eval", "run", "--builtin", "smoke", "--limit", "1", "--model", "fake/w",
                                     "--runs-dir", str(runs_dir)])  # fmt: skip
     assert same.exit_code == 2 and "the judge fake/w is also the writer and the critic" in " ".join(
@@ -216,10 +231,10 @@ def test_the_eval_commands(backend, scripted, judge, runs_dir, tmp_path):
         with Store(runs_dir) as store:
             return [store.get_run(r["thread_id"])["settings"]["memory"]["enabled"] for r in runs]
 
-    assert memory_on() == [False] * 3  # the tasks are independent of each other by default
+    assert memory_on() == [False] * 6  # the tasks are independent of each other by default
     CliRunner().invoke(app, ["eval", "run", "--builtin", "smoke", "--limit", "1", "--model", "fake/w",
                              "--judge", "judge/x", "--memory", "--runs-dir", str(runs_dir)])  # fmt: skip
-    assert sorted(memory_on()) == [False] * 3 + [True]
+    assert sorted(memory_on()) == [False] * 6 + [True]
 
 
 def test_bootstrap_and_combine():

@@ -120,7 +120,7 @@ def test_a_judge_that_prefers_length_wins_raw_and_no_effect_at_equal_length(scri
     assert outcomes == ["final"] * 4 + ["first"] * 2
     assert s["win"] == round(4 / 6, 4) and s["loss"] == round(2 / 6, 4) and s["raw_direction"] == "better"
     assert abs(s["lc_win"] - 0.5) <= stats.BAND and s["lc_direction"] == "no effect"
-    assert s["length_disagrees"] and not s["lc_extrapolated"]
+    assert s["length_disagrees"] and s["lc_reaches_equal"]
     low, high = s["lc_interval"]
     assert low < 0.5 < high
     assert s["mean_length_change"] > 0 and s["mean_words_added"] > 0
@@ -154,7 +154,7 @@ def test_length_control_with_a_fair_judge_and_where_length_and_quality_are_confo
         assert (
             found["lc_win"] is None and found["lc_unknown"] == "confounded" and not found["length_disagrees"]
         )
-        assert found["lc_one_way"] and (found["lc_vif"] is None or found["lc_vif"] > 10)
+        assert found["lc_one_way"] and not found["lc_reaches_equal"]
     a, b = logistic_fit([-1.0, 1.0, -0.5, 0.5], [0.0, 1.0, 0.0, 1.0])
     assert abs(a) < 1e-6 and b > 1  # symmetric data: no preference at x = 0
 
@@ -176,7 +176,7 @@ def test_equal_length_pairs_tell_quality_from_length_when_every_final_is_longer(
     assert abs(quality["lc_win"] - 25 / 30) < 0.08 and quality["lc_equal_pairs"] == 60
     assert length["lc_direction"] == "no effect" and length["length_disagrees"]
     assert quality["lc_interval"][0] > length["lc_interval"][1]  # told apart
-    assert not quality["lc_extrapolated"] and quality["lc_vif"] < 10
+    assert quality["lc_reaches_equal"] and quality["lc_vif"] < 10
 
 
 class Polishing(ScriptedResponder):
@@ -269,7 +269,7 @@ def test_an_always_tie_judge_leaves_consistency_unknown(scripted, judge, runs_di
     assert "100%" not in shown.split("position consistency")[1][:40]
 
 
-def test_a_judge_that_prefers_position_a_is_caught_by_both_orders(scripted, judge, runs_dir):
+def test_a_judge_that_prefers_position_a_gives_no_verdict_anywhere(scripted, judge, runs_dir, tmp_path):
     scripted.responder = Resizing({1: 1, 2: 2, 3: -1})
     judge.responder = a_judge
     eval_id = Evaluation(quiet_ui(), runs_dir).start("mine", tasks(3), settings(runs_dir, threshold=8),
@@ -279,6 +279,32 @@ def test_a_judge_that_prefers_position_a_is_caught_by_both_orders(scripted, judg
     assert [(i["pair"]["ab"], i["pair"]["ba"]) for i in data["items"]] == [("first", "final")] * 3
     assert s["position_consistency"] == 0.0 and s["tie"] == 1.0 and s["win"] == 0.0
     assert s["preference"] == 0.5 and s["raw_direction"] == "no effect"
+    # the 3 pairs as written and the equal-length copies that differ (4 of 6), none consistent: not a tie
+    judged = data["judge"]["reliability"]
+    assert judged["pairs"] == 7 and judged["consistent"] == 0 and judged["decides"] is False
+    assert s["verdict"]["given"] is False and data["by_tag"] == {}
+    said = ("no verdict (judge order-consistent on 0% of 7 pairs; a judge blind to the texts names the same "
+            "text in both orders of up to half the pairs by chance: 7 of 7 needed to tell it apart)")
+    shown = shown_report(runs_dir, eval_id)
+    assert f"final vs first draft over 3 tasks: {said}" in shown
+    assert "tie 100%" not in shown and "length-controlled preference" not in shown
+    page = CliRunner().invoke(app, ["eval", "report", eval_id, "--html", "--runs-dir", str(runs_dir)]).output
+    assert said in " ".join(page.split())
+    exported = json.loads(CliRunner().invoke(app, ["eval", "report", eval_id, "--json", "--runs-dir",
+                                                   str(runs_dir)]).output)  # fmt: skip
+    assert exported["summary"]["verdict"]["given"] is False
+    stored = CliRunner().invoke(app, ["eval", "list", "--runs-dir", str(runs_dir)]).output
+    assert "no verdict (judge order-consistent on 0% of 7 pairs)" in stored
+    listed = CliRunner().invoke(app, ["eval", "list", "--json", "--runs-dir", str(runs_dir)]).output
+    listed = json.loads(listed)
+    assert listed[0]["result"]["verdict"] is False and "win" not in listed[0]["result"]
+
+
+def test_the_verdict_rule_is_a_binomial_test_against_a_blind_judge():
+    from reflectcli.eval.reliability import needed, tail
+
+    assert [needed(n) for n in (1, 4, 5, 10, 16, 30, 100)] == [None, None, 5, 9, 12, 20, 59]
+    assert tail(5, 5) == 1 / 32 and tail(20, 30) <= 0.05 < tail(19, 30)
 
 
 def test_articles_longer_than_the_judges_window_are_judged_whole_in_aligned_parts():
@@ -484,13 +510,13 @@ def test_an_eval_stored_before_the_metrics_gets_them_on_resume_without_paying(sc
     from reflectcli.eval.run import evaluations
     from tests.helpers import raw_db
 
-    scripted.responder = Resizing({1: 1, 2: -1})
-    eval_id = Evaluation(quiet_ui(), runs_dir).start("mine", tasks(2), settings(runs_dir, threshold=8),
+    scripted.responder = Resizing({1: 1, 2: -1, 3: 2, 4: -1, 5: 1})
+    eval_id = Evaluation(quiet_ui(), runs_dir).start("mine", tasks(5), settings(runs_dir, threshold=8),
                                                      "judge/x")  # fmt: skip
     with raw_db(runs_dir) as db:
         db.execute("DELETE FROM eval_results WHERE kind = 'metrics'")
         db.execute("UPDATE evals SET meta = NULL")  # as migration 011 leaves an older eval
-    assert evaluations(runs_dir)[0]["judged"] == 2  # still judged
+    assert evaluations(runs_dir)[0]["judged"] == 5  # still judged
     assert report(runs_dir, eval_id)["summary"]["lc_unknown"] == "no lengths stored"
     assert "no lengths stored" in shown_report(runs_dir, eval_id)
     calls = len(judge.history)

@@ -240,8 +240,10 @@ def list_(
             views.message(f"no evals in {where}; start one with `reflectcli eval run --builtin smoke "
                           "--judge MODEL`")  # fmt: skip
         else:
+            from reflectcli.output.evalreport import listed
+
             for e in found:
                 views.message(f"{e['id']}  {e['status']:<9} {e['judged']}/{e['tasks']} judged  "
-                              f"judge {e['judge']}  {e['suite']}")  # fmt: skip
+                              f"judge {e['judge']}  {e['suite']}{listed(e.get('result'))}")  # fmt: skip
 
     _run(debug, body)

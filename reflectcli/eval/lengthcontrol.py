@@ -22,10 +22,12 @@ task (two orders, as written and equal-length) are a cluster.
   model-based one keeps a floor when the fit is near-perfect (all residuals near 0). The LC
   preference's standard error is its delta-method image, p (1 - p) se(a); its 95 % interval is
   sigmoid(a ± 1.96 se(a)).
-- Confounded: the design cannot separate a from b when the variance inflation factor of the
-  intercept, VIF = mean(x²) / var(x) over the observations, exceeds VIF_LIMIT (10, the usual
-  rule of thumb for serious collinearity): the gaps all point one way by about the same amount,
-  and no equal-length pair was judged. Then no number is given."""
+- Confounded: no number is given when the fit would extrapolate to equal length, i.e. no
+  observation lies within EQUAL_BAND (5 % in words) of equal length or beyond it (every gap
+  points one way: every final longer, and no equal-length pair judged), or when the design
+  cannot separate a from b: the variance inflation factor of the intercept, VIF = mean(x²) /
+  var(x) over the observations, exceeds VIF_LIMIT (10, the usual rule of thumb for serious
+  collinearity; the gaps are nearly all alike)."""
 
 from __future__ import annotations
 
@@ -37,6 +39,7 @@ from typing import Any
 # of its mass between 12 % and 88 %), a nearly flat one (sd 10) on the length slope
 PRIOR_INTERCEPT, PRIOR_SLOPE = 1.0, 0.01
 VIF_LIMIT = 10.0
+EQUAL_BAND = math.log(1.05)  # a gap within 5 % in words is "equal length"
 Z95 = 1.959964
 
 Observation = tuple[float, float]  # (d, y): ln length ratio of the final over the other, verdict
@@ -92,11 +95,13 @@ def fit(tasks: list[list[Observation]], natural: list[float]) -> dict[str, Any]:
     xs = [x for c in clusters for x, _ in c]
     ys = [y for c in clusters for _, y in c]
     inflation = vif(xs)
-    out: dict[str, Any] = {"observations": len(xs), "tasks": len(clusters),
+    ds = [d for task in tasks for d, _ in task]
+    reaches = bool(ds) and min(ds) <= EQUAL_BAND and max(ds) >= -EQUAL_BAND
+    out: dict[str, Any] = {"observations": len(xs), "tasks": len(clusters), "reaches_equal": reaches,
                            "vif": round(inflation, 2) if math.isfinite(inflation) else None}  # fmt: skip
     if not xs:
         return {**out, "lc": None, "confounded": False}
-    if inflation > VIF_LIMIT:
+    if inflation > VIF_LIMIT or not reaches:
         return {**out, "lc": None, "confounded": True}
     a, b = logistic_fit(xs, ys)
     h = [PRIOR_INTERCEPT, 0.0, PRIOR_SLOPE]

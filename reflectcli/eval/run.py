@@ -17,7 +17,7 @@ from typing import Any
 from reflectcli.config import Settings, reviewer_of, with_overrides
 from reflectcli.errors import RunInterrupted, UserError
 from reflectcli.eval import judge as judging
-from reflectcli.eval import matched, metrics, stats
+from reflectcli.eval import matched, metrics, reliability, stats
 from reflectcli.eval.outputs import attach
 from reflectcli.models.factory import api_base_for, make_client
 from reflectcli.models.journal import JournaledClient
@@ -163,7 +163,15 @@ class Evaluation:
             tables.set_status(eval_id, "finished")
         finally:
             store.close()
+        self._store_result(eval_id)
         return eval_id
+
+    def _store_result(self, eval_id: str) -> None:
+        """The finished eval's headline, stored with it (`eval list` shows it): the verdict or
+        why there is none, the judge's order consistency and self-agreement."""
+        data = report(self.runs_dir, eval_id)
+        with self._tables() as (_, tables):
+            tables.set_meta(eval_id, "result", headline_of(data["summary"]))
 
     def _written(self, item, settings, thread, store) -> dict[str, Any]:
         """The task's run (written, resumed, or found finished) and its state."""
@@ -262,6 +270,16 @@ class Evaluation:
                 tables.save(eval_id, n, kind, {**verdict, "words": words})
 
 
+def headline_of(summary: dict[str, Any]) -> dict[str, Any]:
+    """The few numbers an eval is listed with: no shares without a verdict."""
+    judge = summary["verdict"]["judge"]
+    given = summary["verdict"]["given"]
+    return {"verdict": given, "pairs": judge["pairs"], "order_consistency": judge["order_consistency"],
+            "needed": judge["needed"], "self_agreement": judge["self_agreement"],
+            **({k: summary[k] for k in ("win", "tie", "loss", "lc_win", "lc_se", "lc_unknown")} if given
+               else {})}  # fmt: skip
+
+
 def _equal_pairs(got: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
     """A task's equal-length pairs, each combined from its two orders with its own gap `d`
     (ln of the final copy's words over the other's); identical copies say nothing and are left out."""
@@ -306,21 +324,24 @@ def report(runs_dir: str | Path, eval_id: str) -> dict[str, Any]:
             items.append(entry)
     finally:
         store.close()
+    sure = reliability.judge(items)
+    verdict = {"judge": sure, "given": sure["decides"]}  # beside every result, in every export
     return {
         "eval": {k: found[k] for k in ("id", "suite", "judge", "status", "created_at", "updated_at")},
         "judge": {"model": found["judge"], "api_base": found["meta"].get("judge_api_base"),
                   "shared": found["meta"].get("shared", []),
                   "judge_same": found["meta"].get("judge_same", False),
-                  "context": found["meta"].get("judge_context")},  # fmt: skip
+                  "same_as": found["meta"].get("same_as", {}),
+                  "context": found["meta"].get("judge_context"), "reliability": sure},  # fmt: skip
         "models": {
             "writer": found["settings"].get("model"),
             "critic": reviewer_of(found["settings"]),  # `checklist` where no model reviews
         },
-        "summary": stats.summarize(items),
-        "by_tag": stats.by_tag(items),
+        "summary": {**stats.summarize(items), "verdict": verdict},
+        "by_tag": {t: {**s, "verdict": verdict} for t, s in stats.by_tag(items).items()},
         "regressions": stats.regressions(items),
-        "against": stats.versus(items) if found.get("against") else None,
-        "outputs": ({**found["meta"]["outputs"], **stats.against_outputs(items)}
+        "against": {**stats.versus(items), "verdict": verdict} if found.get("against") else None,
+        "outputs": ({**found["meta"]["outputs"], **stats.against_outputs(items), "verdict": verdict}
                     if found["meta"].get("outputs") else None),  # fmt: skip
         "items": items,
     }
@@ -338,7 +359,8 @@ def evaluations(runs_dir: str | Path) -> list[dict[str, Any]]:
             done = sum(all((i["n"], k) in results for k in kinds(found)) for i in found["tasks"])
             out.append({"id": found["id"], "suite": found["suite"], "judge": found["judge"],
                         "status": found["status"], "tasks": len(found["tasks"]), "judged": done,
-                        "created_at": found["created_at"]})  # fmt: skip
+                        "created_at": found["created_at"],
+                        "result": found["meta"].get("result")})  # fmt: skip
         return out
     finally:
         store.close()

@@ -123,7 +123,7 @@ def length_control(tasks: list[list[tuple[float, float]]], natural: list[float],
             "lc_se": round(found["se"], 4) if lc is not None else None,
             "lc_interval": [round(x, 4) for x in found["interval"]] if lc is not None else None,
             "lc_unknown": why, "lc_vif": found["vif"], "lc_equal_pairs": equal_pairs,
-            "lc_one_way": one_way, "lc_extrapolated": one_way and lc is not None and not equal_pairs,
+            "lc_one_way": one_way, "lc_reaches_equal": found.get("reaches_equal", False),
             "raw_direction": raw_way, "lc_direction": lc_way,
             "length_disagrees": raw_way is not None and lc_way is not None and raw_way != lc_way}  # fmt: skip
 

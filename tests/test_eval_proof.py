@@ -31,8 +31,52 @@ def test_the_judge_must_differ_from_writer_and_critic_by_model_and_server(runs_d
     assert err.value.exit_code == 2 and "also the writer and the critic" in err.value.message
     assert "--judge-same" in err.value.hint and "\n" not in err.value.message + err.value.hint
     assert independence("openai/w", None, [alone], allowed=True) == {
-        "shared": ["writer", "critic"], "judge_same": True}  # fmt: skip
+        "shared": ["writer", "critic"], "same_as": {}, "judge_same": True}  # fmt: skip
     assert independence("openai/j", None, [alone], allowed=False)["judge_same"] is False
+
+
+# (judge, writer, one model?): litellm resolves provider routes and the cost map's -latest aliases;
+# a snapshot's date, -latest and Bedrock's naming are dropped (no network: the local cost map)
+ALIASES = [
+    ("gpt-4o-mini", "openai/gpt-4o-mini", True),
+    ("openai/gpt-4o-mini", "gpt-4o-mini-2024-07-18", True),
+    ("azure/gpt-4o-mini", "openai/gpt-4o-mini", True),  # one model, two providers
+    ("anthropic/claude-3-5-haiku-latest", "anthropic/claude-3-5-haiku-20241022", True),
+    ("bedrock/us.anthropic.claude-3-5-haiku-20241022-v1:0", "anthropic/claude-3-5-haiku-latest", True),
+    ("vertex_ai/claude-3-5-haiku@20241022", "anthropic/claude-3-5-haiku-20241022", True),
+    ("claude-haiku-latest", "anthropic/claude-haiku-5-5", True),  # litellm's alias row
+    ("claude-haiku-4-5", "claude-haiku-4-5-20251001", True),
+    ("gpt-mini-latest", "gpt-5.4-mini", True),
+    ("ollama_chat/llama3", "ollama/llama3", True),
+    ("mistral/mistral-large-latest", "mistral/mistral-large-2407", True),
+    ("gpt-4o", "gpt-4o-mini", False),
+    ("anthropic/claude-3-5-haiku-latest", "anthropic/claude-3-5-sonnet-latest", False),
+    ("claude-haiku-latest", "claude-haiku-4-5", False),  # -latest is 5-5 in this cost map
+    ("gpt-4.1", "gpt-4.1-mini", False),
+]
+
+
+@pytest.mark.parametrize(("judge", "writer", "same"), ALIASES)
+def test_the_judge_is_the_writer_by_canonical_name_not_by_string(runs_dir, judge, writer, same):
+    mine = settings(runs_dir, model=writer, critic="checklist")
+    assert shared_roles(judge, None, mine) == (["writer"] if same else [])
+    assert shared_roles(judge, "http://127.0.0.1:9/v1", mine) == []  # another server: another model
+    if same:
+        with pytest.raises(UserError) as err:
+            independence(judge, None, [mine], allowed=False)
+        assert f"the judge {judge} is also the writer {writer} (the same model)" in err.value.message
+
+
+def test_names_are_compared_without_litellm_where_no_remote_model_is_involved():
+    import subprocess
+    import sys
+
+    probe = ("import sys; from reflectcli.models.factory import same_model as s; "
+             "print(s('local/smollm2', None, 'local/smollm2', None), "
+             "s('local/smollm2', None, 'gpt-4o', None), "
+             "s('openai/gpt-4o', 'http://a/v1', 'gpt-4o', None), 'litellm' in sys.modules)")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "False", "False", "False"]  # another server, or not remote: no import
 
 
 GRADES = ("interest", "coherence", "relevance", "coverage", "accuracy", "completeness",

@@ -19,7 +19,7 @@ from reflectcli.errors import RunInterrupted, UserError
 from reflectcli.eval import judge as judging
 from reflectcli.eval import matched, metrics, reliability, stats
 from reflectcli.eval.outputs import attach
-from reflectcli.models.factory import api_base_for, make_client
+from reflectcli.models.factory import api_base_for, make_client, same_model
 from reflectcli.models.journal import JournaledClient
 from reflectcli.output.artifacts import final_text
 from reflectcli.runner import Runner
@@ -55,33 +55,45 @@ def kinds(found: dict[str, Any]) -> tuple[str, ...]:
             + (OTHER_KINDS + stats.equal_kinds("other_", ends) if meta.get("outputs") else ()))  # fmt: skip
 
 
+def _roles(settings: Settings) -> list[tuple[str, str, str | None]]:
+    """(role, model, api_base) of each model that writes or critiques with `settings`."""
+    found = [("writer", settings.model, settings.api_base)]
+    if settings.critic == "llm":
+        found.append(("critic", settings.critic_name, api_base_for(settings, "critic")))
+    return found
+
+
 def shared_roles(judge: str, judge_api_base: str | None, settings: Settings) -> list[str]:
-    """The roles of `settings` the judge is (same model string at the same api_base): a judge
-    that wrote or critiqued the texts grades its own homework. The one rule for independence."""
-    roles, base = [], judge_api_base or settings.api_base  # the judge is reached where the writer is
-    if (judge, base) == (settings.model, settings.api_base):
-        roles.append("writer")
-    if settings.critic == "llm" and (judge, base) == (
-        settings.critic_name, api_base_for(settings, "critic")
-    ):
-        roles.append("critic")
-    return roles
+    """The roles of `settings` the judge is (the same model at the same api_base: one string, or
+    two that name one model, `gpt-4o-mini` and `openai/gpt-4o-mini-2024-07-18`:
+    models/factory.same_model): a judge that wrote or critiqued the texts grades its own homework.
+    The one rule for independence."""
+    base = judge_api_base or settings.api_base  # the judge is reached where the writer is
+    return [role for role, model, at in _roles(settings) if same_model(judge, base, model, at)]
+
+
+def roles_named(shared: list[str], named: dict[str, str]) -> str:
+    """`the writer and the critic`, each with its own model string where it is not the judge's."""
+    return " and ".join(f"the {r}" + (f" {named[r]} (the same model)" if r in named else "") for r in shared)
 
 
 def independence(judge: str, judge_api_base: str | None, configs: list[Settings], allowed: bool) -> dict:
-    """{"shared": roles the judge also plays, "judge_same": allowed}; a UserError (exit 2) when
-    the judge is the writer or the critic of any configuration and `--judge-same` was not given."""
+    """{"shared": roles the judge also plays, "same_as": {role: its model string, where it is not
+    the judge's}, "judge_same": allowed}; a UserError (exit 2) when the judge is the writer or the
+    critic of any configuration and `--judge-same` was not given."""
     shared = list(dict.fromkeys(r for config in configs for r in shared_roles(judge, judge_api_base, config)))
+    named = {role: model for config in configs for role, model, _ in _roles(config)
+             if role in shared_roles(judge, judge_api_base, config) and model != judge}  # fmt: skip
     if shared and not allowed:
         where = f" at {judge_api_base}" if judge_api_base else ""
         raise UserError(
-            f"the judge {judge}{where} is also the {' and the '.join(shared)}: a judge grading its "
-            "own writing is not evidence",
+            f"the judge {judge}{where} is also {roles_named(shared, named)}: a judge grading its own "
+            "writing is not evidence",
             hint="pass --judge with another model (or --judge-api-base for another server), or "
             "--judge-same to allow it (every report will say so)",
             exit_code=2,
         )
-    return {"shared": shared, "judge_same": bool(shared)}
+    return {"shared": shared, "same_as": named, "judge_same": bool(shared)}
 
 
 def _judge_settings(settings: Settings, meta: dict[str, Any]) -> Settings:

@@ -26,8 +26,10 @@ def judge_lines(report: dict[str, Any]) -> list[str]:
     """First of all: whether the judge is independent of the texts it grades."""
     judge = report.get("judge") or {}
     if judge.get("judge_same"):
-        roles = " and the ".join(judge.get("shared") or ["writer"])
-        return [f"JUDGE NOT INDEPENDENT (--judge-same): the judge {judge.get('model')} is also the "
+        named = judge.get("same_as") or {}
+        roles = " and ".join(f"the {r}" + (f" {named[r]} (the same model)" if r in named else "")
+                             for r in judge.get("shared") or ["writer"])  # fmt: skip
+        return [f"JUDGE NOT INDEPENDENT (--judge-same): the judge {judge.get('model')} is also "
                 f"{roles}; these numbers are not evidence"]  # fmt: skip
     return []
 

@@ -60,7 +60,8 @@ JUDGES = {
     "quality only (P = 0.75)": (lambda d, q: 0.5 + 0.25 * q, 1.0, 0.75),
     "length only (P = sigmoid(6 d))": (lambda d, q: sigmoid(6 * d), 1.0, 0.5),
     "longer always wins": (lambda d, q: 1.0 if d > 0 else 0.0 if d < 0 else 0.5, 1.0, 0.5),
-    "quality and length (sigmoid(0.62 q + 4 d))": (lambda d, q: sigmoid(0.62 * q + 4 * d), 1.0, sigmoid(0.62)),
+    "quality and length (sigmoid(0.62 q + 4 d))": (lambda d, q: sigmoid(0.62 * q + 4 * d), 1.0,
+                                                   sigmoid(0.62)),
     "quality only, half of it lost in the cut": (lambda d, q: 0.5 + 0.25 * q, 0.5, 0.75),
 }  # fmt: skip
 ARMS = ("baseline", "pairs 0", "pairs 1", "pairs 2")
@@ -84,7 +85,8 @@ def old_estimate(points: list[tuple[float, float]], rng: random.Random) -> dict:
     lc = old_fit(points)
     if lc is None:
         return {"lc": None, "confounded": False, "interval": None, "se": None}
-    fits = sorted(f for f in (old_fit(rng.choices(points, k=len(points))) for _ in range(200)) if f is not None)
+    resampled = (old_fit(rng.choices(points, k=len(points))) for _ in range(200))
+    fits = sorted(f for f in resampled if f is not None)
     interval = [fits[int(0.025 * len(fits))], fits[int(0.975 * len(fits)) - 1]]
     return {"lc": lc, "interval": interval, "se": statistics.pstdev(fits), "confounded": False}
 
@@ -107,8 +109,9 @@ def simulate(judge, kept: float, design, rng: random.Random, tasks: int) -> dict
         obs = [[one, two] + [o for g, x, y in equal[:count] for o in ((g, x), (g, y))]
                for one, two, equal in per_task]  # fmt: skip
         found = stats.length_control(obs, natural, None, count * tasks)
-        out[f"pairs {count}"] = {"lc": found["lc_win"], "interval": found["lc_interval"], "se": found["lc_se"],
-                                 "confounded": found["lc_unknown"] == "confounded"}  # fmt: skip
+        confounded = found["lc_unknown"] == "confounded"
+        out[f"pairs {count}"] = {"lc": found["lc_win"], "interval": found["lc_interval"],
+                                 "se": found["lc_se"], "confounded": confounded}  # fmt: skip
     return out
 
 
@@ -133,7 +136,8 @@ def corpus(where: Path) -> None:
                 continue
             residual.append(log_length_ratio(words(x), words(y)))
             longer, copy = (a, x) if words(a) > words(b) else (b, y)
-            kept.append((words(copy) / words(longer), aligned, len(_segments(copy)) == len(_segments(longer))))
+            whole = len(_segments(copy)) == len(_segments(longer))
+            kept.append((words(copy) / words(longer), aligned, whole))
     if not gaps:
         print(f"no *.old.md / *.new.md pairs under {where}")
         return
@@ -143,7 +147,8 @@ def corpus(where: Path) -> None:
           f"median {statistics.median(gaps):+.2f} (10-90 %: {q[0]:+.2f} .. {q[-1]:+.2f})")  # fmt: skip
     if residual:
         print(f"equal-length copies: {len(residual)} (and {same} identical, left out); residual gap: "
-              f"sd {statistics.pstdev(residual):.3f}, median |d'| {statistics.median(map(abs, residual)):.3f}, "
+              f"sd {statistics.pstdev(residual):.3f}, "
+              f"median |d'| {statistics.median(map(abs, residual)):.3f}, "
               f"max |d'| {max(map(abs, residual)):.3f}; sections aligned in "
               f"{sum(k[1] for k in kept) / len(kept):.0%}; the longer version's copy keeps a median "
               f"{statistics.median(k[0] for k in kept):.0%} of its words and all its sections in "
@@ -191,8 +196,8 @@ def main() -> None:
             base = share if arm == "baseline" else base
             ratio = f" ({share / base:.1f}x the baseline)" if base and arm != "baseline" else ""
             neither = 1 - share - confounded / args.reps
-            print(f"    {arm:>8}: told apart in {share:.0%}{ratio}; confounded in {confounded / args.reps:.0%};"
-                  f" neither (intervals overlap) in {neither:.0%}")  # fmt: skip
+            print(f"    {arm:>8}: told apart in {share:.0%}{ratio}; confounded in "
+                  f"{confounded / args.reps:.0%}; neither (intervals overlap) in {neither:.0%}")  # fmt: skip
     if args.corpus:
         corpus(args.corpus)
     print(f"\n({time.perf_counter() - started:.1f} s)")

@@ -1,7 +1,8 @@
 """Running an evaluation: each task of the suite is an ordinary run (in `history`, resumable),
 written with the user's settings; then the judge compares its first draft (the one-shot
 baseline: no extra writing is paid) with its final output, in both orders, and grades both on
-the rubric. Every finished task and every judgement is stored as it lands, so an evaluation
+the rubric, and judges equal-length copies of the two (eval/matched.py, for the length-controlled
+preference). Every finished task and every judgement is stored as it lands, so an evaluation
 stopped by Ctrl-C or a kill resumes where it stopped and never pays for either twice (the
 judge's calls are journaled too)."""
 
@@ -34,8 +35,9 @@ AB_KINDS = ("rubric_b", "vs_ab", "vs_ba")  # with --against: config B's final vs
 OTHER_KINDS = ("other_ab", "other_ba")
 JUDGE_CONTEXT = 32000  # tokens the judge's context window holds, unless --judge-context says
 # equal-length copies judged per pair (eval/matched.py: section openings, then closings), each in
-# both orders: with 30 tasks, one tells a quality-only judge from a length-only one in about 57 %
-# of simulated evals when every final is longer, two in about 88 % (bench_length_control.py)
+# both orders: with 30 tasks, one tells a quality-only judge from a length-only one in 49 % of
+# simulated evals when every final is longer (86 % with mixed gaps), two in 97 % (99 %):
+# bench_length_control.py
 LENGTH_PAIRS = 2
 
 

@@ -3,9 +3,11 @@ SmolLM2 and judged by SmolLM2 (the only model offline; a judge that is also the 
 --judge-same, here `judge_same=True`, and the report says so; a 135M model is not a trustworthy
 judge: read the numbers as a pipeline check).
 Prints the judge's overhead (tokens and seconds of judging per task, against writing) and the
-full report.
+full report. `--threshold 10` makes every task revise (a draft passes at 10 only), so that the
+judge compares texts that differ: the embedded judge then names the article it is shown first,
+and the report gives no verdict with its order consistency.
 
-    python bench/bench_eval.py [--limit N]
+    python bench/bench_eval.py [--suite smoke|standard] [--limit N] [--threshold T]
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from rich.console import Console  # noqa: E402
 
 from reflectcli.config import load_settings  # noqa: E402
+from reflectcli.eval import stats  # noqa: E402
 from reflectcli.eval.run import Evaluation, report  # noqa: E402
 from reflectcli.eval.suites import load  # noqa: E402
 from reflectcli.output.evalreport import terminal  # noqa: E402
@@ -33,11 +36,13 @@ from reflectcli.store.db import Store  # noqa: E402
 
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--suite", default="smoke", choices=("smoke", "standard"))
     parser.add_argument("--limit", type=int, default=5)
+    parser.add_argument("--threshold", type=float, help="the passing score (default: the config's)")
     args = parser.parse_args()
-    name, tasks = load(None, "smoke")
+    name, tasks = load(None, args.suite)
     with tempfile.TemporaryDirectory() as tmp:
-        settings = load_settings(flags={"runs_dir": tmp})
+        settings = load_settings(flags={"runs_dir": tmp, "threshold": args.threshold})
         ui = Renderer(console=Console(file=io.StringIO()), quiet=True)
         started = time.perf_counter()
         eval_id = Evaluation(ui, tmp).start(name, tasks[: args.limit], settings, "local/smollm2",
@@ -51,11 +56,11 @@ def main() -> None:
             calls = [e for e in state.get("trace") or [] if "step" in e]
             writing_s.append(sum(e["duration"] for e in calls))
             writing_t.append(sum(e["prompt_tokens"] + e["completion_tokens"] for e in calls))
-            judged = [item[k] for k in ("ab", "ba", "rubric_first", "rubric_final") if item.get(k)]
+            judged = [item[k] for k in stats.JUDGE_KINDS if item.get(k)]
             judging_s.append(sum(j.get("seconds") or 0 for j in judged))
             judging_t.append(sum(j.get("tokens") or 0 for j in judged))
         store.close()
-        print(f"smoke suite on local/smollm2 ({len(data['items'])} tasks), wall {wall:.0f}s")
+        print(f"{args.suite} suite on local/smollm2 ({len(data['items'])} tasks), wall {wall:.0f}s")
         print(f"per task: writing median {statistics.median(writing_s):.1f}s / "
               f"{statistics.median(writing_t):.0f} tokens; judging median "
               f"{statistics.median(judging_s):.1f}s / {statistics.median(judging_t):.0f} tokens; "

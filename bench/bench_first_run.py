@@ -13,15 +13,24 @@ checks what a reader would see:
 - every review either the critic's (`llm`, `llm-retry`, `checklist`) with feedback that is a
   critique, or a flagged `fallback`; how many reviews called a model (the checklist calls none);
 - no outline title that cannot head a part of the task (writing/titles.py, strict);
-- no prompt text in the final article: nothing `strip_echo` would still remove (labels, tags,
-  chatter), and none of the tiny prompts' own instruction sentences;
+- no prompt text in the final article, measured outside the guards that cleaned it: the run's
+  model calls are recorded as sent (bench/_record_prompts.py, at the journal's client), and no
+  section of the final article may share a word 4-gram with the prompts' own wording (every
+  message with the data it quotes taken out: bench/_prompt_overlap.py); nor the prompts'
+  delimiters (`<section>`, `<article>`);
 - the stop reason, rounds, calls, tokens, each of the checklist's findings, and the article's
   first lines.
 
 Target: <= 60 s wall per run on 2 idle cores with the model cached. Reports the load beside
 each time; a busy machine is slower (see README: the embedded model's threads follow the load).
 
-    python bench/bench_first_run.py [--runs 3] [--fresh-venv]
+With `--keep DIR` each run's recorded calls and final state are kept there; `--measure DIR
+--texts FOLDER...` then measures the prompt-text check itself on human text (Markdown files
+nobody on the project wrote): how many texts it flags (false positives) and how many it catches
+when one sentence of the prompts' wording is planted in them, for n = 3 to 8.
+
+    python bench/bench_first_run.py [--runs 3] [--fresh-venv] [--keep DIR]
+    python bench/bench_first_run.py --measure DIR --texts FOLDER [FOLDER ...]
 """
 
 from __future__ import annotations
@@ -41,16 +50,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from reflectcli.writing.echo import strip_echo  # noqa: E402
+import _prompt_overlap as overlap  # noqa: E402
+
 from reflectcli.writing.schemas import not_a_critique, placeholder  # noqa: E402
 from reflectcli.writing.textops import find_loop, section_bodies  # noqa: E402
 from reflectcli.writing.titles import title_problem  # noqa: E402
 
 TASK = "Why do writers revise their drafts?"
 TARGET = 60.0
-# the tiny prompts' own instructions: none may stand in an article
-INSTRUCTIONS = ("Keep what is good", "No title, no list", "Write in the same language",
-                "Use a concrete example", "as one paragraph of about", "Make these changes")  # fmt: skip
 
 
 def fresh_venv(where: Path) -> Path:
@@ -69,8 +76,10 @@ def run_once(runs: Path, python: str = sys.executable) -> dict:
     env["NO_COLOR"] = "1"
     load_before = os.getloadavg()[0]
     started = time.monotonic()
-    proc = subprocess.run(
-        [python, "-m", "reflectcli", "write", TASK, "--runs-dir", str(runs)],
+    recorded = runs.parent / "calls.jsonl"
+    proc = subprocess.run(  # `python -m reflectcli write ...`, each call's messages recorded as sent
+        [python, str(ROOT / "bench" / "_record_prompts.py"), str(recorded), "write", TASK, "--runs-dir",
+         str(runs)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800,
     )  # fmt: skip
     wall = time.monotonic() - started
@@ -78,12 +87,19 @@ def run_once(runs: Path, python: str = sys.executable) -> dict:
         raise SystemExit(f"exit {proc.returncode}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     with sqlite3.connect(runs / "reflect.db") as db:
         state = json.loads(db.execute("SELECT state FROM run_state").fetchone()[0])
-    return {"wall": wall, "load": (load_before, os.getloadavg()[0]), "state": state,
+    calls = [json.loads(line) for line in recorded.read_text("utf-8").splitlines()]
+    return {"wall": wall, "load": (load_before, os.getloadavg()[0]), "state": state, "calls": calls,
             "stdout": proc.stdout}  # fmt: skip
 
 
-def check(state: dict) -> list[str]:
+def prompt_grams(state: dict, calls: list[dict], n: int = overlap.N) -> set:
+    """The n-grams of the prompts' own wording in the calls the run sent."""
+    return overlap.instruction_grams(calls, state, n)
+
+
+def check(state: dict, calls: list[dict]) -> list[str]:
     problems = []
+    sent = prompt_grams(state, calls)
     titles = [s["title"] for s in state["outline"]["sections"]]
     bad = [t for t in titles if placeholder(t)]
     if bad or len({t.lower() for t in titles}) != len(titles):
@@ -104,19 +120,92 @@ def check(state: dict) -> list[str]:
             problems.append(f"section {title!r}: missing, or a loop left in it")
         elif re.search(r"</?(section|article)>", body):
             problems.append(f"section {title!r}: the prompt's delimiters left in it")
-        elif strip_echo(body).removed or any(i.lower() in body.lower() for i in INSTRUCTIONS):
-            problems.append(f"section {title!r}: prompt text or chatter left in it")
+        elif leaked := overlap.leaks(body, sent):
+            problems.append(f"section {title!r}: prompt text left in it: {leaked}")
     for review in state["reviews"]:
         if review["source"] != "fallback" and not_a_critique(review["feedback"], 4):
             problems.append(f"round {review['round']}: feedback is not a critique")
     return problems
 
 
+def _texts(folder: Path) -> list[Path]:
+    """A folder's human Markdown texts (of a revisions corpus, the newer version of each pair)."""
+    newer = sorted(folder.rglob("*.new.md"))
+    return newer or sorted(folder.rglob("*.md"))
+
+
+# the check before issue 40, the baseline: the echo guard's own patterns, and six phrases
+OLD_PHRASES = ("Keep what is good", "No title, no list", "Write in the same language",
+               "Use a concrete example", "as one paragraph of about", "Make these changes")  # fmt: skip
+
+
+def old_check(text: str) -> bool:
+    from reflectcli.writing.echo import strip_echo
+
+    return bool(strip_echo(text).removed) or any(p.lower() in text.lower() for p in OLD_PHRASES)
+
+
+def measure(kept: Path, folders: list[Path]) -> None:
+    """The prompt-text check on human text: flagged texts (false positives), and texts caught
+    with one sentence of the prompts' wording planted between two of their paragraphs; beside
+    it, the check it replaces (the guard's own patterns) on the same texts."""
+    import random
+
+    from reflectcli.writing.claims import sentences
+
+    runs = [(json.loads((d / "state.json").read_text("utf-8")),
+             [json.loads(line) for line in (d / "calls.jsonl").read_text("utf-8").splitlines()])
+            for d in sorted(kept.glob("run-*"))]  # fmt: skip
+    planted = sorted({s for state, calls in runs for run in overlap.instructions(calls, state)
+                      for line in run.splitlines() for s in sentences(line)
+                      if len(overlap.tokens(s)) >= 3})  # fmt: skip
+    print(
+        f"{len(runs)} recorded run(s) in {kept}: {sum(len(c) for _, c in runs)} calls; "
+        f"{len(planted)} sentences of the prompts' own wording (3 words or more) to plant"
+    )
+    for folder in folders:
+        texts = [p.read_text("utf-8", errors="replace") for p in _texts(folder)]
+        print(f"\n{folder}: {len(texts)} human texts")
+        rng = random.Random(40)
+        mixed = []
+        for text in texts:
+            parts = text.split("\n\n")
+            at = rng.randrange(len(parts) + 1)
+            mixed.append("\n\n".join(parts[:at] + [rng.choice(planted)] + parts[at:]))
+        print(
+            f"  baseline (the guard's patterns): flags {sum(map(old_check, texts))}/{len(texts)} human "
+            f"texts; catches {sum(map(old_check, mixed))}/{len(texts)} with a planted sentence"
+        )
+        for n in (3, 4, 5, 6, 8):
+            sent = set().union(*(prompt_grams(state, calls, n) for state, calls in runs))
+            flagged = [overlap.leaks(t, sent, n) for t in texts]
+            rng, caught, long = random.Random(40), 0, 0
+            for text in texts:
+                sentence = rng.choice(planted)
+                parts = text.split("\n\n")
+                at = rng.randrange(len(parts) + 1)
+                mixed = "\n\n".join(parts[:at] + [sentence] + parts[at:])
+                caught += bool(overlap.leaks(mixed, sent, n))
+                long += len(overlap.tokens(sentence)) >= n
+            examples = sorted({span for spans in flagged for span in spans})[:4]
+            shown = f" e.g. {examples!r}" if examples else ""
+            print(f"  n = {n}: flags {sum(map(bool, flagged))}/{len(texts)} human texts "
+                  f"({sum(map(bool, flagged)) / len(texts):.0%}){shown}; "
+                  f"catches {caught}/{len(texts)} with a planted sentence ({caught / len(texts):.0%}; "
+                  f"{long} of those sentences have {n} words or more)")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--fresh-venv", action="store_true", help="install into a new venv first")
+    parser.add_argument("--keep", type=Path, help="keep each run's recorded calls and state here")
+    parser.add_argument("--measure", type=Path, help="a --keep folder: measure the prompt-text check")
+    parser.add_argument("--texts", type=Path, nargs="*", default=[], help="folders of human Markdown texts")
     opts = parser.parse_args()
+    if opts.measure:
+        measure(opts.measure, opts.texts)
+        return
     from reflectcli.models.local import ensure_embedded_model
 
     ensure_embedded_model()  # the one-time download is not part of the timing
@@ -128,8 +217,14 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             result = run_once(Path(tmp) / "runs", python)
         state = result["state"]
+        if opts.keep:
+            where = opts.keep / f"run-{time.strftime('%Y%m%d-%H%M%S')}-{i + 1}"
+            where.mkdir(parents=True, exist_ok=True)
+            (where / "state.json").write_text(json.dumps(state, ensure_ascii=False), "utf-8")
+            (where / "calls.jsonl").write_text("".join(json.dumps(c, ensure_ascii=False) + "\n"
+                                                       for c in result["calls"]), "utf-8")  # fmt: skip
         calls = [e for e in state["trace"] if "step" in e]
-        problems = check(state)
+        problems = check(state, result["calls"])
         failed += bool(problems)
         walls.append(result["wall"])
         sources = ",".join(r["source"] for r in state["reviews"])
@@ -139,7 +234,8 @@ def main() -> None:
             f"run {i + 1}: {result['wall']:.1f}s wall (load {result['load'][0]:.2f} → "
             f"{result['load'][1]:.2f}) · {state['stop_reason']} · {len(state['reviews'])} rounds "
             f"· {len(calls)} calls · {sum(e['prompt_tokens'] + e['completion_tokens'] for e in calls)}"
-            f" tokens · reviews {sources} ({critic_calls} critic calls) · {echoes} echo pieces removed · "
+            f" tokens · reviews {sources} ({critic_calls} critic calls) · {echoes} echo pieces removed by "
+            f"the guard · {len(result['calls'])} calls recorded as sent · "
             f"{'OK' if not problems else 'PROBLEMS: ' + '; '.join(problems)}"
         )
         for review in state["reviews"]:

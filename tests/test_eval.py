@@ -66,7 +66,10 @@ def test_final_vs_first_in_both_orders(scripted, judge, runs_dir):
     assert all(v == 1.0 for v in s["rubric_gain"].values()) and s["mean_rounds"] == 2
     assert set(data["by_tag"]) == {"odd", "even"} and data["by_tag"]["odd"]["tasks"] == 2
     pair_steps = [c["step"] for c in judge.history if c["step"].startswith("pair")]
-    assert sorted(pair_steps) == sorted(f"pair:{n}:{k}" for n in (1, 2, 3) for k in ("ab", "ba"))
+    # and the equal-length copies: the revision added a sentence at the end of a section, so the
+    # sections' openings are the same text (a tie nobody pays for) and their closings are judged
+    kinds = ("ab", "ba", "eq_tail_ab", "eq_tail_ba")
+    assert sorted(pair_steps) == sorted(f"pair:{n}:{k}" for n in (1, 2, 3) for k in kinds)
     ab = next(c for c in judge.history if c["step"] == "pair:1:ab")["messages"][-1]["content"]
     assert IMPROVED in ab.split("<article_B>")[1] and IMPROVED not in ab.split("<article_B>")[0]
     # the runs are ordinary runs
@@ -144,9 +147,10 @@ def test_an_interrupted_eval_resumes_without_paying_twice(backend, scripted, jud
     steps = [c["step"] for c in scripted.history[writer_calls:]]
     assert steps[0] == "review:r2" and "plan" in steps  # task 1 resumed, tasks 2-3 written
     judged = [c["step"] for c in judge.history]
-    assert len(judged) == len(set(judged)) == 12  # 3 tasks x (2 rubrics + 2 orders), each once
+    # 3 tasks x (2 rubrics + 2 orders + the equal-length closings' 2 orders), each once
+    assert len(judged) == len(set(judged)) == 18
     Evaluation(quiet_ui(), runs_dir).resume(eval_id)  # nothing left: nothing paid
-    assert len(judge.history) == 12
+    assert len(judge.history) == 18
 
 
 def test_a_run_that_kept_its_first_draft_costs_no_judgement(scripted, judge, runs_dir):
@@ -178,7 +182,12 @@ def test_the_eval_commands(backend, scripted, judge, runs_dir, tmp_path):
     run = CliRunner().invoke(app, ["eval", "run", "--builtin", "smoke", "--limit", "2", "--model", "fake/w",
                                    "--judge", "judge/x", "--runs-dir", str(runs_dir)])  # fmt: skip
     assert run.exit_code == 0, run.output
-    assert "final vs first draft over 2 tasks: win 100%" in " ".join(run.output.split())
+    # 2 tasks, each judged as written and on the copies' closings: 4 pairs, all consistent, are
+    # too few to tell the judge from one blind to the texts (5 at least): no verdict
+    shown = " ".join(run.output.split())
+    assert "final vs first draft over 2 tasks: no verdict (judge order-consistent on 100% of 4 pairs: too " \
+           "few pairs to tell it from a judge blind to the texts; 5 at least)" in shown  # fmt: skip
+    assert "win 100%" not in shown and "tie 0%" not in shown
     listed = json.loads(
         CliRunner().invoke(app, ["eval", "list", "--json", "--runs-dir", str(runs_dir)]).output
     )
@@ -190,7 +199,17 @@ def test_the_eval_commands(backend, scripted, judge, runs_dir, tmp_path):
     assert made.exit_code == 0 and "<svg" in page.read_text() and (page.stat().st_mode & 0o777) == 0o600
     data = json.loads(CliRunner().invoke(app, ["eval", "report", eval_id, "--json", "--runs-dir",
                                                str(runs_dir)]).output)  # fmt: skip
-    assert data["summary"]["win"] == 1.0
+    assert data["summary"]["win"] == 1.0 and data["summary"]["verdict"]["given"] is False  # the numbers stay
+    assert data["judge"]["reliability"] == data["summary"]["verdict"]["judge"]
+    assert data["judge"]["reliability"]["pairs"] == 4 and data["judge"]["reliability"]["needed"] is None
+    assert "no verdict (judge order-consistent on 100% of 4 pairs" in page.read_text()
+    three = CliRunner().invoke(app, ["eval", "run", "--builtin", "smoke", "--limit", "3", "--model", "fake/w",
+                                     "--judge", "judge/x", "--runs-dir", str(runs_dir)])  # fmt: skip
+    shown = " ".join(three.output.split())
+    assert "final vs first draft over 3 tasks: win 100%" in shown  # 6 of 6 pairs: a verdict
+    note = "[judge: order-consistent on 100% of 6 pairs · self-agreement (rubric vs pairwise) 100% of 3 " \
+           "tasks]"  # fmt: skip
+    assert note in shown
     same = CliRunner().invoke(app, ["eval", "run", "--builtin", "smoke", "--limit", "1", "--model", "fake/w",
                                     "--runs-dir", str(runs_dir)])  # fmt: skip
     assert same.exit_code == 2 and "the judge fake/w is also the writer and the critic" in " ".join(
@@ -212,10 +231,10 @@ def test_the_eval_commands(backend, scripted, judge, runs_dir, tmp_path):
         with Store(runs_dir) as store:
             return [store.get_run(r["thread_id"])["settings"]["memory"]["enabled"] for r in runs]
 
-    assert memory_on() == [False] * 3  # the tasks are independent of each other by default
+    assert memory_on() == [False] * 6  # the tasks are independent of each other by default
     CliRunner().invoke(app, ["eval", "run", "--builtin", "smoke", "--limit", "1", "--model", "fake/w",
                              "--judge", "judge/x", "--memory", "--runs-dir", str(runs_dir)])  # fmt: skip
-    assert sorted(memory_on()) == [False] * 3 + [True]
+    assert sorted(memory_on()) == [False] * 6 + [True]
 
 
 def test_bootstrap_and_combine():

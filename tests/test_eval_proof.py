@@ -31,8 +31,52 @@ def test_the_judge_must_differ_from_writer_and_critic_by_model_and_server(runs_d
     assert err.value.exit_code == 2 and "also the writer and the critic" in err.value.message
     assert "--judge-same" in err.value.hint and "\n" not in err.value.message + err.value.hint
     assert independence("openai/w", None, [alone], allowed=True) == {
-        "shared": ["writer", "critic"], "judge_same": True}  # fmt: skip
+        "shared": ["writer", "critic"], "same_as": {}, "judge_same": True}  # fmt: skip
     assert independence("openai/j", None, [alone], allowed=False)["judge_same"] is False
+
+
+# (judge, writer, one model?): litellm resolves provider routes and the cost map's -latest aliases;
+# a snapshot's date, -latest and Bedrock's naming are dropped (no network: the local cost map)
+ALIASES = [
+    ("gpt-4o-mini", "openai/gpt-4o-mini", True),
+    ("openai/gpt-4o-mini", "gpt-4o-mini-2024-07-18", True),
+    ("azure/gpt-4o-mini", "openai/gpt-4o-mini", True),  # one model, two providers
+    ("anthropic/claude-3-5-haiku-latest", "anthropic/claude-3-5-haiku-20241022", True),
+    ("bedrock/us.anthropic.claude-3-5-haiku-20241022-v1:0", "anthropic/claude-3-5-haiku-latest", True),
+    ("vertex_ai/claude-3-5-haiku@20241022", "anthropic/claude-3-5-haiku-20241022", True),
+    ("claude-haiku-latest", "anthropic/claude-haiku-5-5", True),  # litellm's alias row
+    ("claude-haiku-4-5", "claude-haiku-4-5-20251001", True),
+    ("gpt-mini-latest", "gpt-5.4-mini", True),
+    ("ollama_chat/llama3", "ollama/llama3", True),
+    ("mistral/mistral-large-latest", "mistral/mistral-large-2407", True),
+    ("gpt-4o", "gpt-4o-mini", False),
+    ("anthropic/claude-3-5-haiku-latest", "anthropic/claude-3-5-sonnet-latest", False),
+    ("claude-haiku-latest", "claude-haiku-4-5", False),  # -latest is 5-5 in this cost map
+    ("gpt-4.1", "gpt-4.1-mini", False),
+]
+
+
+@pytest.mark.parametrize(("judge", "writer", "same"), ALIASES)
+def test_the_judge_is_the_writer_by_canonical_name_not_by_string(runs_dir, judge, writer, same):
+    mine = settings(runs_dir, model=writer, critic="checklist")
+    assert shared_roles(judge, None, mine) == (["writer"] if same else [])
+    assert shared_roles(judge, "http://127.0.0.1:9/v1", mine) == []  # another server: another model
+    if same:
+        with pytest.raises(UserError) as err:
+            independence(judge, None, [mine], allowed=False)
+        assert f"the judge {judge} is also the writer {writer} (the same model)" in err.value.message
+
+
+def test_names_are_compared_without_litellm_where_no_remote_model_is_involved():
+    import subprocess
+    import sys
+
+    probe = ("import sys; from reflectcli.models.factory import same_model as s; "
+             "print(s('local/smollm2', None, 'local/smollm2', None), "
+             "s('local/smollm2', None, 'gpt-4o', None), "
+             "s('openai/gpt-4o', 'http://a/v1', 'gpt-4o', None), 'litellm' in sys.modules)")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "False", "False", "False"]  # another server, or not remote: no import
 
 
 GRADES = ("interest", "coherence", "relevance", "coverage", "accuracy", "completeness",
@@ -120,7 +164,7 @@ def test_a_judge_that_prefers_length_wins_raw_and_no_effect_at_equal_length(scri
     assert outcomes == ["final"] * 4 + ["first"] * 2
     assert s["win"] == round(4 / 6, 4) and s["loss"] == round(2 / 6, 4) and s["raw_direction"] == "better"
     assert abs(s["lc_win"] - 0.5) <= stats.BAND and s["lc_direction"] == "no effect"
-    assert s["length_disagrees"] and not s["lc_extrapolated"]
+    assert s["length_disagrees"] and s["lc_reaches_equal"]
     low, high = s["lc_interval"]
     assert low < 0.5 < high
     assert s["mean_length_change"] > 0 and s["mean_words_added"] > 0
@@ -129,20 +173,131 @@ def test_a_judge_that_prefers_length_wins_raw_and_no_effect_at_equal_length(scri
     assert shown.index("LENGTH:") < shown.index("length-controlled preference")
 
 
-def test_length_control_with_a_fair_judge_and_with_lengths_that_all_grew():
-    # a judge whose verdicts do not follow length: the LC preference stays with the raw one
+def lc(natural: list[tuple[float, float]], equal: list[list[tuple[float, float]]] | None = None) -> dict:
+    """stats.length_control over tasks whose verdicts were the same in both orders: task i's
+    pair as written (d, y) and, when given, its equal-length pairs [(d', y'), ...]."""
+    tasks = [[p, p] + [q for q in (equal[i] if equal else []) for _ in (0, 1)] for i, p in enumerate(natural)]
+    raw = sum(y for _, y in natural) / len(natural)
+    return stats.length_control(tasks, [d for d, _ in natural], raw, sum(map(len, equal or [])))
+
+
+def test_length_control_with_a_fair_judge_and_where_length_and_quality_are_confounded():
+    from reflectcli.eval.lengthcontrol import logistic_fit
+
+    # a judge whose verdicts do not follow length, gaps both ways: LC stays with the raw preference
     points = [(0.1, 1.0), (0.2, 1.0), (-0.1, 1.0), (-0.2, 1.0), (0.3, 1.0), (0.05, 0.0)]
-    lc = stats.length_control(points, 5 / 6)
-    assert lc["lc_direction"] == "better" and not lc["length_disagrees"] and lc["lc_win"] > 0.65
-    more = stats.length_control(points * 4, 5 / 6)  # the prior weighs less against more tasks
-    assert more["lc_win"] > lc["lc_win"] and more["lc_interval"][0] > 0.5
-    # every final grew by the same ratio: length and revision are the same thing, LC is unknown
-    same = stats.length_control([(0.2, 1.0)] * 4, 1.0)
-    assert same["lc_win"] is None and not same["length_disagrees"]
-    grew = stats.length_control([(0.1, 1.0), (0.2, 1.0), (0.4, 0.0)], 2 / 3)
-    assert grew["lc_extrapolated"]
-    a, b = stats.logistic_fit([-1.0, 1.0, -0.5, 0.5], [0.0, 1.0, 0.0, 1.0])
+    fair = lc(points)
+    assert fair["lc_direction"] == "better" and not fair["length_disagrees"] and fair["lc_win"] > 0.65
+    assert 0 < fair["lc_se"] < 0.2 and fair["lc_interval"][0] < fair["lc_win"] < fair["lc_interval"][1]
+    more = lc(points * 4)  # more tasks: a smaller standard error, an interval above 50 %
+    assert more["lc_se"] < fair["lc_se"] and more["lc_interval"][0] > 0.5
+    # every final grew by about the same ratio, and nothing was judged at equal length: the
+    # verdicts cannot tell length from quality, so no number is given
+    for grew in ([(0.2, 1.0)] * 4, [(0.30 + 0.01 * i, 1.0) for i in range(30)]):
+        found = lc(grew)
+        assert (
+            found["lc_win"] is None and found["lc_unknown"] == "confounded" and not found["length_disagrees"]
+        )
+        assert found["lc_one_way"] and not found["lc_reaches_equal"]
+    a, b = logistic_fit([-1.0, 1.0, -0.5, 0.5], [0.0, 1.0, 0.0, 1.0])
     assert abs(a) < 1e-6 and b > 1  # symmetric data: no preference at x = 0
+
+
+def test_equal_length_pairs_tell_quality_from_length_when_every_final_is_longer():
+    import random
+
+    rng = random.Random(40)
+    gaps = [0.30 + 0.01 * i for i in range(30)]  # every final longer, by 35 % to 80 %
+    near = [[(rng.gauss(0, 0.03), 0.0) for _ in "ht"] for _ in gaps]  # two copies, their small gaps
+    # a judge of quality (the final wins 25 of 30 pairs, as written and at equal length) ...
+    wins = [1.0 if i % 6 else 0.0 for i in range(30)]
+    quality = lc(
+        list(zip(gaps, wins, strict=True)), [[(d, w) for d, _ in n] for n, w in zip(near, wins, strict=True)]
+    )
+    # ... and a judge of length (the longer wins as written; at equal length, a coin)
+    length = lc([(d, 1.0) for d in gaps], [[(d, float(rng.random() < 0.5)) for d, _ in n] for n in near])
+    assert quality["lc_direction"] == "better" and not quality["length_disagrees"]
+    assert abs(quality["lc_win"] - 25 / 30) < 0.08 and quality["lc_equal_pairs"] == 60
+    assert length["lc_direction"] == "no effect" and length["length_disagrees"]
+    assert quality["lc_interval"][0] > length["lc_interval"][1]  # told apart
+    assert quality["lc_reaches_equal"] and quality["lc_vif"] < 10
+
+
+class Polishing(ScriptedResponder):
+    """A writer whose revision improves every section (its closing words say so) and makes task
+    n's article longer by `grow[n]` distinct sentences."""
+
+    def __init__(self, grow: dict[int, int]):
+        super().__init__(scores=[6, 9], sections=2)
+        self.grow = grow
+
+    def __call__(self, step, messages):
+        out = super().__call__(step, messages)
+        if not step.startswith("revise"):
+            return out
+        from reflectcli.models.fake import prose
+
+        n = int(re.search(r"Task (\d+) about", prompt_text(messages)).group(1))
+        return out.replace(IMPROVED, f"{IMPROVED} {prose(n, self.grow[n])}", 1).replace(
+            "(draft:", "(polished:"
+        )
+
+
+def polish_judge(step, messages):
+    """Prefers the polished article, whatever its length or position; a tie when neither or both are."""
+    if step.startswith("pair"):
+        a, b = ("polished:" in t for t in articles(messages[-1]["content"]))
+        return json.dumps({"winner": "A" if a and not b else "B" if b and not a else "tie", "reason": "."})
+    return json.dumps(dict.fromkeys(GRADES, 3))
+
+
+@pytest.mark.parametrize("pairs", [2, 0])
+def test_every_final_longer_a_quality_judge_is_not_called_length(scripted, judge, runs_dir, pairs):
+    scripted.responder = Polishing({n: n % 4 + 1 for n in range(1, 9)})
+    judge.responder = polish_judge
+    eval_id = Evaluation(quiet_ui(), runs_dir).start("mine", tasks(8), settings(runs_dir, threshold=8),
+                                                     "judge/x", length_pairs=pairs)  # fmt: skip
+    data = report(runs_dir, eval_id)
+    s = data["summary"]
+    assert s["win"] == 1.0 and s["lc_one_way"] and s["mean_length_change"] > 0
+    steps = [c["step"] for c in judge.history]
+    shown = shown_report(runs_dir, eval_id)
+    assert "LENGTH:" not in shown
+    if pairs:  # the copies were judged (journaled, counted in the judge's tokens)
+        assert sum(":eq_" in step for step in steps) == 8 * 2 * 2
+        assert s["lc_equal_pairs"] == 16 and s["lc_direction"] == "better"
+        assert s["lc_interval"][0] > 0.5 and s["lc_se"] > 0
+        eq_tokens = sum(i[k]["tokens"] for i in data["items"] for k in stats.equal_kinds())
+        assert eq_tokens > 0 and s["judge_tokens"] >= eq_tokens
+        assert f"SE {s['lc_se']:.1%}" in shown and "16 equal-length pairs" in shown
+    else:  # without them the report says it cannot tell, and gives no number
+        assert not any(":eq_" in step for step in steps)
+        assert s["lc_win"] is None and s["lc_unknown"] == "confounded"
+        assert "length and quality are confounded here: every final is longer than its first draft" in shown
+
+
+def test_equal_length_copies_keep_every_section_cut_at_sentences():
+    from reflectcli.eval.matched import equal_length
+    from reflectcli.eval.metrics import words
+
+    first = "# T\n\n## One\n\nA one. A two is here.\n\n## Two\n\nB one.\n\n- item one. item two."
+    final = (
+        "# T\n\n## One\n\nA one, better. A two is here. An example now.\n\n## Two\n\nB one."
+        "\n\n- item one. item two.\n\nA closing paragraph that the revision added."
+    )
+    head = equal_length(first, final, "head")
+    assert head[0] == first.replace("\n\n- item", "\n\n- item")  # the shorter version, whole
+    assert (
+        head[1]
+        == "# T\n\n## One\n\nA one, better. A two is here.\n\n## Two\n\nB one.\n\n- item one. item two."
+    )
+    tail = equal_length(first, final, "tail")
+    assert tail[1].endswith("## Two\n\nA closing paragraph that the revision added.")
+    assert "A two is here. An example now." in tail[1]
+    assert abs(words(head[0]) - words(head[1])) <= 2 and [t.count("## ") for t in tail] == [2, 2]
+    # 中文: cut between sentences as well
+    zh = equal_length("## 一\n\n第一句。第二句。", "## 一\n\n第一句。第二句。第三句很长很长。", "head")
+    assert zh[1] == "## 一\n\n第一句。第二句。"
 
 
 def test_an_always_tie_judge_leaves_consistency_unknown(scripted, judge, runs_dir):
@@ -158,7 +313,7 @@ def test_an_always_tie_judge_leaves_consistency_unknown(scripted, judge, runs_di
     assert "100%" not in shown.split("position consistency")[1][:40]
 
 
-def test_a_judge_that_prefers_position_a_is_caught_by_both_orders(scripted, judge, runs_dir):
+def test_a_judge_that_prefers_position_a_gives_no_verdict_anywhere(scripted, judge, runs_dir, tmp_path):
     scripted.responder = Resizing({1: 1, 2: 2, 3: -1})
     judge.responder = a_judge
     eval_id = Evaluation(quiet_ui(), runs_dir).start("mine", tasks(3), settings(runs_dir, threshold=8),
@@ -168,6 +323,32 @@ def test_a_judge_that_prefers_position_a_is_caught_by_both_orders(scripted, judg
     assert [(i["pair"]["ab"], i["pair"]["ba"]) for i in data["items"]] == [("first", "final")] * 3
     assert s["position_consistency"] == 0.0 and s["tie"] == 1.0 and s["win"] == 0.0
     assert s["preference"] == 0.5 and s["raw_direction"] == "no effect"
+    # the 3 pairs as written and the equal-length copies that differ (4 of 6), none consistent: not a tie
+    judged = data["judge"]["reliability"]
+    assert judged["pairs"] == 7 and judged["consistent"] == 0 and judged["decides"] is False
+    assert s["verdict"]["given"] is False and data["by_tag"] == {}
+    said = ("no verdict (judge order-consistent on 0% of 7 pairs; a judge blind to the texts names the same "
+            "text in both orders of up to half the pairs by chance: 7 of 7 needed to tell it apart)")
+    shown = shown_report(runs_dir, eval_id)
+    assert f"final vs first draft over 3 tasks: {said}" in shown
+    assert "tie 100%" not in shown and "length-controlled preference" not in shown
+    page = CliRunner().invoke(app, ["eval", "report", eval_id, "--html", "--runs-dir", str(runs_dir)]).output
+    assert said in " ".join(page.split())
+    exported = json.loads(CliRunner().invoke(app, ["eval", "report", eval_id, "--json", "--runs-dir",
+                                                   str(runs_dir)]).output)  # fmt: skip
+    assert exported["summary"]["verdict"]["given"] is False
+    stored = CliRunner().invoke(app, ["eval", "list", "--runs-dir", str(runs_dir)]).output
+    assert "no verdict (judge order-consistent on 0% of 7 pairs)" in stored
+    listed = CliRunner().invoke(app, ["eval", "list", "--json", "--runs-dir", str(runs_dir)]).output
+    listed = json.loads(listed)
+    assert listed[0]["result"]["verdict"] is False and "win" not in listed[0]["result"]
+
+
+def test_the_verdict_rule_is_a_binomial_test_against_a_blind_judge():
+    from reflectcli.eval.reliability import needed, tail
+
+    assert [needed(n) for n in (1, 4, 5, 10, 16, 30, 100)] == [None, None, 5, 9, 12, 20, 59]
+    assert tail(5, 5) == 1 / 32 and tail(20, 30) <= 0.05 < tail(19, 30)
 
 
 def test_articles_longer_than_the_judges_window_are_judged_whole_in_aligned_parts():
@@ -230,7 +411,8 @@ def test_against_another_systems_outputs_every_pair_twice_and_the_numbers_recomp
                                    "open_deep_research", "--runs-dir", str(runs_dir)])  # fmt: skip
     assert run.exit_code == 0, run.output
     steps = [c["step"] for c in judge.history if ":other_" in c["step"]]
-    assert sorted(steps) == sorted(f"pair:{n}:other_{k}" for n in range(1, 6) for k in ("ab", "ba"))
+    kinds = ("ab", "ba", "eq_head_ab", "eq_head_ba", "eq_tail_ab", "eq_tail_ba")  # and cut to equal length
+    assert sorted(steps) == sorted(f"pair:{n}:other_{k}" for n in range(1, 6) for k in kinds)
     listed = CliRunner().invoke(app, ["eval", "list", "--json", "--runs-dir", str(runs_dir)])
     eval_id = json.loads(listed.output)[0]["id"]
     data = report(runs_dir, eval_id)
@@ -372,13 +554,13 @@ def test_an_eval_stored_before_the_metrics_gets_them_on_resume_without_paying(sc
     from reflectcli.eval.run import evaluations
     from tests.helpers import raw_db
 
-    scripted.responder = Resizing({1: 1, 2: -1})
-    eval_id = Evaluation(quiet_ui(), runs_dir).start("mine", tasks(2), settings(runs_dir, threshold=8),
+    scripted.responder = Resizing({1: 1, 2: -1, 3: 2, 4: -1, 5: 1})
+    eval_id = Evaluation(quiet_ui(), runs_dir).start("mine", tasks(5), settings(runs_dir, threshold=8),
                                                      "judge/x")  # fmt: skip
     with raw_db(runs_dir) as db:
         db.execute("DELETE FROM eval_results WHERE kind = 'metrics'")
         db.execute("UPDATE evals SET meta = NULL")  # as migration 011 leaves an older eval
-    assert evaluations(runs_dir)[0]["judged"] == 2  # still judged
+    assert evaluations(runs_dir)[0]["judged"] == 5  # still judged
     assert report(runs_dir, eval_id)["summary"]["lc_unknown"] == "no lengths stored"
     assert "no lengths stored" in shown_report(runs_dir, eval_id)
     calls = len(judge.history)

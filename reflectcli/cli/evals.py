@@ -89,6 +89,17 @@ def run(
         str | None, typer.Option("--against-name", help="The other system's name in the report (default: "
                                  "the file's name).")
     ] = None,  # fmt: skip
+    length_pairs: Annotated[
+        int,
+        typer.Option(
+            "--length-pairs",
+            min=0,
+            max=2,
+            help="Equal-length copies judged per pair, "
+            "both orders (2: section openings and closings; 0: none, and where every final "
+            "is longer the report then cannot say what length explains).",
+        ),
+    ] = 2,  # fmt: skip
     limit: Annotated[int | None, typer.Option(min=1, help="Only the first N tasks.")] = None,
     memory: Annotated[
         bool,
@@ -132,7 +143,7 @@ def run(
         evaluation = Evaluation(ui, settings.runs_dir)
         eval_id = evaluation.start(name, tasks[:limit] if limit else tasks, settings, chosen, other,
                                    judge_api_base=judge_api_base, judge_same=judge_same, outputs=outputs,
-                                   judge_context=judge_context)  # fmt: skip
+                                   judge_context=judge_context, length_pairs=length_pairs)  # fmt: skip
         _show(ui, settings.runs_dir, eval_id)
     except RunInterrupted as exc:
         raise _interrupted(ui, exc, _eval_of(exc)) from None
@@ -229,8 +240,10 @@ def list_(
             views.message(f"no evals in {where}; start one with `reflectcli eval run --builtin smoke "
                           "--judge MODEL`")  # fmt: skip
         else:
+            from reflectcli.output.evalreport import listed
+
             for e in found:
                 views.message(f"{e['id']}  {e['status']:<9} {e['judged']}/{e['tasks']} judged  "
-                              f"judge {e['judge']}  {e['suite']}")  # fmt: skip
+                              f"judge {e['judge']}  {e['suite']}{listed(e.get('result'))}")  # fmt: skip
 
     _run(debug, body)

@@ -147,14 +147,20 @@ def _usage(results: list) -> dict[str, Any]:
             "model": calls[0].model if calls else None, "parts": len(results)}  # fmt: skip
 
 
+EQUAL_NOTE = ("Both articles were cut to the same length, section by section (each section to the "
+              "length of the shorter of its two versions, at a sentence): judge the writing shown, "
+              "and count an abrupt end or start of a section against neither.\n\n")  # fmt: skip
+
+
 def pair(client, task: str, a: str, b: str, reference: str | None, step: str,
-         context: int = 32000) -> dict[str, Any]:  # fmt: skip
-    """One pairwise judgement of A vs B: {winner, reason, source, tokens, cost, seconds, parts}."""
+         context: int = 32000, note: str = "") -> dict[str, Any]:  # fmt: skip
+    """One pairwise judgement of A vs B: {winner, reason, source, tokens, cost, seconds, parts};
+    `note`: a paragraph the prompt shows before the articles (EQUAL_NOTE for equal-length copies)."""
     block, room = _room(context, reference, task)
     k = metrics.part_count([a, b], room)
     results = [
         complete_structured(
-            client, pair_messages(task, pa, pb, block, _part(i, k)), Verdict,
+            client, pair_messages(task, pa, pb, block, note + _part(i, k)), Verdict,
             step=step if k == 1 else f"{step}:p{i + 1}of{k}",
             fallback=lambda: Verdict(winner="tie", reason="the judge's answer was unusable"),
             json_schema=PAIR_SCHEMA, max_tokens=JUDGE_TOKENS,

@@ -6,31 +6,35 @@ order gives final / first / tie (`both_good` and `both_bad` are ties); the two o
 of the tasks; the 95 % interval of the win share is a percentile bootstrap (2,000 resamples of
 the tasks, seeded, so a report is reproducible).
 
-Length control (AlpacaEval 2's LC win rate, its minimal form): per task, the preference y
-(1 final won, 0.5 tie, 0 first draft won) is fitted by a logistic regression on
-x = tanh(d / sd(d)), d = ln(final words / first-draft words), with Gaussian priors (PRIOR_*: a
-judge whose verdicts length alone explains still yields a finite fit);
-the LC win rate is the fitted preference at equal length (x = 0), with a bootstrap interval
-over tasks. A preference within BAND of 0.5 is "no effect"; the report flags when the raw
-and the length-controlled preference point different ways."""
+Length control: the judge's verdicts on the pairs as written and on equal-length copies of them,
+through the model of eval/lengthcontrol.py: the preference at equal length with its standard
+error, or "confounded" where the length gaps cannot separate length from quality. A preference
+within BAND of 0.5 is "no effect"; the report flags when the raw and the length-controlled
+preference point different ways."""
 
 from __future__ import annotations
 
-import math
 import random
 import statistics
 from typing import Any
 
+from reflectcli.eval import lengthcontrol
 from reflectcli.eval.judge import CRITERIA
+from reflectcli.eval.matched import ENDS
 from reflectcli.eval.metrics import log_length_ratio
 
 RESAMPLES = 2000
+
+
+def equal_kinds(prefix: str = "", count: int = len(ENDS)) -> tuple[str, ...]:
+    """The stored kinds of a pair's equal-length copies (eval/matched.py), `count` ends of
+    ENDS, each in both orders: `{prefix}eq_head_ab`, ... (`other_` for --against-outputs)."""
+    return tuple(f"{prefix}eq_{end}_{order}" for end in ENDS[:count] for order in ("ab", "ba"))
+
+
+# every stored judgement the judge was paid for
 JUDGE_KINDS = ("ab", "ba", "rubric_first", "rubric_final", "rubric_b", "vs_ab", "vs_ba", "other_ab",
-               "other_ba")  # every stored judgement the judge was paid for  # fmt: skip
-# the fit's Gaussian priors (precisions): a standard normal on the log-odds at equal length (95 %
-# of its mass between 12 % and 88 %), a nearly flat one (sd 10) on the length slope, so that a
-# judge whose verdicts length explains gets a steep slope and an equal-length preference near 0.5
-PRIOR_INTERCEPT, PRIOR_SLOPE = 1.0, 0.01
+               "other_ba", *equal_kinds(), *equal_kinds("other_"))  # fmt: skip
 BAND = 0.05  # a preference within this of 0.5 is "no effect"
 
 
@@ -93,42 +97,6 @@ def pairwise(results: list[dict[str, Any]]) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _sigmoid(z: float) -> float:
-    return 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
-
-
-def logistic_fit(xs: list[float], ys: list[float], prior_a: float = PRIOR_INTERCEPT,
-                 prior_b: float = PRIOR_SLOPE) -> tuple[float, float]:  # fmt: skip
-    """(intercept, slope) of P(y) = sigmoid(a + b x), maximum a posteriori under zero-mean
-    Gaussian priors of precisions `prior_a`, `prior_b`, by Newton's method (the log posterior
-    is concave: it converges); y may be fractional (a tie is 0.5)."""
-    a = b = 0.0
-    for _ in range(100):
-        ga, gb, haa, hab, hbb = -prior_a * a, -prior_b * b, prior_a, 0.0, prior_b
-        for x, y in zip(xs, ys, strict=True):
-            p = _sigmoid(a + b * x)
-            w = p * (1 - p)
-            ga, gb = ga + y - p, gb + (y - p) * x
-            haa, hab, hbb = haa + w, hab + w * x, hbb + w * x * x
-        det = haa * hbb - hab * hab
-        da, db = (hbb * ga - hab * gb) / det, (haa * gb - hab * ga) / det
-        a, b = a + da, b + db
-        if abs(da) + abs(db) < 1e-9:
-            break
-    return a, b
-
-
-def _lc(points: list[tuple[float, float]]) -> float | None:
-    """The preference at equal length from (d, y) points; None when the lengths did not vary
-    (and changed: a constant non-zero change is confounded with the revision itself)."""
-    ds = [d for d, _ in points]
-    sd = statistics.pstdev(ds) if len(ds) > 1 else 0.0
-    if sd == 0:
-        return statistics.fmean(y for _, y in points) if all(d == 0 for d in ds) else None
-    a, _ = logistic_fit([math.tanh(d / sd) for d in ds], [y for _, y in points])
-    return _sigmoid(a)
-
-
 def direction(preference: float | None) -> str | None:
     """better / worse / no effect, for a preference of the final (0.5 = none)."""
     if preference is None:
@@ -136,45 +104,53 @@ def direction(preference: float | None) -> str | None:
     return "better" if preference > 0.5 + BAND else "worse" if preference < 0.5 - BAND else "no effect"
 
 
-def length_control(points: list[tuple[float, float]], raw: float | None, seed: int = 7) -> dict[str, Any]:
-    """The LC preference of the final at equal length, its 95 % bootstrap interval, and whether
-    it points where the raw preference does. `points`: (ln length ratio, preference) per task."""
-    lc = _lc(points) if points else None
-    interval = None
-    if lc is not None:
-        rng, n, fits = random.Random(seed), len(points), []
-        for _ in range(RESAMPLES // 2):
-            fit = _lc(rng.choices(points, k=n))
-            if fit is not None:
-                fits.append(fit)
-        fits.sort()
-        if fits:
-            interval = [round(fits[int(0.025 * len(fits))], 4), round(fits[int(0.975 * len(fits)) - 1], 4)]
-    ds = [d for d, _ in points]
-    one_way = bool(ds) and (all(d > 0 for d in ds) or all(d < 0 for d in ds))
+Y = {"final": 1.0, "tie": 0.5, "first": 0.0}
+
+
+def length_control(tasks: list[list[tuple[float, float]]], natural: list[float], raw: float | None,
+                   equal_pairs: int = 0) -> dict[str, Any]:  # fmt: skip
+    """The LC preference of the final at equal length (eval/lengthcontrol.py), its standard
+    error and 95 % interval, or why there is none, and whether it points where the raw
+    preference does. `tasks`: per task, its (d, verdict) observations; `natural`: its gap as
+    written; `equal_pairs`: how many equal-length pairs are among the observations."""
+    found = lengthcontrol.fit(tasks, natural)
+    lc = found["lc"]
+    why = (None if lc is not None else "no lengths stored" if not found["observations"]
+           else "confounded")  # fmt: skip
+    one_way = bool(natural) and (all(d > 0 for d in natural) or all(d < 0 for d in natural))
     raw_way, lc_way = direction(raw), direction(lc)
-    why = None if lc is not None else "no lengths stored" if not points else "same ratio"
-    return {"lc_win": round(lc, 4) if lc is not None else None, "lc_interval": interval, "lc_unknown": why,
-            "lc_extrapolated": one_way and lc is not None,
+    return {"lc_win": round(lc, 4) if lc is not None else None,
+            "lc_se": round(found["se"], 4) if lc is not None else None,
+            "lc_interval": [round(x, 4) for x in found["interval"]] if lc is not None else None,
+            "lc_unknown": why, "lc_vif": found["vif"], "lc_equal_pairs": equal_pairs,
+            "lc_one_way": one_way, "lc_reaches_equal": found.get("reaches_equal", False),
             "raw_direction": raw_way, "lc_direction": lc_way,
             "length_disagrees": raw_way is not None and lc_way is not None and raw_way != lc_way}  # fmt: skip
 
 
 def _lengths(items: list[dict[str, Any]], pair: str = "pair", base: str = "first",
              new: str = "final") -> dict[str, Any]:  # fmt: skip
-    """Per judged task with metrics: (d, y) points, and the mean length change (of `new`,
-    the text in the role of "final" in `pair`, over `base`)."""
-    points, ratios, diffs = [], [], []
+    """Per judged task with metrics: its observations for the LC model (each order's verdict on
+    the pair as written at its gap d, and on each equal-length pair, `{pair}_equal`, at its own
+    gap), its gap, and the mean length change (of `new`, the text in the role of "final" in
+    `pair`, over `base`)."""
+    tasks, natural, ratios, diffs, equal = [], [], [], [], 0
     for i in items:
         words = ((i.get("metrics") or {}).get(base) or {}).get("words"), (
             ((i.get("metrics") or {}).get(new) or {}).get("words"))  # fmt: skip
         if not i.get(pair) or None in words:
             continue
-        y = {"final": 1.0, "tie": 0.5, "first": 0.0}[i[pair]["outcome"]]
-        points.append((log_length_ratio(*words), y))
+        d = log_length_ratio(*words)
+        found = [(d, Y[i[pair][k]]) for k in ("ab", "ba")]
+        for same in i.get(f"{pair}_equal") or []:
+            found += [(same["d"], Y[same[k]]) for k in ("ab", "ba")]
+            equal += 1
+        tasks.append(found)
+        natural.append(d)
         ratios.append(max(words[1], 1) / max(words[0], 1) - 1)
         diffs.append(words[1] - words[0])
-    return {"points": points, "mean_length_change": _mean(ratios), "mean_words_added": _mean(diffs)}
+    return {"tasks": tasks, "natural": natural, "equal_pairs": equal,
+            "mean_length_change": _mean(ratios), "mean_words_added": _mean(diffs)}  # fmt: skip
 
 
 def summarize(items: list[dict[str, Any]]) -> dict[str, Any]:
@@ -207,7 +183,7 @@ def summarize(items: list[dict[str, Any]]) -> dict[str, Any]:
         "tasks": len(items),
         **shares,
         "preference": round(raw, 4) if raw is not None else None,
-        **length_control(lengths["points"], raw),
+        **length_control(lengths["tasks"], lengths["natural"], raw, lengths["equal_pairs"]),
         "mean_length_change": lengths["mean_length_change"],
         "mean_words_added": lengths["mean_words_added"],
         "model_free": model_free(items),
@@ -271,7 +247,7 @@ def against_outputs(items: list[dict[str, Any]]) -> dict[str, Any]:
     raw = shares["win"] + shares["tie"] / 2 if judged else None
     lengths = _lengths(items, "outputs_pair", "other", "final")
     return {**shares, "preference": round(raw, 4) if raw is not None else None,
-            **length_control(lengths["points"], raw),
+            **length_control(lengths["tasks"], lengths["natural"], raw, lengths["equal_pairs"]),
             "mean_length_change": lengths["mean_length_change"],
             "mean_words_added": lengths["mean_words_added"]}  # fmt: skip
 

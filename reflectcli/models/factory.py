@@ -32,6 +32,27 @@ def api_base_for(settings: Any, role: str) -> str | None:
     return settings.api_base
 
 
+def is_remote(model: str) -> bool:
+    """Whether `model` goes through litellm (not an embedded model, not a registered prefix)."""
+    prefix = model.split("/", 1)[0]
+    return prefix not in _FACTORIES and prefix != "local"
+
+
+def same_model(a: str, base_a: str | None, b: str, base_b: str | None) -> bool:
+    """Whether two model strings reached at two servers are one model: the same server, and the
+    same string or two remote names that resolve to one model (remote.canonical_model, which
+    imports litellm: only asked when both are remote and the strings differ)."""
+    if base_a != base_b:
+        return False
+    if a == b:
+        return True
+    if not (is_remote(a) and is_remote(b)):
+        return False
+    from reflectcli.models.remote import canonical_model
+
+    return canonical_model(a, base_a) == canonical_model(b, base_b)
+
+
 def make_client(model: str, settings: Any, role: str = "writer") -> ModelClient:
     """A client for `model` as the run's writer or critic, configured from `settings`."""
     prefix = model.split("/", 1)[0]

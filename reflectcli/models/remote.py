@@ -117,6 +117,29 @@ def key_env_var(model: str) -> str:
     return _KEY_ENV.get(provider, provider.upper() + "_API_KEY")
 
 
+# a snapshot's suffix: -latest, a date (-20241022, -2024-07-18, @20241022, OpenAI's -0613, Mistral's
+# -2407), Bedrock's -v1:0; and Bedrock's vendor prefix (anthropic., us.anthropic.)
+_SNAPSHOT = re.compile(
+    r"(?:-latest|[-@]20\d\d-?[01]\d-?[0-3]\d|-(?:0[1-9]|1[0-2])[0-3]\d|-2[3-9](?:0[1-9]|1[0-2]))?"
+    r"(?:-v\d+(?::\d+)?)?$"
+)
+_VENDOR = re.compile(r"^(?:[a-z]{2}\.)?[a-z]+\.(?=[a-z])")
+
+
+def canonical_model(model: str, api_base: str | None = None) -> str:
+    """The model a litellm string names, for telling whether two strings are one model: litellm's
+    own resolution (the cost map's `-latest` aliases: `claude-haiku-latest` → claude-haiku-5-5),
+    then the provider route and the snapshot dropped (`gpt-4o-mini`, `openai/gpt-4o-mini`,
+    `azure/gpt-4o-mini-2024-07-18` are one model; so are `claude-3-5-haiku-latest` and its dated
+    snapshot). Imports litellm."""
+    litellm = _litellm()
+    try:
+        name = litellm.get_llm_provider(model, api_base=api_base)[0]
+    except Exception:  # a bare name litellm does not know: the string is all there is
+        name = model
+    return _SNAPSHOT.sub("", _VENDOR.sub("", name.rsplit("/", 1)[-1].lower()))
+
+
 ESTIMATE_OUTPUT = 1024  # output tokens a call without a cap is assumed to take, for the estimate
 MIN_CAP = 16  # a stalled call is retried with 3/4 of its token cap, down to this
 

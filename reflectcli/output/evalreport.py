@@ -26,10 +26,78 @@ def judge_lines(report: dict[str, Any]) -> list[str]:
     """First of all: whether the judge is independent of the texts it grades."""
     judge = report.get("judge") or {}
     if judge.get("judge_same"):
-        roles = " and the ".join(judge.get("shared") or ["writer"])
-        return [f"JUDGE NOT INDEPENDENT (--judge-same): the judge {judge.get('model')} is also the "
+        named = judge.get("same_as") or {}
+        roles = " and ".join(f"the {r}" + (f" {named[r]} (the same model)" if r in named else "")
+                             for r in judge.get("shared") or ["writer"])  # fmt: skip
+        return [f"JUDGE NOT INDEPENDENT (--judge-same): the judge {judge.get('model')} is also "
                 f"{roles}; these numbers are not evidence"]  # fmt: skip
     return []
+
+
+def judge_note(verdict: dict[str, Any] | None) -> str:
+    """The judge's order consistency and self-agreement, shown beside each of its results."""
+    if not verdict:  # a report built before issue 40
+        return ""
+    j = verdict["judge"]
+    shown = ("unknown" if j["order_consistency"] is None
+             else f"{_pct(j['order_consistency'])} of {plural(j['pairs'], 'pair', 'pairs')}")  # fmt: skip
+    agree = ("unknown" if j["self_agreement"] is None
+             else f"{_pct(j['self_agreement'])} of {plural(j['self_pairs'], 'task', 'tasks')}")  # fmt: skip
+    return f" [judge: order-consistent on {shown} · self-agreement (rubric vs pairwise) {agree}]"
+
+
+def no_verdict(verdict: dict[str, Any] | None) -> str | None:
+    """The text that stands for a result when the judge cannot decide (eval/reliability.py), else None."""
+    if not verdict or verdict["given"]:
+        return None
+    j = verdict["judge"]
+    if not j["pairs"]:
+        return ("no verdict (the judge named a winner in no pair it decided in both orders: its order "
+                "consistency is unknown)")  # fmt: skip
+    pairs = plural(j["pairs"], "pair", "pairs")
+    head = f"no verdict (judge order-consistent on {_pct(j['order_consistency'])} of {pairs}"
+    if j["needed"] is None:
+        return f"{head}: too few pairs to tell it from a judge blind to the texts; 5 at least)"
+    return (f"{head}; a judge blind to the texts names the same text in both orders of up to half the pairs "
+            f"by chance: {j['needed']} of {j['pairs']} needed to tell it apart)")  # fmt: skip
+
+
+def listed(result: dict[str, Any] | None) -> str:
+    """A finished eval's stored headline, for `eval list`."""
+    if not result:
+        return ""
+    if not result["verdict"]:
+        shown = "unknown" if result["order_consistency"] is None else _pct(result["order_consistency"])
+        pairs = plural(result["pairs"], "pair", "pairs")
+        return f"  no verdict (judge order-consistent on {shown} of {pairs})"
+    lc = "confounded" if result.get("lc_unknown") == "confounded" else _pct(result.get("lc_win"))
+    return (f"  win {_pct(result['win'])} · tie {_pct(result['tie'])} · loss {_pct(result['loss'])} · at "
+            f"equal length {lc} · judge order-consistent on {_pct(result['order_consistency'])}")  # fmt: skip
+
+
+def _lc_shown(found: dict[str, Any], against: str = "its first draft") -> str:
+    """The LC preference with its standard error and interval, or why there is none."""
+    lc = found.get("lc_win")
+    if lc is None:
+        if found.get("lc_unknown") == "no lengths stored":
+            return "unknown (no lengths stored: `reflectcli eval resume` computes them)"
+        way = (
+            "longer" if found.get("mean_length_change", 0) and found["mean_length_change"] > 0 else "shorter"
+        )
+        if not found.get("lc_reaches_equal"):
+            gaps = f"every final is {way} than {against} (by 5 % or more)"
+        else:
+            vif = f"VIF {found['lc_vif']:.0f} > 10" if found.get("lc_vif") else "all the same"
+            gaps = f"the length gaps are nearly all alike ({vif})"
+        return (f"none — length and quality are confounded here: {gaps} and no equal-length pair "
+                "was judged (`eval run --length-pairs 2` judges them)")  # fmt: skip
+    interval = found.get("lc_interval")
+    ci = f", 95 % CI {_pct(interval[0])}–{_pct(interval[1])}" if interval else ""
+    se = f" (SE {found['lc_se']:.1%}{ci})" if found.get("lc_se") is not None else ""
+    pairs = found.get("lc_equal_pairs") or 0
+    basis = (f" · from {plural(pairs, 'equal-length pair', 'equal-length pairs')} and the pairs as written"
+             if pairs else " · from the pairs as written")  # fmt: skip
+    return f"{_pct(lc)}{se}{basis}"
 
 
 def length_lines(summary: dict[str, Any]) -> list[str]:
@@ -39,18 +107,8 @@ def length_lines(summary: dict[str, Any]) -> list[str]:
     change = summary.get("mean_length_change")
     grew = ("" if change is None else f" · mean length change {change:+.0%} "
             f"({summary['mean_words_added']:+.0f} words)")  # fmt: skip
-    lc = summary["lc_win"]
-    if lc is None:
-        shown = ("unknown (no lengths stored: `reflectcli eval resume` computes them)"
-                 if summary.get("lc_unknown") == "no lengths stored"
-                 else "unknown (every final changed length by the same ratio: length and revision are one)")
-    else:
-        interval = summary.get("lc_interval")
-        ci = f" (95 % CI {_pct(interval[0])}–{_pct(interval[1])})" if interval else ""
-        far = " — extrapolated: every final changed length the same way" if summary["lc_extrapolated"] else ""
-        shown = f"{_pct(lc)}{ci}{far}"
-    lines = [f"length-controlled preference of the final (at equal length): {shown} · raw preference "
-             f"{_pct(summary['preference'])} (win + half the ties){grew}"]  # fmt: skip
+    lines = [f"length-controlled preference of the final (at equal length): {_lc_shown(summary)} · raw "
+             f"preference {_pct(summary['preference'])} (win + half the ties){grew}"]  # fmt: skip
     if summary.get("length_disagrees"):
         lines.insert(0, f"LENGTH: raw says {summary['raw_direction']}, at equal length "
                         f"{summary['lc_direction']}: the raw result is explained by length")  # fmt: skip
@@ -85,15 +143,21 @@ def model_free_line(summary: dict[str, Any]) -> list[str]:
 def headline(summary: dict[str, Any]) -> list[str]:
     """The lines a reader must not miss, worse-off first."""
     lines = []
-    if summary["judged"]:
+    verdict = summary.get("verdict")
+    note, missing = judge_note(verdict), no_verdict(verdict)
+    if summary["judged"] and missing:
+        over = plural(summary["judged"], "task", "tasks")
+        lines.append(f"final vs first draft over {over}: {missing}")
+    elif summary["judged"]:
         interval = summary["win_interval"]
         ci = f" (95 % CI {_pct(interval[0])}–{_pct(interval[1])})" if interval else ""
         over = plural(summary["judged"], "task", "tasks")
         lines.append(f"final vs first draft over {over}: win {_pct(summary['win'])}"
-                     f"{ci} · tie {_pct(summary['tie'])} · loss {_pct(summary['loss'])}")  # fmt: skip
+                     f"{ci} · tie {_pct(summary['tie'])} · loss {_pct(summary['loss'])}{note}")  # fmt: skip
         if summary["loss"] and summary["loss"] > summary["win"]:
             lines.insert(0, "WORSE: the final output lost to the first draft more often than it won")
-        lines += length_lines(summary)
+        lines += [line + note for line in length_lines(summary)]
+    if summary["judged"]:
         consistency = summary["position_consistency"]
         decided = summary.get("consistency_pairs", summary.get("decided", summary["judged"]))
         if consistency is None:
@@ -114,7 +178,7 @@ def headline(summary: dict[str, Any]) -> list[str]:
     cost = "unknown" if summary["cost"] is None else f"${summary['cost']:.4f}"
     judged = summary.get("judge_cost")
     judge_cost = "unknown" if judged is None else f"${judged:.4f}"
-    lines.append(f"mean rubric gain {_num(gain, True)} (1-5 scale) · mean rounds "
+    lines.append(f"mean rubric gain {_num(gain, True)} (1-5 scale){note} · mean rounds "
                  f"{_num(summary['mean_rounds'])} · writing {summary['tokens']} tokens, {cost} · judging "
                  f"{summary['judge_tokens']} tokens, {judge_cost} · gain per dollar (writing and "
                  f"judging) {_num(summary['gain_per_dollar'])}")  # fmt: skip
@@ -130,17 +194,20 @@ def outputs_lines(outputs: dict[str, Any] | None) -> list[str]:
              f"{outputs['articles']} articles)")  # fmt: skip
     if not outputs["judged"]:
         return [f"ours vs {named}: no task judged yet"]
+    missing = no_verdict(outputs.get("verdict"))
+    if missing:
+        return [f"ours vs {named} over {plural(outputs['judged'], 'task', 'tasks')}: {missing}"]
     interval = outputs["win_interval"]
     ci = f" (95 % CI {_pct(interval[0])}–{_pct(interval[1])})" if interval else ""
     consistency = outputs["position_consistency"]
-    lc = outputs["lc_win"]
     change = outputs["mean_length_change"]
     lines = [f"ours vs {named} over {plural(outputs['judged'], 'task', 'tasks')}: ours wins "
              f"{_pct(outputs['win'])}{ci} · tie {_pct(outputs['tie'])} · ours loses "
              f"{_pct(outputs['loss'])} · position consistency "
              f"{'unknown' if consistency is None else _pct(consistency)} · preference "
-             f"{_pct(outputs['preference'])}, at equal length {'unknown' if lc is None else _pct(lc)}"
-             f" · our length vs theirs {'—' if change is None else f'{change:+.0%}'}"]  # fmt: skip
+             f"{_pct(outputs['preference'])}, at equal length {_lc_shown(outputs, 'theirs')}"
+             f" · our length vs theirs {'—' if change is None else f'{change:+.0%}'}"
+             f"{judge_note(outputs.get('verdict'))}"]  # fmt: skip
     if outputs.get("length_disagrees"):
         lines.insert(0, f"LENGTH: against {outputs['system']}, raw says {outputs['raw_direction']}, "
                         f"at equal length {outputs['lc_direction']}: the raw result is explained by "
@@ -154,12 +221,17 @@ def versus_lines(against: dict[str, Any] | None) -> list[str]:
         return []
     if not against["judged"]:
         return ["config B vs A: no task judged yet"]
+    over = plural(against["judged"], "task", "tasks")
+    missing = no_verdict(against.get("verdict"))
+    if missing:
+        return [f"config B's final vs config A's over {over}: {missing}"]
     interval = against["b_win_interval"]
     ci = f" (95 % CI {_pct(interval[0])}–{_pct(interval[1])})" if interval else ""
-    return [f"config B's final vs config A's over {plural(against['judged'], 'task', 'tasks')}: B wins "
+    return [f"config B's final vs config A's over {over}: B wins "
             f"{_pct(against['b_win'])}{ci} · tie {_pct(against['tie'])} · B loses "
             f"{_pct(against['b_loss'])} · position consistency {_pct(against['position_consistency'])}"
-            f" · rubric gain B − A {_num(against['rubric_gain_b_over_a'], True)}"]  # fmt: skip
+            f" · rubric gain B − A {_num(against['rubric_gain_b_over_a'], True)}"
+            f"{judge_note(against.get('verdict'))}"]  # fmt: skip
 
 
 def lines(report: dict[str, Any]) -> list[str]:
@@ -178,7 +250,7 @@ def terminal(console, report: dict[str, Any]) -> None:
       f"{escape(str(report['models']['writer']))} · critic {escape(str(report['models']['critic']))}"
       f" · judge {escape(ev['judge'])}")  # fmt: skip
     for line in lines(report):
-        loud = line.startswith(("WORSE", "JUDGE NOT", "LENGTH:"))
+        loud = line.startswith(("WORSE", "JUDGE NOT", "LENGTH:")) or ": no verdict (" in line
         colour = "red bold" if loud else "yellow" if "below 85" in line else ""
         p(f"[{colour}]{escape(line)}[/]" if colour else escape(line))
     table = Table(box=None, padding=(0, 1), header_style="bold", title="rubric gain per criterion",
@@ -192,17 +264,29 @@ def terminal(console, report: dict[str, Any]) -> None:
         for name in ("tag", "tasks", "win", "tie", "loss", "rubric gain", "rounds"):
             tags.add_column(name, justify="left" if name == "tag" else "right")
         for tag, s in report["by_tag"].items():
-            tags.add_row(escape(tag), str(s["tasks"]), _pct(s["win"]), _pct(s["tie"]), _pct(s["loss"]),
-                         _num(s["mean_rubric_gain"], True), _num(s["mean_rounds"]))  # fmt: skip
+            tags.add_row(escape(tag), str(s["tasks"]), *shares(s), _num(s["mean_rubric_gain"], True),
+                         _num(s["mean_rounds"]))  # fmt: skip
         p(tags)
     if report["regressions"]:
         p("[bold]worst regressions[/]")
         for r in report["regressions"]:
             thread = escape(str(r["thread_id"]))
             p(
-                f"  task {r['n']}: {escape(r['task'][:70])} · pairwise {r['outcome'] or '—'} · rubric "
+                f"  task {r['n']}: {escape(r['task'][:70])} · pairwise {_outcome(report, r['outcome'])} · "
+                f"rubric "
                 f"{_num(r['rubric_gain'], True)} · [dim]reflectcli diff {thread} first final[/]"
             )
+
+
+def shares(summary: dict[str, Any]) -> tuple[str, str, str]:
+    """Win, tie and loss as table cells; "no verdict" where the judge cannot decide."""
+    if no_verdict(summary.get("verdict")):
+        return "no verdict", "—", "—"
+    return _pct(summary["win"]), _pct(summary["tie"]), _pct(summary["loss"])
+
+
+def _outcome(report: dict[str, Any], outcome: str | None) -> str:
+    return "no verdict" if no_verdict(report["summary"].get("verdict")) else outcome or "—"
 
 
 def _bars(values: list[tuple[str, float | None]], width: int = 520) -> str:
@@ -238,7 +322,8 @@ def page(report: dict[str, Any]) -> str:
            f"<p>{e(ev['suite'])} · {e(ev['status'])} · writer {e(str(report['models']['writer']))} · "
            f"critic {e(str(report['models']['critic']))} · judge {e(ev['judge'])}</p>"]  # fmt: skip
     for line in lines(report):
-        cls = ' class="worse"' if line.startswith(("WORSE", "JUDGE NOT", "LENGTH:")) else ""
+        loud = line.startswith(("WORSE", "JUDGE NOT", "LENGTH:")) or ": no verdict (" in line
+        cls = ' class="worse"' if loud else ""
         out.append(f"<p{cls}>{e(line)}</p>")
     out.append("<h2>Rubric gain per criterion (final − first draft)</h2>")
     out.append(_bars([(c, summary["rubric_gain"][c]) for c in CRITERIA]))
@@ -246,14 +331,15 @@ def page(report: dict[str, Any]) -> str:
         out.append("<h2>Per tag</h2><table><tr><th>tag</th><th>tasks</th><th>win</th><th>tie</th>"
                    "<th>loss</th><th>rubric gain</th></tr>")  # fmt: skip
         for tag, s in report["by_tag"].items():
-            out.append(f"<tr><td>{e(tag)}</td><td>{s['tasks']}</td><td>{_pct(s['win'])}</td><td>"
-                       f"{_pct(s['tie'])}</td><td>{_pct(s['loss'])}</td><td>"
-                       f"{_num(s['mean_rubric_gain'], True)}</td></tr>")  # fmt: skip
+            win, tie, loss = shares(s)
+            out.append(f"<tr><td>{e(tag)}</td><td>{s['tasks']}</td><td>{win}</td><td>{tie}</td><td>{loss}"
+                       f"</td><td>{_num(s['mean_rubric_gain'], True)}</td></tr>")  # fmt: skip
         out.append("</table>")
     if report["regressions"]:
         out.append("<h2>Worst regressions</h2><ul>")
         for r in report["regressions"]:
-            out.append(f"<li>task {r['n']}: {e(r['task'])} — pairwise {e(str(r['outcome']))}, rubric "
+            out.append(f"<li>task {r['n']}: {e(r['task'])} — pairwise {e(_outcome(report, r['outcome']))}, "
+                       "rubric "
                        f"{_num(r['rubric_gain'], True)} — <code>reflectcli diff {e(str(r['thread_id']))} "
                        "first final</code></li>")  # fmt: skip
         out.append("</ul>")

@@ -58,6 +58,12 @@ class EvalTables:
         self.conn.execute("UPDATE evals SET status = ?, updated_at = ? WHERE id = ?",
                           (status, time.time(), eval_id))  # fmt: skip
 
+    def set_meta(self, eval_id: str, key: str, value: Any) -> None:
+        """One key of the eval's `meta` (e.g. `result`, its headline once finished)."""
+        meta = (self.get(eval_id) or {}).get("meta") or {}
+        self.conn.execute("UPDATE evals SET meta = ?, updated_at = ? WHERE id = ?",
+                          (json.dumps({**meta, key: value}), time.time(), eval_id))  # fmt: skip
+
     def result(self, eval_id: str, n: int, kind: str) -> dict[str, Any] | None:
         row = self.conn.execute("SELECT result FROM eval_results WHERE eval_id = ? AND n = ? AND kind = ?",
                                 (eval_id, n, kind)).fetchone()  # fmt: skip

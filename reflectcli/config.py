@@ -261,7 +261,6 @@ def reviewer_of(saved: dict[str, Any]) -> str:
 
 TABLES = {"policy": Policy, "research": Research, "memory": MemorySettings}  # [tables]
 KEYS = tuple(k for k in Settings.model_fields if k not in (*TABLES, "profile"))
-POLICY_KEYS = tuple(Policy.model_fields)
 HOISTED = ("threshold", "max_rounds")  # accepted in [policy] too; they live at the top level
 
 

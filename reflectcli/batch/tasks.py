@@ -8,62 +8,55 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pydantic import field_validator
+
 from reflectcli.config import Settings, resume_settings
 from reflectcli.errors import UserError
-from reflectcli.jsonl import records
 from reflectcli.runner import MAX_TASK_CHARS, new_thread_id
 from reflectcli.store.db import THREAD_ID
-
-OVERRIDABLE = ("model", "critic_model", "critic", "threshold", "max_rounds", "max_sections", "language",
-               "section_tokens", "temperature", "timeout", "api_base", "critic_api_base",
-               "retries")  # fmt: skip
-KEYS = ("task", "thread_id", "overrides")
+from reflectcli.tasklines import TaskLine, read_lines
 
 
-def _invalid(item: Any, base: dict[str, Any]) -> str | None:
-    if not isinstance(item, dict):
-        return "each line must be a JSON object"
-    extra = sorted(set(item) - set(KEYS))
-    if extra:
-        return f"unknown key {extra[0]!r} (known: {', '.join(KEYS)})"
-    task = item.get("task")
-    if not isinstance(task, str) or not task.strip():
-        return '"task" must be a non-empty string'
-    if len(task.strip()) > MAX_TASK_CHARS:
-        return f'"task" is {len(task.strip())} characters; the limit is {MAX_TASK_CHARS}'
-    thread = item.get("thread_id")
-    if thread is not None and (not isinstance(thread, str) or not THREAD_ID.fullmatch(thread)):
-        return f"invalid thread id {thread!r}: use 1-64 letters, digits, '-' or '_'"
-    overrides = item.get("overrides", {})
-    if not isinstance(overrides, dict):
-        return '"overrides" must be an object'
-    unknown = sorted(set(overrides) - set(OVERRIDABLE))
-    if unknown:
-        return f"unknown override {unknown[0]!r} (known: {', '.join(OVERRIDABLE)})"
-    try:
-        resume_settings(base, overrides)
-    except UserError as exc:
-        return "override " + exc.message.replace("saved run settings: ", "")
-    return None
+class BatchLine(TaskLine):
+    """One task of a batch: `task`, an optional `thread_id`, `overrides`."""
+
+    OVERRIDABLE = ("model", "critic_model", "critic", "threshold", "max_rounds", "max_sections",
+                   "language", "section_tokens", "temperature", "timeout", "api_base",
+                   "critic_api_base", "retries")  # fmt: skip
+
+    thread_id: str | None = None
+
+    @field_validator("task")
+    @classmethod
+    def _short(cls, value: str) -> str:
+        if len(value) > MAX_TASK_CHARS:
+            raise ValueError(f'"task" is {len(value)} characters; the limit is {MAX_TASK_CHARS}')
+        return value
+
+    @field_validator("thread_id")
+    @classmethod
+    def _thread(cls, value: str | None) -> str | None:
+        if value is not None and not THREAD_ID.fullmatch(value):
+            raise ValueError(f"invalid thread id {value!r}: use 1-64 letters, digits, '-' or '_'")
+        return value
 
 
 def parse(text: str, where: str, base: dict[str, Any]) -> list[dict[str, Any]]:
     """The batch's tasks (each with its line, thread id and overrides); a UserError listing
     every bad line if any is bad. `base` is the settings every task starts from."""
     tasks, problems, seen = [], [], {}
-    for n, item in records(text, where, problems):
-        why = _invalid(item, base)
-        if why:
-            problems.append(f"{where}:{n}: {why}")
+    for n, line in read_lines(text, where, BatchLine, problems):
+        try:
+            resume_settings(base, line.overrides)
+        except UserError as exc:
+            problems.append(f"{where}:{n}: override " + exc.message.replace("saved run settings: ", ""))
             continue
-        task = " ".join(item["task"].split())
-        thread = item.get("thread_id") or new_thread_id(task)
+        thread = line.thread_id or new_thread_id(line.task)
         if thread in seen:
             problems.append(f"{where}:{n}: thread id {thread!r} is also on line {seen[thread]}")
             continue
         seen[thread] = n
-        tasks.append({"line": n, "task": task, "thread_id": thread,
-                      "overrides": dict(item.get("overrides") or {})})  # fmt: skip
+        tasks.append({"line": n, "task": line.task, "thread_id": thread, "overrides": dict(line.overrides)})
     if problems:
         raise UserError("\n".join(problems), hint="fix these lines and run again", exit_code=2)
     if not tasks:

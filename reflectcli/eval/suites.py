@@ -13,12 +13,44 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from pydantic import field_validator, model_validator
+
 from reflectcli.errors import UserError
-from reflectcli.jsonl import records
+from reflectcli.tasklines import TaskLine, read_lines
 
 BUILTIN = ("smoke", "standard")
-KEYS = ("task", "reference", "tags", "overrides", "length", "id", "prompt", "topic", "language")
-OVERRIDABLE = ("threshold", "max_rounds", "max_sections", "language", "section_tokens", "temperature")
+
+
+class SuiteLine(TaskLine):
+    """One task of a suite: ours (`task`, `reference`, `tags`, `overrides`, `length`, `id`) or
+    DeepResearch Bench's (`id`, `topic`, `language`, `prompt`: the task)."""
+
+    OVERRIDABLE = ("threshold", "max_rounds", "max_sections", "language", "section_tokens", "temperature")
+
+    task: str = ""
+    reference: str | None = None
+    tags: list[str] = []
+    length: int | None = None
+    id: str | int | None = None
+    prompt: str | None = None
+    topic: str | None = None
+    language: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _prompt_is_the_task(cls, item: Any) -> Any:
+        if isinstance(item, dict) and "task" not in item and isinstance(item.get("prompt"), str):
+            return {**item, "task": item["prompt"]}
+        if isinstance(item, dict) and "task" not in item:
+            raise ValueError('"task" (or DeepResearch Bench\'s "prompt") must be a non-empty string')
+        return item
+
+    @field_validator("length")
+    @classmethod
+    def _length(cls, value: int | None) -> int | None:
+        if value is not None and value < 1:
+            raise ValueError('"length" must be a whole number of words, at least 1')
+        return value
 
 
 def builtin_text(name: str) -> str:
@@ -29,13 +61,8 @@ def builtin_text(name: str) -> str:
 
 def parse(text: str, where: str) -> list[dict[str, Any]]:
     """The suite's tasks; a UserError listing every bad line (one line each) if any is bad."""
-    tasks, problems = [], []
-    for n, item in records(text, where, problems):
-        why = _invalid(item)
-        if why:
-            problems.append(f"{where}:{n}: {why}")
-            continue
-        tasks.append(_task(item, len(tasks) + 1, n))
+    problems: list[str] = []
+    tasks = [_task(line, i, n) for i, (n, line) in enumerate(read_lines(text, where, SuiteLine, problems), 1)]
     if problems:
         raise UserError("\n".join(problems), hint="fix these lines and run again", exit_code=2)
     if not tasks:
@@ -43,47 +70,15 @@ def parse(text: str, where: str) -> list[dict[str, Any]]:
     return tasks
 
 
-def _task(item: dict[str, Any], n: int, line: int) -> dict[str, Any]:
+def _task(item: SuiteLine, n: int, line: int) -> dict[str, Any]:
     """One task from a valid line (ours, or DeepResearch Bench's id / topic / language / prompt)."""
-    overrides = dict(item.get("overrides") or {})
-    if item.get("language") and "language" not in overrides:
-        overrides["language"] = item["language"]
-    tags = list(item.get("tags") or []) + ([item["topic"]] if item.get("topic") else [])
-    return {"n": n, "line": line, "task": " ".join((item.get("task") or item["prompt"]).split()),
-            "reference": item.get("reference") or None, "tags": tags, "overrides": overrides,
-            "id": str(item["id"]) if item.get("id") is not None else None,
-            "length": item.get("length")}  # fmt: skip
-
-
-def _invalid(item: Any) -> str | None:
-    if not isinstance(item, dict):
-        return "each line must be a JSON object"
-    text = item.get("task", item.get("prompt"))
-    if not isinstance(text, str) or not text.strip():
-        return '"task" (or DeepResearch Bench\'s "prompt") must be a non-empty string'
-    if "id" in item and not isinstance(item["id"], (str, int)) or isinstance(item.get("id"), bool):
-        return '"id" must be a string or an integer'
-    length = item.get("length")
-    if length is not None and (not isinstance(length, int) or isinstance(length, bool) or length < 1):
-        return '"length" must be a whole number of words, at least 1'
-    for key in ("topic", "language"):
-        if item.get(key) is not None and not isinstance(item[key], str):
-            return f'"{key}" must be a string'
-    if "reference" in item and item["reference"] is not None and not isinstance(item["reference"], str):
-        return '"reference" must be a string'
-    tags = item.get("tags", [])
-    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-        return '"tags" must be a list of strings'
-    overrides = item.get("overrides", {})
-    if not isinstance(overrides, dict):
-        return '"overrides" must be an object'
-    unknown = sorted(set(overrides) - set(OVERRIDABLE))
-    if unknown:
-        return f"unknown override {unknown[0]!r} (known: {', '.join(OVERRIDABLE)})"
-    extra = sorted(set(item) - set(KEYS))
-    if extra:
-        return f"unknown key {extra[0]!r} (known: {', '.join(KEYS)})"
-    return None
+    overrides = dict(item.overrides)
+    if item.language and "language" not in overrides:
+        overrides["language"] = item.language
+    tags = list(item.tags) + ([item.topic] if item.topic else [])
+    return {"n": n, "line": line, "task": item.task, "reference": item.reference or None, "tags": tags,
+            "overrides": overrides, "id": str(item.id) if item.id is not None else None,
+            "length": item.length}  # fmt: skip
 
 
 def load(path: str | None, builtin: str | None) -> tuple[str, list[dict[str, Any]]]:

@@ -13,7 +13,9 @@ from typing import Any
 
 from reflectcli.errors import UserError
 from reflectcli.sources.evidence import number, section_query
+from reflectcli.sources.fetch import unused_proxy_note
 from reflectcli.sources.library import add_web_results, best_chunks, search
+from reflectcli.sources.pages import Pages
 from reflectcli.sources.stopwords import only_stop_words, stop_words_message
 from reflectcli.store.db import DB_NAME, Store, store_url
 from reflectcli.writing.titles import content_stems
@@ -103,11 +105,13 @@ class WebRetriever:
     """Top passages from the web: a search (through `search_fn`), each result read into the
     library (its page, fetched safely, or its snippet), then each result's best chunk for the
     query. With `local`, the library's own top passages come first (hybrid). Its notes: one
-    per URL refused for where it points. Up to `workers` pages are fetched at once."""
+    per URL refused for where it points, and one when the environment names a proxy that is
+    not used. Up to `workers` pages are fetched at once, through `proxy` if given; one
+    retriever serves one run, and fetches each page once in it (sources/pages.py)."""
 
     def __init__(self, search_fn: WebSearch, runs_dir: str | Path, top_k: int = 3,
                  fetch: bool = True, local: bool = False, allow_private: bool = False,
-                 workers: int = 1):  # fmt: skip
+                 workers: int = 1, proxy: str | None = None):  # fmt: skip
         self.search_fn = search_fn
         self.runs_dir = runs_dir
         self.top_k = top_k
@@ -115,15 +119,20 @@ class WebRetriever:
         self.local = local
         self.allow_private = allow_private
         self.workers = workers
+        self.proxy = proxy
+        self.pages = Pages()
 
     def __call__(self, query: str) -> dict[str, Any]:
         hits = LocalRetriever(self.runs_dir, self.top_k)(query)["hits"] if self.local else []
         results = self.search_fn(query, self.top_k)
-        ids, refused = add_web_results(self.runs_dir, results[: self.top_k], self.fetch,
-                                       self.allow_private, self.workers)  # fmt: skip
+        ids, refused = add_web_results(self.runs_dir, results[: self.top_k], self.fetch, self.allow_private,
+                                       self.workers, self.pages, self.proxy)  # fmt: skip
         seen = {h["chunk_id"] for h in hits}
         hits += [h for h in best_chunks(self.runs_dir, query, ids) if h["chunk_id"] not in seen]
-        return {"hits": hits, "notes": [{"kind": "refused", "note": line} for line in refused]}
+        notes = [{"kind": "refused", "note": line} for line in refused]
+        if self.fetch and (unused := unused_proxy_note(self.proxy)):  # the run's trace keeps one
+            notes.append({"kind": "proxy", "note": unused})
+        return {"hits": hits, "notes": notes}
 
 
 class JournaledSearch:

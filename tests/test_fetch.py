@@ -552,3 +552,48 @@ def test_sources_add_says_once_that_the_environments_proxy_is_not_used(monkeypat
     files = runs_dir.parent / "notes.md"
     files.write_text("# Notes\n\nNo URL here.\n")
     assert [o.status for o in library.add(runs_dir, [str(files)])] == ["added"]  # no URL: no note
+
+
+@pytest.mark.parametrize(("a", "b", "same"), [
+    ("HTTP://Example.COM:80/a?q=1#top", "http://example.com/a?q=1", True),
+    ("https://example.com", "https://example.com:443/", True),
+    ("https://[2606:4700::1]:443/x", "https://[2606:4700::1]/x", True),
+    ("https://example.com/A", "https://example.com/a", False),  # a path's case is the server's
+    ("https://example.com/?a=1&b=2", "https://example.com/?b=2&a=1", False),
+    ("http://example.com/", "https://example.com/", False),
+    ("https://example.com:8443/", "https://example.com/", False),
+])  # fmt: skip
+def test_a_pages_key_is_the_url_as_a_fetch_sees_it(a, b, same):
+    from reflectcli.sources.pages import page_key
+
+    assert (page_key(a) == page_key(b)) is same
+
+
+def test_searches_at_once_that_want_one_page_share_one_fetch():
+    from reflectcli.sources.pages import Pages
+
+    pages, loads, release = Pages(), [], threading.Event()
+
+    def load():
+        loads.append(1)
+        release.wait(5)  # the fetch in flight, until the test lets it finish
+        return "page"
+
+    got = []
+    threads = [threading.Thread(target=lambda: got.append(pages.get("https://example.com/p#x", load)))
+               for _ in range(4)]  # fmt: skip
+    for t in threads:
+        t.start()
+    release.set()
+    for t in threads:
+        t.join(5)
+    assert got == ["page"] * 4 and loads == [1]
+
+    def fails():
+        loads.append(2)
+        raise ValueError("cut at the cap")
+
+    for _ in range(2):  # a failure is kept too: not fetched again
+        with pytest.raises(ValueError, match="cut at the cap"):
+            pages.get("https://example.com/slow", fails)
+    assert loads == [1, 2] and len(pages) == 2

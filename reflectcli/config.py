@@ -64,7 +64,7 @@ class Research(BaseModel):
     sources: Literal["auto", "none", "local", "web", "hybrid"] = Field(
         "auto",
         description="Evidence for the article: local = the source library; web = a web search "
-        "(needs `web`); hybrid = both; auto = the library when it holds anything, else none",
+        "(needs `web`); hybrid = both; auto = the library when it holds a passage about the task, else none",
     )
     top_k: int = Field(3, ge=1, le=10, description="Passages retrieved per search")
     max_queries: int = Field(

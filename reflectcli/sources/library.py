@@ -278,6 +278,12 @@ def search(runs_dir: str | Path, query: str, limit: int = 10) -> list[dict[str, 
     return found
 
 
+def word_counts(runs_dir: str | Path, words: list[str]) -> tuple[dict[str, int], int]:
+    """How many of the library's sources hold each word (in any form), and how many it has."""
+    with _library(runs_dir, write=False) as library:
+        return library.sources_holding(words) if library else ({w: 0 for w in words}, 0)
+
+
 def snippet(text: str, query: str, width: int = 220) -> str:
     """About `width` characters of `text` around the first query word found in it."""
     flat = re.sub(r"\s+", " ", text).strip()

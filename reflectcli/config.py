@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -63,7 +64,7 @@ class Research(BaseModel):
     sources: Literal["auto", "none", "local", "web", "hybrid"] = Field(
         "auto",
         description="Evidence for the article: local = the source library; web = a web search "
-        "(needs `web`); hybrid = both; auto = the library when it holds anything, else none",
+        "(needs `web`); hybrid = both; auto = the library when it holds a passage about the task, else none",
     )
     top_k: int = Field(3, ge=1, le=10, description="Passages retrieved per search")
     max_queries: int = Field(
@@ -86,6 +87,29 @@ class Research(BaseModel):
         "private, link-local, multicast, reserved addresses): for an intranet. Off, such URLs "
         "(and their redirects) are refused before connecting",
     )
+    proxy: str | None = Field(
+        None,
+        description="An http:// proxy (http://host:port) every fetch goes through, as a CONNECT "
+        "tunnel to the address the check passed (the check still applies). Off by default; "
+        "HTTP(S)_PROXY in the environment is never used",
+    )
+
+    @field_validator("proxy")
+    @classmethod
+    def _http_proxy(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        try:
+            parts.port  # noqa: B018 (a port out of range raises here)
+        except ValueError as exc:
+            raise ValueError(f"{value!r}: {exc}") from None
+        if parts.scheme.lower() != "http" or not parts.hostname:
+            raise ValueError(f"{value!r} is not an http:// proxy URL (http://host:port)")
+        if parts.username is not None:  # settings are saved with each run (resume reuses them)
+            raise ValueError("a proxy URL with a user or password: credentials are not kept in "
+                             "settings, which every run saves")  # fmt: skip
+        return value
 
 
 def server_url(value: str | None, allow_none: bool = False) -> str | None:

@@ -393,7 +393,7 @@ class Runner:
             inner = WebRetriever(search, settings.runs_dir, research.top_k, research.fetch,
                                  local=research.sources == "hybrid",
                                  allow_private=research.allow_private,
-                                 workers=settings.concurrency or 1)  # fmt: skip
+                                 workers=settings.concurrency or 1, proxy=research.proxy)  # fmt: skip
         else:
             return None
         label = f"{research.sources}:{research.web or 'library'}:{research.top_k}"

@@ -27,8 +27,11 @@ class _Server(ThreadingHTTPServer):
 
 class SearchServer:
     def __init__(self, pages=PAGES, fail_pages: bool = False, secret: str = "", statuses=(),
-                 page_delay: float = 0.0, results_per_search: int | None = None):  # fmt: skip
+                 page_delay: float = 0.0, results_per_search: int | None = None,
+                 drip: dict[int, float] | None = None):  # fmt: skip
         self.pages = list(pages)
+        self.drip = dict(drip or {})  # page -> seconds between the bytes of its headers (a tarpit)
+        self.closed = threading.Event()  # ends a drip's waits when the server closes
         self.page_delay = page_delay  # seconds each page takes to answer (a slow web)
         self.results_per_search = results_per_search  # at most this many results a search
         self.in_flight = 0  # page requests being answered now, and the most at once
@@ -39,6 +42,8 @@ class SearchServer:
         self.statuses = list(statuses)  # HTTP errors the next searches answer, in turn (401, 503)
         self.queries: Counter[str] = Counter()
         self.page_hits = 0  # every request for a page (a refused URL must leave it at 0)
+        self.page_requests: Counter[str] = Counter()  # the requests for each page, by path
+        self.answered: list[list[str]] = []  # each search's result URLs, in order
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -57,12 +62,16 @@ class SearchServer:
                 elif url.path.startswith("/page/") and not server.fail_pages:
                     with server._lock:
                         server.page_hits += 1
+                        server.page_requests[url.path] += 1
                         server.in_flight += 1
                         server.most_in_flight = max(server.most_in_flight, server.in_flight)
                     time.sleep(server.page_delay)  # the page's latency
                     with server._lock:
                         server.in_flight -= 1
                     n = int(url.path.rsplit("/", 1)[1])
+                    if n in server.drip:
+                        self._drip(server.drip[n])
+                        return
                     title, text = server.pages[n]
                     body = (f"<html><head><title>{title}</title></head><body><article><h1>{title}"
                             f"</h1><p>{text}</p><p>More about {title.lower()} follows in later "
@@ -71,6 +80,17 @@ class SearchServer:
                     self._send(200, "text/html; charset=utf-8", body)
                 else:
                     self._send(404, "text/plain", "not found")
+
+            def _drip(self, gap: float):
+                """Headers that never end, one byte every `gap` seconds."""
+                for byte in b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Pad: " + b"x" * 500:
+                    try:
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                    except OSError:
+                        return
+                    if server.closed.wait(gap):
+                        return
 
             def _send(self, code: int, ctype: str, body: str):
                 data = body.encode("utf-8")
@@ -95,6 +115,7 @@ class SearchServer:
                 scored.append((-shared, n))
         scored = scored or [(0, n) for n in range(len(self.pages))]
         scored = sorted(scored)[: self.results_per_search]
+        self.answered.append([f"{self.base_url}/page/{n}" for _, n in scored])
         return [{"title": self.pages[n][0], "url": f"{self.base_url}/page/{n}",
                  "content": self.pages[n][1][:80]} for _, n in scored]  # fmt: skip
 
@@ -103,5 +124,6 @@ class SearchServer:
         return self
 
     def __exit__(self, *exc) -> None:
+        self.closed.set()
         self.httpd.shutdown()
         self.httpd.server_close()

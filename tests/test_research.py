@@ -11,8 +11,8 @@ from reflectcli.sources.evidence import relevant
 from reflectcli.sources.research import LocalRetriever
 
 
-def hit(chunk_id: int, score: float) -> dict:
-    return {"chunk_id": chunk_id, "score": score}
+def hit(chunk_id: int, score: float, share: float | None = None) -> dict:
+    return {"chunk_id": chunk_id, "score": score, **({"share": share} if share is not None else {})}
 
 
 @pytest.mark.parametrize(("searches", "keep", "kept"), [
@@ -24,6 +24,11 @@ def hit(chunk_id: int, score: float) -> dict:
     ([("section", [hit(1, -4.0)]), ("task", [hit(2, -5.0), hit(3, -4.0)])], 2, [1, 2]),  # its own first
     ([("alpha", [hit(1, -5.0), hit(2, -4.0), hit(3, -3.0)])], 2, [1, 2]),
     ([("web", [hit(7, 0.0), hit(8, 0.0)])], 3, [7, 8]),  # no scores at all: all count
+    # a library hit holding too little of its query's weight goes, however it ranks
+    ([("lighthouses work", [hit(1, -9.0, 0.2), hit(2, -3.0, 0.8)])], 3, [2]),
+    ([("lighthouses work", [hit(1, -9.0, 0.2)]), ("task", [hit(2, -1.0, 0.6)])], 3, [2]),
+    ([("x", [hit(1, 0.0, 0.1), hit(2, 0.0, 0.9), hit(3, 0.0, 0.5)])], 3, [2, 3]),  # every score 0
+    ([("x", [hit(1, -2.0, 0.0), hit(2, 0.0, None)])], 3, [2]),  # a web result has no share
     ([("x", [])], 3, []),
 ])  # fmt: skip
 def test_the_relevance_floor(searches, keep, kept):
@@ -98,6 +103,29 @@ def test_auto_uses_the_library_only_when_it_holds_the_task(tmp_path, runs_dir, s
     assert "no relevant sources in the library" in ui.console.file.getvalue()
 
 
+def test_a_common_word_cannot_carry_a_match(tmp_path, runs_dir, backend):
+    """The task "How do lighthouses work?" against notes on urllib that say "work" throughout: half of
+    the task's content words by count, a small part of its weight ("lighthouses" is in no
+    source, the heaviest word there is). The same notes serve a task about them. Both stores."""
+    from reflectcli.sources.research import relevant_to, weights
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    lines = ["Handlers do the work of opening URLs.", "The opener works with cookies and proxies.",
+             "Basic authentication works per realm.", "Redirects work for GET requests only.",
+             "HTTP headers tell the server what the client can work with."]  # fmt: skip
+    for n, line in enumerate(lines):
+        (notes / f"urllib{n}.md").write_text(f"# urllib {n}\n\n{line} urllib.request fetches URLs.\n")
+    library.add(runs_dir, [str(notes)])
+    weighed = weights(runs_dir, "How do lighthouses work?")
+    assert set(weighed) == {"lighthous", "work"} and weighed["lighthous"] > 2 * weighed["work"]
+    assert not relevant_to("How do lighthouses work?", runs_dir)
+    assert relevant_to("Which requests does urllib redirect?", runs_dir)
+    hits = LocalRetriever(runs_dir, 3)("How do lighthouses work?")["hits"]
+    assert hits and all(h["share"] < 0.5 for h in hits)  # the floor keeps none of them
+    assert relevant([("How do lighthouses work?", hits)], 3) == []
+
+
 def test_the_critics_queries_are_searched_in_one_step_at_once_within_max_queries():
     """A review's queries left are one research step: searched concurrently (up to
     `concurrency`), merged in the review's order whatever order they finish in, a repeated
@@ -132,3 +160,28 @@ def test_the_critics_queries_are_searched_in_one_step_at_once_within_max_queries
     assert made == ["first", "second", "third"]  # 4 - 1 made; the repeat once; review order
     assert sorted(started) == sorted(made) and most[1] >= 2  # at once, not one by one
     assert [e["query"] for e in update["evidence"]] == made
+
+
+def test_stems_are_the_same_from_threads_at_once():
+    """A run's searches weigh their words at once: Snowball's stemmer keeps the word it is
+    stemming in its own fields, so one shared by threads garbled words (or raised IndexError)."""
+    import threading
+
+    from reflectcli.writing.titles import content_stems
+
+    text = " ".join("lighthouses working revisions printing presses generously".split() * 50)
+    want, wrong = content_stems(text), []
+
+    def stem():
+        for _ in range(200):
+            try:
+                wrong.extend([1] if content_stems(text) != want else [])
+            except IndexError:
+                wrong.append(2)
+
+    threads = [threading.Thread(target=stem) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wrong == []

@@ -63,6 +63,47 @@ def test_web_results_become_sources_and_their_citations_resolve(fake, search, ru
     assert f'<a href="{search.base_url}/page/0">' in html
 
 
+def test_a_page_is_fetched_once_in_a_run_however_many_searches_find_it(fake, search, runs_dir):
+    """Three searches (two sections and the task) answer overlapping results; each page is
+    requested once in the run (the run's page cache), and every search still gets its hits."""
+    fake.responder = Grounded()
+    state = write(runs_dir, web(search)).state
+    assert sum(search.queries.values()) == 3
+    found = [url for urls in search.answered for url in urls[:3]]  # top_k 3 of each search
+    assert len(found) > len(set(found))  # the searches found the same pages again
+    assert set(search.page_requests.values()) == {1}
+    assert set(search.page_requests) == {url.removeprefix(search.base_url) for url in found}
+    assert state["evidence"] and {e["kind"] for e in state["evidence"]} == {"url"}
+
+
+def test_a_page_that_drips_its_headers_is_cut_and_the_run_goes_on(fake, runs_dir, monkeypatch):
+    """A result whose server sends its headers a byte every 0.3 s (each read well inside the
+    socket timeout) is cut at the fetch's cap (1 s here; tests/test_fetch.py times the cut),
+    once in the run: its snippet stands in, the other pages are read, the run finishes."""
+    import functools
+
+    from reflectcli.sources.readers import read_url
+
+    monkeypatch.setattr(library, "read_url", functools.partial(read_url, timeout=1.0))
+    fake.responder = Grounded()
+    with SearchServer(drip={0: 0.3}) as server:
+        state = write(runs_dir, web(server)).state
+        assert server.page_requests["/page/0"] == 1  # cut once, not again on every search
+    assert state["status"] == "finished" and sum(server.queries.values()) == 3
+    kinds = {s["location"].rsplit("/", 1)[1]: s["kind"] for s in library.sources(runs_dir)}
+    assert kinds["0"] == "web" and "url" in set(kinds.values()) - {kinds["0"]}
+
+
+def test_a_proxy_in_the_environment_that_is_not_used_is_one_trace_line(fake, search, runs_dir, monkeypatch):
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.corp.example:3128")
+    fake.responder = Grounded()
+    state = write(runs_dir, web(search)).state
+    notes = [e["note"] for e in state["trace"] if e.get("kind") == "proxy"]
+    assert notes == ["HTTPS_PROXY is set but pages are fetched without a proxy: set [research] proxy "
+                     "to fetch through it"]  # fmt: skip
+    assert state["evidence"] and {e["kind"] for e in state["evidence"]} == {"url"}  # fetched directly
+
+
 def test_snippets_stand_in_for_pages_that_cannot_be_fetched(fake, runs_dir):
     fake.responder = Grounded()
     with SearchServer(fail_pages=True) as server:

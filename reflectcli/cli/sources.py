@@ -47,7 +47,8 @@ def add(
         stop = None
         try:
             outcomes = add_sources(settings.runs_dir, targets, ui.task_progress,
-                                   allow_private=settings.research.allow_private, prune=prune)  # fmt: skip
+                                   allow_private=settings.research.allow_private, prune=prune,
+                                   proxy=settings.research.proxy)  # fmt: skip
         except AddInterrupted as exc:  # Ctrl-C: say what was kept
             outcomes, stop = exc.outcomes, exc
         ui.close()

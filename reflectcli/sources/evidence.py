@@ -5,10 +5,13 @@ the library's storage."""
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from reflectcli.sources.stopwords import content_words
 from reflectcli.writing.citations import strip_invented
+from reflectcli.writing.textops import CJK
+from reflectcli.writing.titles import content_stems
 
 
 def section_query(task: str, section: dict[str, Any]) -> str:
@@ -46,6 +49,36 @@ def number(
 
 
 RELEVANT = 0.7  # a passage is kept when its strength is at least this share of the best one's
+RELEVANT_SHARE = 0.5  # ... and when it holds at least this share of its query's weight (`share`)
+
+
+def query_stems(text: str) -> dict[str, str]:
+    """The text's content stems (writing/titles.content_stems), each with a word of the text
+    that has it, to look its rarity up in the index (a CJK character stands for itself)."""
+    found: dict[str, str] = {}
+    for token in re.findall(r"\w+", text):
+        for stem in sorted(content_stems(token)):
+            found.setdefault(stem, stem if CJK.fullmatch(stem) else token)
+    return found
+
+
+def rarity(holding: int, total: int) -> float:
+    """BM25's IDF for a word that `holding` of `total` documents hold, in Lucene's form (never
+    below 0): a word every document holds weighs almost nothing, one that none holds the most."""
+    return math.log(1 + (total - holding + 0.5) / (holding + 0.5))
+
+
+def share(weights: dict[str, float], text: str) -> float:
+    """The part of a query's weight that `text` holds: its stems, each weighted by its rarity
+    in the library. A common verb the passage shares ("work") is a small part; a rare word it
+    lacks ("lighthouses", in no source at all) is the largest. One word alone never carries a
+    match: a text holding fewer than two of the query's stems (when it has two) holds 0."""
+    whole = sum(weights.values())
+    found = content_stems(text) if whole > 0 else set()
+    held = [stem for stem in weights if stem in found]
+    if len(held) < min(2, len(weights)):
+        return 0.0
+    return sum(weights[stem] for stem in held) / whole
 
 
 def strength(hit: dict[str, Any], query: str) -> float:
@@ -57,15 +90,18 @@ def strength(hit: dict[str, Any], query: str) -> float:
 
 
 def relevant(searches: list[tuple[str, list[dict[str, Any]]]], keep: int) -> list[tuple[str, dict[str, Any]]]:
-    """The passages worth citing from one or more searches, as (query, hit): only those whose
-    strength clears RELEVANT times the best one's (over all the searches), each chunk once, the
-    first search's first (best first within each), at most `keep`. Hits without a score (a
-    web page none of whose chunks matched) count only when no hit has one."""
-    best = max((strength(h, q) for q, hits in searches for h in hits), default=0.0)
+    """The passages worth citing from one or more searches, as (query, hit): only those that
+    hold RELEVANT_SHARE of their query's weight (a library hit's `share`; a web result, which
+    the search engine chose, has none and passes) and whose strength clears RELEVANT times the
+    best such one's (over all the searches); each chunk once, the first search's first (best
+    first within each), at most `keep`. Hits without a score (a web page none of whose chunks
+    matched) count only when no hit has one; when none has one the share alone decides."""
+    held = [(q, [h for h in hits if h.get("share", 1.0) >= RELEVANT_SHARE]) for q, hits in searches]
+    best = max((strength(h, q) for q, hits in held for h in hits), default=0.0)
     floor = RELEVANT * best if best > 0 else float("-inf")
     seen: set[Any] = set()
     kept: list[tuple[str, dict[str, Any]]] = []
-    for query, hits in searches:
+    for query, hits in held:
         for hit in sorted(hits, key=lambda h: -strength(h, query)):
             if hit["chunk_id"] not in seen and strength(hit, query) >= floor:
                 seen.add(hit["chunk_id"])

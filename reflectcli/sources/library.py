@@ -10,14 +10,15 @@ import threading
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from reflectcli.errors import UserError
 from reflectcli.pool import in_order
 from reflectcli.sources.chunking import chunk_document, searchable
-from reflectcli.sources.fetch import scheme_problem
+from reflectcli.sources.fetch import scheme_problem, unused_proxy_note
+from reflectcli.sources.pages import Pages
 from reflectcli.sources.readers import (
     Document,
     Segment,
@@ -125,13 +126,14 @@ def _library(runs_dir: str | Path, write: bool) -> Iterator[Library | None]:
 
 
 def add(runs_dir: str | Path, targets: list[str], progress: Progress | None = None,
-        allow_private: bool = False, prune: bool = False) -> list[Outcome]:  # fmt: skip
+        allow_private: bool = False, prune: bool = False,
+        proxy: str | None = None) -> list[Outcome]:  # fmt: skip
     """Index files, folders and URLs. An unchanged file (same content hash) is left as it is, a
     changed one is re-indexed under its id; one that cannot be read is skipped with one line,
     and the rest go on. Each source is written in one transaction: nothing half indexed. A URL
-    is fetched safely (fetch.py): one on this machine or a private network is refused unless
-    `allow_private`. A folder's sources whose files are gone are removed with `prune` (else
-    noted). Ctrl-C raises AddInterrupted with what was done."""
+    is fetched safely (fetch.py; through `proxy` if given): one on this machine or a private
+    network is refused unless `allow_private`. A folder's sources whose files are gone are
+    removed with `prune` (else noted). Ctrl-C raises AddInterrupted with what was done."""
     items, outcomes = expand(targets)
     with _library(runs_dir, write=True) as library:
         n = 0
@@ -139,12 +141,15 @@ def add(runs_dir: str | Path, targets: list[str], progress: Progress | None = No
             for n, item in enumerate(items):
                 if progress is not None:
                     progress(n, len(items), item)
-                outcomes += _add_one(library, item, allow_private)
+                outcomes += _add_one(library, item, allow_private, proxy)
         except KeyboardInterrupt:
             raise AddInterrupted(outcomes, n, len(items)) from None
         if progress is not None:
             progress(len(items), len(items), "")
         outcomes += _gone(library, targets, prune)
+    note = unused_proxy_note(proxy) if any(is_url(i) for i in items) else None
+    if note:  # last: a URL's own line stays the first error about it
+        outcomes.append(Outcome("(environment)", "ignored", error=note))
     return outcomes
 
 
@@ -212,11 +217,12 @@ def _library_warnings() -> Iterator[list[str]]:
         root.removeHandler(handler)
 
 
-def _add_one(library: Library, item: str, allow_private: bool = False) -> list[Outcome]:
+def _add_one(library: Library, item: str, allow_private: bool = False,
+             proxy: str | None = None) -> list[Outcome]:  # fmt: skip
     """The outcome of one file or URL, its reader's warnings in its own line (a skipped one's
     error) or in one note after it."""
     with _library_warnings() as said:
-        outcome = _add_read(library, item, allow_private)
+        outcome = _add_read(library, item, allow_private, proxy)
     said = list(dict.fromkeys(said))
     if not said:
         return [outcome]
@@ -227,10 +233,10 @@ def _add_one(library: Library, item: str, allow_private: bool = False) -> list[O
     return [outcome, Outcome(outcome.location, "ignored", error=f"{outcome.location}: {warned}")]
 
 
-def _add_read(library: Library, item: str, allow_private: bool = False) -> Outcome:
+def _add_read(library: Library, item: str, allow_private: bool = False, proxy: str | None = None) -> Outcome:
     try:
         if is_url(item):
-            document = _read(lambda url: read_url(url, allow_private=allow_private), item)
+            document = _read(lambda url: read_url(url, allow_private=allow_private, proxy=proxy), item)
         else:
             path = Path(item)
             known = library.find(str(path.resolve()))
@@ -272,6 +278,12 @@ def search(runs_dir: str | Path, query: str, limit: int = 10) -> list[dict[str, 
     return found
 
 
+def word_counts(runs_dir: str | Path, words: list[str]) -> tuple[dict[str, int], int]:
+    """How many of the library's sources hold each word (in any form), and how many it has."""
+    with _library(runs_dir, write=False) as library:
+        return library.sources_holding(words) if library else ({w: 0 for w in words}, 0)
+
+
 def snippet(text: str, query: str, width: int = 220) -> str:
     """About `width` characters of `text` around the first query word found in it."""
     flat = re.sub(r"\s+", " ", text).strip()
@@ -305,14 +317,25 @@ _WRITING = threading.Lock()
 
 
 def add_web_results(runs_dir: str | Path, results: list[dict[str, Any]], fetch: bool = True,
-                    allow_private: bool = False,
-                    workers: int = 1) -> tuple[list[int], list[str]]:  # fmt: skip
+                    allow_private: bool = False, workers: int = 1, pages: Pages | None = None,
+                    proxy: str | None = None) -> tuple[list[int], list[str]]:  # fmt: skip
     """Web search results into the library, like any source: each page fetched (safely, see
-    fetch.py; up to `workers` at once) and read when `fetch` (and reachable), else its title and
-    snippet as a short source of kind `web`. Returns the ids of the sources, in the results'
-    order (a result that yields nothing is left out), and one line per URL refused for where it
-    points."""
+    fetch.py; up to `workers` at once; through `proxy` if given) and read when `fetch` (and
+    reachable), else its title and snippet as a short source of kind `web`. With `pages` (the
+    run's), a page that run has fetched is not fetched again. Returns the ids of the sources,
+    in the results' order (a result that yields nothing is left out), and one line per URL
+    refused for where it points."""
     refused: list[str] = []
+    pages = pages if pages is not None else Pages()
+
+    def read(url: str) -> tuple[Document | None, str | None]:
+        """(the page read, or None; a refusal line)."""
+        try:
+            return read_url(url, allow_private=allow_private, proxy=proxy), None
+        except URLRefused as exc:
+            return None, str(exc)
+        except SourceError:  # unreachable, cut at the time cap, unreadable: its snippet stands in
+            return None, None
 
     def page(result: dict[str, Any]) -> tuple[Document | None, str | None, bool]:
         """(the page read, or None; a refusal line; whether the result is skipped altogether)."""
@@ -321,12 +344,7 @@ def add_web_results(runs_dir: str | Path, results: list[dict[str, Any]], fetch: 
             return None, f"{url or '(no URL)'}: refused, {scheme_problem(url)}", True
         if not fetch:
             return None, None, False
-        try:
-            return read_url(url, allow_private=allow_private), None, False
-        except URLRefused as exc:
-            return None, str(exc), False
-        except SourceError:
-            return None, None, False
+        return (*pages.get(url, lambda: read(url)), False)
 
     with _library_warnings():  # the pages' reader warnings are not the run's output
         pages = in_order(page, results, workers)
@@ -347,7 +365,7 @@ def add_web_results(runs_dir: str | Path, results: list[dict[str, Any]], fetch: 
                 document = Document("web", url, title or url, digest(snippet.encode()),
                                     [Segment(snippet)])  # fmt: skip
             elif title:
-                document.title = title
+                document = replace(document, title=title)  # the run's pages keep theirs
             known = library.find(document.location)
             if known is not None and known["content_hash"] == document.content_hash:
                 ids.append(known["id"])

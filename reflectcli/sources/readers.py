@@ -175,13 +175,14 @@ def table_rows(table) -> str:
     return "\n".join(rows)
 
 
-def read_url(url: str, timeout: float = URL_TIMEOUT, allow_private: bool = False, resolver=None) -> Document:
+def read_url(url: str, timeout: float = URL_TIMEOUT, allow_private: bool = False, resolver=None,
+             proxy: str | None = None) -> Document:  # fmt: skip
     """An http(s) URL, fetched safely (fetch.py: every address checked before connecting,
-    redirects too), read by its content type (HTML, PDF, plain text, Markdown)."""
+    redirects too; through `proxy` if given), read by its content type (HTML, PDF, plain text, Markdown)."""
     from reflectcli.sources import fetch
 
     try:
-        got = fetch.fetch(url, allow_private, timeout, MAX_BYTES, resolver)
+        got = fetch.fetch(url, allow_private, timeout, MAX_BYTES, resolver, proxy)
     except fetch.Refused as exc:
         raise URLRefused(str(exc)) from exc
     except fetch.FetchError as exc:

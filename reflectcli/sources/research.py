@@ -12,8 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from reflectcli.errors import UserError
-from reflectcli.sources.evidence import number, section_query
-from reflectcli.sources.library import add_web_results, best_chunks, search
+from reflectcli.sources.evidence import RELEVANT_SHARE, number, query_stems, rarity, section_query, share
+from reflectcli.sources.fetch import unused_proxy_note
+from reflectcli.sources.library import add_web_results, best_chunks, search, word_counts
+from reflectcli.sources.pages import Pages
 from reflectcli.sources.stopwords import only_stop_words, stop_words_message
 from reflectcli.store.db import DB_NAME, Store, store_url
 from reflectcli.writing.titles import content_stems
@@ -48,21 +50,34 @@ def library_size(runs_dir: str | Path) -> int:
         conn.close()
 
 
-RELEVANT_SHARE = 0.5  # `auto`: a passage must hold half the task's content words (stemmed)
+def weights(runs_dir: str | Path, query: str) -> dict[str, float]:
+    """The query's content stems, each weighted by how rare it is in the library (`rarity`)."""
+    stems = query_stems(query)
+    counts, total = word_counts(runs_dir, list(stems.values()))
+    return {stem: rarity(counts[word], total) for stem, word in stems.items()}
+
+
+def with_shares(hits: list[dict[str, Any]], runs_dir: str | Path, query: str) -> list[dict[str, Any]]:
+    """Library hits, each with the `share` of the query's weight its heading and text hold."""
+    if hits:
+        weighed = weights(runs_dir, query)
+        for hit in hits:
+            hit["share"] = round(share(weighed, f"{hit.get('heading') or ''}\n{hit['text']}"), 4)
+    return hits
 
 
 def relevant_to(task: str, runs_dir: str | Path) -> bool:
     """Whether the library holds a passage about `task`: among the task's best matches, one
-    that holds at least half of the task's content words (Snowball stems, so "cars" meets
-    "car"). BM25 ranks whatever shares a word; a library of revision notes has a "best" passage
-    for "Should cities ban cars?" too, and citing it would be worse than citing nothing."""
-    wanted = content_stems(task)
-    if not wanted or only_stop_words(task):
+    that holds RELEVANT_SHARE of the task's weight, its content words (Snowball stems, so
+    "cars" meets "car") each weighted by how rare it is in the library. BM25 ranks whatever
+    shares a word; a library of revision notes has a "best" passage for "Should cities ban
+    cars?" too, and citing it would be worse than citing nothing. Counting words alone let a
+    common verb carry a match: "How do lighthouses work?" was written from the urllib HOWTO,
+    which says "work" in many places and "lighthouse" in none."""
+    if not content_stems(task) or only_stop_words(task):
         return False
-    for hit in search(runs_dir, task, limit=5):
-        if len(wanted & content_stems(hit["text"])) >= RELEVANT_SHARE * len(wanted):
-            return True
-    return False
+    hits = with_shares(search(runs_dir, task, limit=5), runs_dir, task)
+    return any(hit["share"] >= RELEVANT_SHARE for hit in hits)
 
 
 def resolve_mode(mode: str, runs_dir: str | Path, web: str | None = None, task: str | None = None) -> str:
@@ -96,18 +111,21 @@ class LocalRetriever:
     def __call__(self, query: str) -> dict[str, Any]:
         if only_stop_words(query):
             return {"hits": [], "notes": [{"kind": "stop_words", "note": stop_words_message(query)}]}
-        return {"hits": search(self.runs_dir, query, limit=self.top_k), "notes": []}
+        hits = with_shares(search(self.runs_dir, query, limit=self.top_k), self.runs_dir, query)
+        return {"hits": hits, "notes": []}
 
 
 class WebRetriever:
     """Top passages from the web: a search (through `search_fn`), each result read into the
     library (its page, fetched safely, or its snippet), then each result's best chunk for the
     query. With `local`, the library's own top passages come first (hybrid). Its notes: one
-    per URL refused for where it points. Up to `workers` pages are fetched at once."""
+    per URL refused for where it points, and one when the environment names a proxy that is
+    not used. Up to `workers` pages are fetched at once, through `proxy` if given; one
+    retriever serves one run, and fetches each page once in it (sources/pages.py)."""
 
     def __init__(self, search_fn: WebSearch, runs_dir: str | Path, top_k: int = 3,
                  fetch: bool = True, local: bool = False, allow_private: bool = False,
-                 workers: int = 1):  # fmt: skip
+                 workers: int = 1, proxy: str | None = None):  # fmt: skip
         self.search_fn = search_fn
         self.runs_dir = runs_dir
         self.top_k = top_k
@@ -115,15 +133,20 @@ class WebRetriever:
         self.local = local
         self.allow_private = allow_private
         self.workers = workers
+        self.proxy = proxy
+        self.pages = Pages()
 
     def __call__(self, query: str) -> dict[str, Any]:
         hits = LocalRetriever(self.runs_dir, self.top_k)(query)["hits"] if self.local else []
         results = self.search_fn(query, self.top_k)
-        ids, refused = add_web_results(self.runs_dir, results[: self.top_k], self.fetch,
-                                       self.allow_private, self.workers)  # fmt: skip
+        ids, refused = add_web_results(self.runs_dir, results[: self.top_k], self.fetch, self.allow_private,
+                                       self.workers, self.pages, self.proxy)  # fmt: skip
         seen = {h["chunk_id"] for h in hits}
         hits += [h for h in best_chunks(self.runs_dir, query, ids) if h["chunk_id"] not in seen]
-        return {"hits": hits, "notes": [{"kind": "refused", "note": line} for line in refused]}
+        notes = [{"kind": "refused", "note": line} for line in refused]
+        if self.fetch and (unused := unused_proxy_note(self.proxy)):  # the run's trace keeps one
+            notes.append({"kind": "proxy", "note": unused})
+        return {"hits": hits, "notes": notes}
 
 
 class JournaledSearch:

@@ -195,6 +195,32 @@ class Library:
         ).fetchall())  # fmt: skip
         return docs, self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0] or 1
 
+    def sources_holding(self, words: list[str]) -> tuple[dict[str, int], int]:
+        """How many sources hold each word in some form (by its stem: "lighthouses" counts the
+        sources with "lighthouse"), and how many sources there are: how rare each word is in
+        this library, an IDF over its documents. A word of ordinary prose ("see", "make") turns
+        up in most documents, a topic's word in few, however often each repeats it. One indexed
+        count per word: a task's few words, not a query's whole vocabulary."""
+        total = self.conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0]
+        counts: dict[str, int] = {}
+        for word in dict.fromkeys(words):
+            folded = _folded(word).replace('"', "")
+            if not folded.strip():
+                counts[word] = 0
+            elif self.postgres:
+                counts[word] = self.conn.execute(
+                    "SELECT COUNT(DISTINCT c.source_id) FROM chunk_index i JOIN chunks c ON c.id = i.rowid "
+                    "WHERE i.stems @@ to_tsquery('english', ?)",
+                    (tsquery(f'"{folded}"'),),
+                ).fetchone()[0]
+            else:
+                counts[word] = self.conn.execute(
+                    "SELECT COUNT(DISTINCT c.source_id) FROM chunk_stems JOIN chunks c ON "
+                    "c.id = chunk_stems.rowid WHERE chunk_stems MATCH ?",
+                    (f'"{folded}"',),
+                ).fetchone()[0]
+        return counts, total
+
     def _stem_matches(self, word: str) -> bool:
         """A word in no chunk as written that some chunk holds in another form ("coroutines")."""
         found = self.conn.execute(

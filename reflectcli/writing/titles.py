@@ -5,8 +5,8 @@ with a problem is refused like a placeholder, and the model is asked again."""
 from __future__ import annotations
 
 import re
+import threading
 from difflib import SequenceMatcher
-from functools import lru_cache
 
 from reflectcli.writing.textops import CJK, normalize
 
@@ -26,11 +26,17 @@ _INSTRUCTION = re.compile(
 )
 
 
-@lru_cache(maxsize=1)
-def _stemmer():
-    import snowballstemmer
+_LOCAL = threading.local()
 
-    return snowballstemmer.stemmer("english")
+
+def _stemmer():
+    """This thread's Snowball stemmer: one keeps its word in its own fields while it stems, so
+    two threads sharing one (a run's searches at once) corrupt each other's words."""
+    if not hasattr(_LOCAL, "stemmer"):
+        import snowballstemmer
+
+        _LOCAL.stemmer = snowballstemmer.stemmer("english")
+    return _LOCAL.stemmer
 
 
 def content_stems(text: str) -> set[str]:

@@ -223,3 +223,133 @@ def test_odd_markup_is_an_empty_source_or_text_never_a_crash(markup):
         assert type(exc).__name__ == "SourceError"
     else:
         assert "deep" in document.segments[0].text
+
+
+# Issue 34: PDFs that keep their symbols and their headings
+
+
+def fonts_pdf(lines: list[tuple[str, bytes]]) -> bytes:
+    """A one-page PDF of lines, each in a named Type 1 font that is not embedded and has no
+    ToUnicode map (as TeX's Computer Modern fonts are read when their glyph names are lost):
+    the reader sees each byte as the font's own code."""
+    fonts = sorted({font for font, _ in lines})
+    ops = b"BT 12 TL 40 760 Td " + b" ".join(b"/F%d 10 Tf (%s) '" % (fonts.index(f), text)
+                                              for f, text in lines) + b" ET"  # fmt: skip
+    resources = " ".join(f"/F{i} {5 + i} 0 R" for i in range(len(fonts)))
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+               f"/Resources << /Font << {resources} >> >> >>".encode(),
+               b"<< /Length %d >>\nstream\n" % len(ops) + ops + b"\nendstream"]  # fmt: skip
+    objects += [f"<< /Type /Font /Subtype /Type1 /BaseFont /{font} >>".encode() for font in fonts]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for n, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % n + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def control_characters(text: str) -> list[str]:
+    import unicodedata
+
+    return [ch for ch in text if unicodedata.category(ch) == "Cc" and ch not in "\n\t"]
+
+
+def test_tex_font_codes_are_stored_as_their_symbols_not_control_characters(tmp_path):
+    path = tmp_path / "glpk.pdf"
+    path.write_bytes(fonts_pdf([
+        ("ABCDEF+CMR10", b"The speci\\014ed problem object is \\013xed."),
+        ("CMSY10", b"0 \\024 len \\024 n and \\000x \\002 y \\025 0"),
+        ("CMMI10", b"\\013 \\014"),
+        ("CMSY10", b"\\015c 2000-2020 Free Software Foundation"),
+    ]))  # fmt: skip
+    document = read_path(path)
+    text = "\n".join(c["text"] for c in chunk_document(document))
+    assert "The specified problem object is ffxed." in text  # OT1's ligatures (0x0C fi, 0x0B ff)
+    assert "0 ≤ len ≤ n and −x × y ≥ 0" in text and "α β" in text  # OMS and OML
+    assert "© 2000-2020" in text  # TeX's © is a circle with a c in it
+    assert control_characters(text) == [] and document.warning is None
+
+
+def test_a_control_character_no_font_explains_is_dropped_with_one_warning(tmp_path):
+    path = tmp_path / "bullets.pdf"
+    lines = [("Helvetica", b"\\210 All evaluation uses integers."), ("Helvetica", b"Fine.")]
+    path.write_bytes(fonts_pdf(lines))
+    outcomes = library.add(tmp_path / "runs", [str(path)])
+    assert [o.status for o in outcomes] == ["added"]  # no second line: nothing else warned
+    assert outcomes[0].warning.endswith("1 character its fonts do not map to text was dropped, "
+                                        "on 1 of its 1 pages (2.70% of its text)")  # fmt: skip
+    stored = library.show(tmp_path / "runs", outcomes[0].source_id)[1]
+    text = stored[0]["text"]
+    assert control_characters(text) == [] and "All evaluation uses integers." in text
+
+
+def outlined(pages: list[list[str]], entries: list[tuple[str, int, str | None]]) -> bytes:
+    """text_pdf's pages with an outline: (title, page index, parent title or None)."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(text_pdf(pages))))
+    made = {}
+    for title, page, parent in entries:
+        made[title] = writer.add_outline_item(title=title, page_number=page, parent=made.get(parent))
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def test_outline_titles_are_found_after_their_printed_numbers(tmp_path):
+    path = tmp_path / "faq.pdf"
+    path.write_bytes(outlined(
+        [["1 Introduction", "This document answers questions.", "1.1 Legalese", "Copyright by the authors.",
+          "1.2 Notation", "Everything is standard."],
+         ["Chapter 2", "R Basics", "R is a system for statistics.", "2.1 What is R?", "R is a language."]],
+        [("1 Introduction", 0, None), ("Legalese", 0, "1 Introduction"), ("Notation", 0, "1 Introduction"),
+         ("R Basics", 1, None), ("What is R?", 1, "R Basics")],
+    ))  # fmt: skip
+    by_text = {c["text"].split("\n")[-1]: c["heading"] for c in chunk_document(read_path(path))}
+    assert by_text == {"This document answers questions.": "1 Introduction",
+                       "Copyright by the authors.": "1 Introduction › Legalese",
+                       "Everything is standard.": "1 Introduction › Notation",
+                       "R is a system for statistics.": "R Basics",
+                       "R is a language.": "R Basics › What is R?"}, by_text  # fmt: skip
+
+
+def test_an_entry_pointing_at_the_page_before_its_heading_is_found_on_the_next(tmp_path):
+    path = tmp_path / "lang.pdf"
+    path.write_bytes(outlined(
+        [["2.1.2 Lists", "Lists hold objects."], ["2.1.3 Language objects", "There are three types."]],
+        [("Lists", 0, None), ("Language objects", 0, None)],  # an anchor set before the page break
+    ))  # fmt: skip
+    chunks = chunk_document(read_path(path))
+    assert [(c["page"], c["heading"]) for c in chunks] == [(1, "Lists"), (2, "Language objects")]
+
+
+def test_running_headers_that_change_per_chapter_and_page_numbers_are_dropped(tmp_path):
+    chapters = ["Chapter 1: Introduction and preliminaries", "Chapter 2: Simple manipulations"]
+    pages = [[f"{chapters[n // 4]} {n + 1}", f"Paragraph {n} says something of its own.",
+              f"It goes on for {'ab' * (n + 1)}."] for n in range(8)]  # fmt: skip
+    pages[0] = ["1 Introduction", "The first chapter begins on page one.", "1"]  # a heading, not a header
+    pages[4] = ["2 Simple manipulations", "The second chapter begins here.", "5"]
+    path = tmp_path / "intro.pdf"
+    path.write_bytes(text_pdf(pages))
+    chunks = chunk_document(read_path(path))
+    text = "\n".join(c["text"] for c in chunks)
+    assert "Chapter 1:" not in text and "Chapter 2:" not in text
+    assert "1 Introduction" in text and "2 Simple manipulations" in text
+    assert not any(c["text"].strip().isdigit() for c in chunks)  # no chunk is only a page number
+    assert "Paragraph 5 says something of its own.\nIt goes on for abababababab." in text
+
+
+def test_contents_pages_are_found_only_when_nothing_else_matches(tmp_path):
+    contents = ["Table of Contents"] + [f"{n} Installing add-on packages part {n} . . . . . . . {n + 1}"
+                                        for n in range(1, 7)]  # fmt: skip
+    path = tmp_path / "admin.pdf"
+    path.write_bytes(text_pdf([contents, ["Add-on packages are installed with install.packages()."]]))
+    runs = tmp_path / "runs"
+    library.add(runs, [str(path)])
+    hits = library.search(runs, "how can add-on packages be installed")
+    assert [h["page"] for h in hits] == [2]  # not the contents page, which holds every word too
+    assert [h["page"] for h in library.search(runs, "table of contents")] == [1]  # nothing else has it

@@ -115,7 +115,7 @@ def test_docx_tables_are_read_as_rows_in_their_place(tmp_path):
     path = tmp_path / "fonts.docx"
     document.save(path)
     segments = read_path(path).segments
-    assert segments[0].text == "Before the table.\nfamily | weight\nDejaVu Sans | bold"
+    assert segments[0].text == "Before the table.\n\nfamily | weight\nDejaVu Sans | bold"
     assert (segments[1].heading, segments[1].text) == ("Fonts › Matching", "After the table.")
 
 
@@ -353,3 +353,116 @@ def test_contents_pages_are_found_only_when_nothing_else_matches(tmp_path):
     hits = library.search(runs, "how can add-on packages be installed")
     assert [h["page"] for h in hits] == [2]  # not the contents page, which holds every word too
     assert [h["page"] for h in library.search(runs, "table of contents")] == [1]  # nothing else has it
+
+
+# Issue 34: HTML and DOCX keep their structure; issue 33: hidden text is never stored
+
+
+def test_ordered_lists_keep_their_numbers():
+    markup = """<html><body><main><p>Notes:</p><ol><li>Measured at noon.</li><li>Estimated.</li></ol>
+    <ol start="3"><li>Third.</li><li value="7">Seventh.</li><li>Eighth.</li></ol>
+    <ol type="a"><li>Letter a.</li><li>Letter b.</li></ol><ol reversed><li>Two.</li><li>One.</li></ol>
+    <ul><li>A bullet.</li></ul></main></body></html>"""
+    text = html_doc(markup).segments[0].text
+    assert "1. Measured at noon.\n\n2. Estimated." in text
+    assert "3. Third.\n\n7. Seventh.\n\n8. Eighth." in text
+    assert "a. Letter a.\n\nb. Letter b." in text and "2. Two.\n\n1. One." in text
+    assert "\n\nA bullet." in text
+
+
+def test_each_code_block_in_a_pre_keeps_its_own_lines():
+    markup = """<html><body><main><p>An example in both module systems:</p>
+    <pre><input class="js-flavor-selector" type="checkbox" aria-label="Show modern ES modules syntax"><code
+    class="language-js mjs">import { EventEmitter } from 'node:events';
+myEmitter.emit('event');</code><code class="language-js cjs">const EventEmitter = require('node:events');
+myEmitter.emit('event');</code></pre></main></body></html>"""
+    document = html_doc(markup)
+    segment = document.segments[0]
+    assert "emit('event');const" not in segment.text
+    blocks = [segment.text[a:b] for a, b in segment.code]
+    assert blocks == ["import { EventEmitter } from 'node:events';\nmyEmitter.emit('event');",
+                      "const EventEmitter = require('node:events');\nmyEmitter.emit('event');"]  # fmt: skip
+
+
+def test_table_cells_keep_their_line_breaks_and_a_nested_table_is_read_once():
+    markup = """<html><body><main><table>
+    <tr><th>Option</th><th>Meaning</th></tr>
+    <tr><td>--leak-check</td><td>Search for leaks<br>at exit.<p>Default: summary (1)</p></td></tr>
+    <tr><td>--tool</td><td><table><tr><td>memcheck</td><td>errors</td></tr><tr><td>cachegrind</td>
+    <td>caches</td></tr></table></td></tr></table></main></body></html>"""
+    text = html_doc(markup).segments[0].text
+    assert text == ("Option | Meaning\n--leak-check | Search for leaks\nat exit.\nDefault: summary (1)\n"
+                    "--tool | memcheck | errors\ncachegrind | caches")  # fmt: skip
+    assert text.count("memcheck") == 1
+
+
+def test_a_heading_in_a_table_cell_starts_a_heading_path():
+    markup = """<html><head><title>Valgrind FAQ</title></head><body><div class="qandaset">
+    <table summary="Q and A Div"><tr class="qandadiv"><td colspan="2"><h3>1. Background</h3></td></tr>
+    <tr class="question"><td><b>1.1.</b></td><td><b>How do you pronounce "Valgrind"?</b></td></tr>
+    <tr class="answer"><td></td><td><p>The "Val" as in the word "value".</p><pre>% valgrind ls
+% valgrind -v ls</pre></td></tr></table>
+    <table summary="Q and A Div"><tr><td><h3>2. Compiling</h3></td></tr>
+    <tr><td><p>When building Valgrind, make dies.</p></td></tr></table></div></body></html>"""
+    chunks = chunk_document(html_doc(markup))
+    by_heading = {c["heading"]: c["text"] for c in chunks}
+    assert 'The "Val" as in the word "value".' in by_heading["1. Background"]
+    assert "% valgrind ls\n% valgrind -v ls" in by_heading["1. Background"]
+    assert by_heading["2. Compiling"] == "When building Valgrind, make dies."
+
+
+@pytest.mark.parametrize("hiding", [
+    '<p hidden>SECRET</p>', '<p aria-hidden="true">SECRET</p>', '<p style="display: none">SECRET</p>',
+    '<p style="visibility:hidden">SECRET</p>', '<span style="font-size:0px">SECRET</span>',
+    '<span style="FONT-SIZE: 0 !important">SECRET</span>',
+    '<div style="background:#ffffff"><p style="color: white">SECRET</p></div>',
+    '<p style="color:#fff;background-color:white">SECRET</p>',
+])  # fmt: skip
+def test_text_a_page_hides_from_readers_is_never_stored(hiding):
+    markup = f"<html><body><main><p>Shown before.</p>{hiding}<p>Shown after.</p></main></body></html>"
+    text = " ".join(s.text for s in html_doc(markup).segments)
+    assert "SECRET" not in text and "Shown before." in text and "Shown after." in text
+
+
+def test_white_text_on_a_dark_background_is_kept():
+    markup = ('<html><body><main><div style="background-color: #222"><p style="color:white">Night mode.'
+              '</p></div><p style="font-size: 0.9em">Small print.</p></main></body></html>')  # fmt: skip
+    text = " ".join(s.text for s in html_doc(markup).segments)
+    assert "Night mode." in text and "Small print." in text
+
+
+def test_docx_title_merged_cells_and_code_paragraphs(tmp_path):
+    import docx
+
+    document = docx.Document()
+    document.add_paragraph("Kestrel Lighthouse Handbook", style="Title")
+    document.add_heading("Lamps", level=1)
+    document.add_paragraph("Trim the wick daily.")
+    code = document.styles.add_style("Source Code", 1)  # WD_STYLE_TYPE.PARAGRAPH
+    document.add_paragraph("lamp = Lamp()", style=code)
+    document.add_paragraph("lamp.trim()", style=code)
+    document.add_paragraph("Then log it.")
+    table = document.add_table(rows=3, cols=3)
+    for r, row in enumerate([("lamp", "oil", "hours"), ("x", "y", "z"), ("Argand", "colza", "9")]):
+        for c, value in enumerate(row):
+            table.cell(r, c).text = value
+    table.cell(1, 0).merge(table.cell(1, 1)).text = "both lamps"
+    table.cell(1, 2).text = "12"
+    path = tmp_path / "handbook.docx"
+    document.save(path)
+    read = read_path(path)
+    assert read.title == "Kestrel Lighthouse Handbook"
+    chunks = chunk_document(read)
+    assert chunks[0]["text"] == "Kestrel Lighthouse Handbook"  # the title is text: searchable
+    lamps = read.segments[1]
+    assert lamps.text == ("Trim the wick daily.\n\nlamp = Lamp()\nlamp.trim()\n\nThen log it.\n\n"
+                          "lamp | oil | hours\nboth lamps |  | 12\nArgand | colza | 9")  # fmt: skip
+    assert [lamps.text[a:b] for a, b in lamps.code] == ["lamp = Lamp()\nlamp.trim()"]
+    hits = library.search(library_with(tmp_path, path), "Kestrel handbook")
+    assert hits and hits[0]["text"] == "Kestrel Lighthouse Handbook"
+
+
+def library_with(tmp_path, path):
+    runs = tmp_path / "runs"
+    library.add(runs, [str(path)])
+    return runs

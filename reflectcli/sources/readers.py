@@ -115,9 +115,10 @@ def _pdf(data: bytes, location: str) -> tuple[str, list[Segment], str | None]:
 
 
 def _docx(data: bytes, location: str) -> tuple[str, list[Segment]]:
-    """Paragraphs and tables in body order (a table as rows of cells joined by " | "), split
-    at Heading styles, each part under its heading path; the title is core properties' title,
-    else the Title-styled paragraph, else the first heading."""
+    """Paragraphs and tables in body order, each a paragraph of its own (a table as rows of
+    cells joined by " | "; a run of code paragraphs one code block), split at Heading styles,
+    each part under its heading path; the Title paragraph is text too (searchable). The title
+    is core properties' title, else the Title-styled paragraph, else the first heading."""
     try:
         import docx
 
@@ -127,25 +128,67 @@ def _docx(data: bytes, location: str) -> tuple[str, list[Segment]]:
     from docx.table import Table
 
     segments: list[Segment] = []
-    trail, lines = HeadingTrail(), []
+    trail, blocks = HeadingTrail(), _Blocks()
     title, first_heading = document.core_properties.title or "", ""
     styles = {style.style_id: (style.name or "").lower() for style in document.styles}
     for block in document.iter_inner_content():
         if isinstance(block, Table):
-            lines.append(table_rows(block))
+            blocks.add(table_rows(block))
             continue
         raw = block.text
-        text, level = raw.strip(), _heading_level(styles.get(block._p.style or "", ""))
+        style = styles.get(block._p.style or "", "")
+        text, level = raw.strip(), _heading_level(style)
         if level is None or not text:
-            lines.append(raw)
+            blocks.add(raw.strip("\n"), code=_is_code(block, style))
         elif level == 0:
             title = title or text
+            blocks.add(text)
         else:
-            segments.append(Segment("\n".join(lines), heading=trail.path))
+            segments.append(blocks.segment(trail.path))
             trail.enter(level, text)
-            lines, first_heading = [], first_heading or text
-    segments.append(Segment("\n".join(lines), heading=trail.path))
+            first_heading = first_heading or text
+    segments.append(blocks.segment(trail.path))
     return title or first_heading, segments
+
+
+CODE_STYLES = ("code", "preformatted", "verbatim", "listing", "macro text")  # parts of a style's name
+MONOSPACE = ("mono", "courier", "consolas", "menlo", "monaco", "lucida console", "inconsolata", "source code")
+
+
+def _is_code(paragraph, style: str) -> bool:
+    """A paragraph of code: a code style (pandoc's "Source Code", Word's "HTML Preformatted"),
+    or every run of it in a monospace font."""
+    if any(part in style for part in CODE_STYLES):
+        return True
+    runs = [run for run in paragraph.runs if run.text.strip()]
+    return bool(runs) and all(any(m in (run.font.name or "").lower() for m in MONOSPACE) for run in runs)
+
+
+class _Blocks:
+    """A segment's paragraphs, joined by a blank line; consecutive code paragraphs are one
+    code block (one line each), marked for the chunker."""
+
+    def __init__(self) -> None:
+        self.parts: list[tuple[str, bool]] = []
+
+    def add(self, text: str, code: bool = False) -> None:
+        if not text.strip():
+            return
+        if code and self.parts and self.parts[-1][1]:
+            self.parts[-1] = (self.parts[-1][0] + "\n" + text, True)
+        else:
+            self.parts.append((text, code))
+
+    def segment(self, heading: str | None) -> Segment:
+        text, spans = "", []
+        for part, code in self.parts:
+            if text:
+                text += "\n\n"
+            if code:
+                spans.append((len(text), len(text) + len(part)))
+            text += part
+        self.parts = []
+        return Segment(text, heading=heading, code=spans)
 
 
 def _heading_level(style: str) -> int | None:
@@ -159,17 +202,23 @@ def _heading_level(style: str) -> int | None:
 
 
 def table_rows(table) -> str:
-    """A DOCX table as lines of cells joined by " | " (a merged cell once, nested tables too)."""
-    rows = []
+    """A DOCX table as lines of cells joined by " | ": a merged cell once, in its first
+    column (the columns it spans after it, and the rows it spans below it, are empty, so
+    that every cell stays under its column's header); nested tables in their cell."""
+    rows, above = [], []
     for row in table.rows:
-        cells, seen = [], []
-        for cell in row.cells:
-            if any(cell._tc is tc for tc in seen):  # a merged cell comes once per grid column
-                continue
+        cells, seen, here = [], [], []
+        for column, cell in enumerate(row.cells):
+            here.append(cell._tc)
+            merged = any(cell._tc is tc for tc in seen) or (column < len(above) and above[column] is cell._tc)
             seen.append(cell._tc)
+            if merged:
+                cells.append("")
+                continue
             parts = [" ".join(p.text.split()) for p in cell.paragraphs]
             parts += [table_rows(inner) for inner in cell.tables]
             cells.append(" ".join(p for p in parts if p))
+        above = here
         if any(cells):
             rows.append(" | ".join(cells))
     return "\n".join(rows)

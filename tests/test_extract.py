@@ -119,6 +119,47 @@ def test_docx_tables_are_read_as_rows_in_their_place(tmp_path):
     assert (segments[1].heading, segments[1].text) == ("Fonts › Matching", "After the table.")
 
 
+def test_a_long_western_text_with_two_latin_1_bytes_is_not_read_as_big5(tmp_path):
+    words = "make target rule recipe variable prerequisite shell file directory option command build "
+    words = (words + "install pattern implicit explicit archive library").split()
+    lines = [f"* Version 3.{i}: the {words[i % 17]} {words[i * 7 % 17]} now handles {words[i * 3 % 17]}s "
+             f"in {words[i * 5 % 17]} mode." for i in range(300)]  # fmt: skip
+    lines[100] = "* Thanks to Klaus K\xe4mpf for the port to OS/390."
+    lines[200] = "* Klaus K\xe4mpf also fixed the archive member rule."
+    path = tmp_path / "NEWS.txt"
+    path.write_bytes("\n".join(lines).encode("latin-1"))  # charset-normalizer ranks Big5 first
+    text = read_path(path).segments[0].text
+    assert text.count("Klaus Kämpf") == 2
+
+
+def test_a_utf8_file_with_stray_latin_1_bytes_keeps_its_utf8(tmp_path):
+    path = tmp_path / "changelog.txt"
+    utf8 = "Rogério Brito fixed the frontend; thanks to Rogério for the new tests.\n".encode()
+    path.write_bytes(utf8 * 5 + "* Reimar Döffinger: faster MMX code.\n".encode("latin-1") + utf8)
+    text = read_path(path).segments[0].text
+    assert text.count("Rogério") == 12 and "Reimar Döffinger" in text and "Ã" not in text
+
+
+def test_polish_text_in_latin_2_and_japanese_in_euc_jp_are_read_in_their_code_pages(tmp_path):
+    polish = ("Pomoc edytora: przejdź do następnego słowa, początku linii i końca pliku; powtórz ostatnie "
+              "polecenie, a potem zapisz zmiany. Ta linia jest już w języku polskim.\n")  # fmt: skip
+    (tmp_path / "pomoc.txt").write_bytes(polish.encode("iso8859_2") * 3)
+    assert read_path(tmp_path / "pomoc.txt").segments[0].text == polish * 3
+    japanese = "この文書では日本語で御利用の方のための補足事項が記述されています。\n" * 3
+    (tmp_path / "README.jp.txt").write_bytes(japanese.encode("euc_jp"))
+    assert read_path(tmp_path / "README.jp.txt").segments[0].text == japanese
+
+
+def test_an_encoding_a_file_declares_is_used():
+    """(charset-normalizer honoured a declaration too; the lines judged on their own do not.)"""
+    markup = ('<html><head><meta http-equiv="Content-Type" content="text/html; charset=iso-8859-2">'
+              "</head><body><main><p>ěščř</p></main></body></html>")  # fmt: skip
+    document = parse(markup.encode("iso8859_2"), "html", "/enc.html", "enc")  # libxml's enc_latin2.html
+    assert document.segments[0].text == "ěščř"
+    xml = '<?xml version="1.0" encoding="iso-8859-2"?>\n<article>Zlatković wrote it.</article>\n'
+    assert "Zlatković" in parse(xml.encode("iso8859_2"), "txt", "/a.txt", "a").segments[0].text
+
+
 def test_windows_1252_text_is_not_read_as_latin_1(tmp_path):
     path = tmp_path / "prices.txt"
     path.write_bytes("The fee is 20 € – “paid” in advance, it’s said.\n".encode("cp1252"))

@@ -1,5 +1,5 @@
-"""Reading a source into text: Markdown, plain text (UTF-8, else the 8-bit encoding
-charset-normalizer finds), HTML (html_text.py), PDF (pdf_text.py), DOCX (python-docx: headings,
+"""Reading a source into text: Markdown, plain text (UTF-8, else as encoding.py decides per
+run of bytes), HTML (html_text.py), PDF (pdf_text.py), DOCX (python-docx: headings,
 paragraphs and tables in order) and http(s) URLs. Each reader returns a Document of segments
 that keep their place in the source (page, heading path); anything that cannot be read raises
 SourceError with one line saying why."""
@@ -10,6 +10,7 @@ import io
 from pathlib import Path
 
 from reflectcli.sources.document import Document, HeadingTrail, Segment, SourceError, digest
+from reflectcli.sources.encoding import decode
 from reflectcli.writing import markdown
 
 __all__ = ["Document", "Segment", "SourceError", "digest", "kind_of", "parse", "read_path", "read_url"]
@@ -50,36 +51,12 @@ def parse(data: bytes, kind: str, location: str, fallback_title: str) -> Documen
     return Document(kind, location, title, digest(data), segments, warning[0] if warning else None)
 
 
-def _decode(data: bytes, location: str) -> str:
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        try:
-            return data.decode("utf-16")
-        except UnicodeDecodeError:
-            pass
-    if b"\x00" in data[:4096]:
+def _decode(data: bytes, location: str, html: bool = False) -> str:
+    """The text of a text file (encoding.py: UTF-8, a declared encoding, else per run of bytes
+    the legacy code page its words fit); SourceError for binary data."""
+    if b"\x00" in data[:4096] and data[:2] not in (b"\xff\xfe", b"\xfe\xff"):
         raise SourceError(f"{location}: binary data, not text")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return data.decode(legacy_encoding(data), errors="replace")
-
-
-WESTERN = ("cp1252", "latin_1", "iso8859_15")
-
-
-def legacy_encoding(data: bytes) -> str:
-    """The 8-bit encoding of text that is not UTF-8, by charset-normalizer. Windows-1252 wins
-    whenever it decodes the bytes as cleanly as the best guess (short Western text fits DOS or
-    Central European code pages as well), and stands for latin-1 as browsers read it: latin-1
-    makes the bytes 0x80-0x9F (€, dashes, curly quotes) control characters."""
-    import charset_normalizer
-
-    matches = list(charset_normalizer.from_bytes(data))
-    if not matches:
-        return "cp1252"
-    cleanest = min(m.chaos for m in matches)
-    fits = {name for m in matches if m.chaos <= cleanest for name in m.could_be_from_charset}
-    return "cp1252" if "cp1252" in fits or matches[0].encoding in WESTERN else matches[0].encoding
+    return decode(data, html)
 
 
 def _plain(data: bytes, location: str) -> tuple[str, list[Segment]]:
@@ -105,7 +82,7 @@ def _markdown(data: bytes, location: str) -> tuple[str, list[Segment]]:
 def _html(data: bytes, location: str) -> tuple[str, list[Segment], str | None]:
     from reflectcli.sources.html_text import read_html
 
-    return read_html(_decode(data, location))
+    return read_html(_decode(data, location, html=True))
 
 
 def _pdf(data: bytes, location: str) -> tuple[str, list[Segment], str | None]:

@@ -97,15 +97,16 @@ def _mixed(data: bytes, encoding: str) -> str:
 
 def legacy_encoding(data: bytes) -> str:
     """The legacy encoding of lines that are not UTF-8: Windows-1252 for Western text (what
-    the lines say, read so, is in a Western language, and its high bytes are letters or
-    Western signs); for text in a language with code pages of its own (Polish: ISO-8859-2,
-    Windows-1250), the one of them that reads the most high bytes as letters; else
-    charset-normalizer's guess."""
+    the lines say, read so, is in a Western language, and its high bytes stand alone or read
+    as letters or Western signs, as "äöüß" does); for text in a language with code pages of
+    its own (Polish: ISO-8859-2, Windows-1250), the one of them that reads the most high bytes
+    as letters; else charset-normalizer's guess."""
     import charset_normalizer
 
     matches = [m.encoding for m in charset_normalizer.from_bytes(data)]
     language = _language(data.decode("cp1252", errors="replace"))
-    if _letters(data, "cp1252") >= LETTERS and (language is None or language in WESTERN_LANGUAGES):
+    western = language is None or language in WESTERN_LANGUAGES
+    if western and (_single_byte(data) or _letters(data, "cp1252") >= LETTERS):
         return "cp1252"
     own = CODE_PAGES.get(language or "", ())
     if own and _single_byte(data):
@@ -122,7 +123,7 @@ def _letters(data: bytes, encoding: str) -> float:
 
 
 WESTERN_SIGNS = frozenset("«»°©®§¿¡–—‘’“”„€£•…·\xa0")  # not ± ² ³ ¼ ¶: Latin-2's ą ł ź ś read so
-LETTERS = 0.8  # ... at least this share of them (a CJK text read as Windows-1252 is symbols)
+LETTERS = 0.8  # ... at least this share of them (CJK text read as Windows-1252 is mostly symbols)
 # the single-byte code pages of languages not written in Windows-1252's letters
 CODE_PAGES = {
     **dict.fromkeys("pl cs sk hu sl hr ro sq".split(), ("iso8859_2", "cp1250")),

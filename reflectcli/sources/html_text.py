@@ -277,6 +277,7 @@ class _Walker:
         self.first_headings: list[str] = []
         self.headings_words: list[str] = []
         self.labels: dict = {}  # an ordered list's items: "3." (its start, type and values)
+        self.label = ""  # the number of the item whose first paragraph is next
 
     def walk(self, element) -> None:
         tag = element.tag if isinstance(element.tag, str) else None
@@ -297,7 +298,7 @@ class _Walker:
             if tag == "ol":
                 self.labels.update(list_labels(element))
             if tag == "li" and element in self.labels:
-                self.inline.append(self.labels.pop(element) + " ")
+                self.label = self.labels.pop(element)  # before the item's first paragraph
             if element.text:
                 self.inline.append(_SPACE.sub(" ", element.text))
             for child in element:
@@ -324,12 +325,16 @@ class _Walker:
         self.inline = []
         text = "\n".join(line for line in lines if line)
         if text:
-            self._add(text)
+            self._add(f"{self.label} {text}" if self.label else text)
+            self.label = ""
 
     def _pre(self, pre) -> None:
         """A <pre>'s lines as one code block; each <code> block in it its own (Node's docs
         hold the ES-module and the CommonJS version of an example in one <pre>)."""
         self._paragraph()
+        if self.label:  # an item that begins with code: its number on a line of its own
+            self._add(self.label)
+            self.label = ""
         blocks = [c for c in pre if c.tag == "code"]
         if len(blocks) < 2 or (pre.text or "").strip() or any(c.tail and c.tail.strip() for c in pre):
             blocks = [pre]

@@ -5,17 +5,22 @@ Corpus (Debian packages; installed with apt-get when missing and run as root, el
 with a note): Python's HTML docs (python3.11-doc, /usr/share/doc/python3.11/html), Node.js's
 (nodejs-doc, /usr/share/doc/nodejs/api), one HTML file made of 20 of the Python pages' main
 blocks as 20 <article> elements; PDF manuals (r-doc-pdf, gnuplot-doc, python-reportlab-doc,
-asymptote-doc, camlidl-doc); DOCX made with pandoc from 10 Python pages with tables.
+asymptote-doc, camlidl-doc, glpk-doc, valgrind); DOCX made with pandoc from 10 Python pages
+with tables; valgrind's HTML manual; 49 legacy-encoded text files of 29 packages (TUNE, HELD_OUT).
 
 Per file, word recall = the share of the reference's words (a multiset of lower-cased \\w+
 tokens, NFKC) that the extract holds (its segments' text and the headings of its heading
 paths). References: HTML, the page's main block's text by lxml (Python: role=main; Node:
-#apicontent; without script, style and noscript); PDF, `pdftotext` (its line-end hyphens
-joined by the same rule as the reader's); DOCX, `pandoc -t plain`. Also: multi-line <pre>
+#apicontent; without script, style and noscript); PDF, `pdftotext` of the band between a
+page's top 65 and bottom 60 points (running headers and page numbers are dropped on purpose;
+its line-end hyphens joined by the same rule as the reader's); DOCX, `pandoc -t plain`. Also: multi-line <pre>
 blocks of the main block found verbatim in the extract (and inside one chunk), table cells
 (HTML's and DOCX's) found in the extract, titles without "¶" and not the site's name.
 Targets: median recall >= 0.99, no file below 0.95, code >= 0.95, cells >= 0.95, titles
-100 %. Throughput: read + chunk per file, and `sources add` of the corpus folders end to end
+100 %. Issue 34's, each beside the reader of BASELINE_COMMIT (loaded from git) on the same
+files: symbol recall (Unicode P* and S* characters against pdftotext's) >= 0.98 on TeX PDFs,
+0 control characters stored, >= 0.95 of outline entries with a heading path of their own,
+0 chunks that are only a page number, 0 mis-decoded words on the legacy-encoded files. Throughput: read + chunk per file, and `sources add` of the corpus folders end to end
 into a fresh library.
 
     python bench/bench_extract.py [--quick] [--baseline]

@@ -507,3 +507,18 @@ def library_with(tmp_path, path):
     runs = tmp_path / "runs"
     library.add(runs, [str(path)])
     return runs
+
+
+def test_a_chapters_running_header_without_a_page_number_is_dropped(tmp_path):
+    chapters = [
+        "Using and understanding the Valgrind core",
+        "Memcheck: a memory error detector",
+        "Cachegrind: a cache profiler",
+    ]  # each on a third of the pages: none on most of them
+    pages = [[chapters[n // 5], f"Option {'x' * (n + 1)} does what it says.",
+              f"See also note {'y' * (n + 1)}.", str(n + 1)] for n in range(15)]  # fmt: skip
+    path = tmp_path / "valgrind.pdf"
+    path.write_bytes(text_pdf(pages))
+    text = "\n".join(c["text"] for c in chunk_document(read_path(path)))
+    assert not any(chapter in text for chapter in chapters), text
+    assert "Option xxxxxx does what it says." in text

@@ -15,6 +15,8 @@ RUNNING = 0.4  # ... when the same line (digits aside) is there on at least this
 MIN_PAGES = 4  # fewer pages than this: nothing counts as running
 NUMBERED = 3  # a number at a page's edge is its page number when this many pages agree ...
 NUMBERED_SHARE = 0.1  # ... (and this share of them, unless the number is alone on its line)
+CHAPTER_SHARE = 0.4  # a line at the edge of this share of a run of pages is the run's running header,
+CHAPTER_PAGES = 4  # ... when the run has this many (a sentence that ends with "." is none)
 CONTENTS = 0.5  # a page whose lines end with page numbers after dot leaders at least this often
 CONTENTS_LINES = 5  # ... and that has at least this many lines lists contents (or an index)
 TITLE_WORDS = 8  # an outline title is looked for by its first this many words
@@ -59,7 +61,8 @@ def _edges(count: int) -> set[int]:
 
 def drop_running(pages: list[str]) -> list[str]:
     """Pages without their running headers and footers: the lines at their top or bottom
-    that recur on RUNNING of the pages, and the ones that print the page's number: a number
+    that recur on RUNNING of the pages (or on a chapter's pages), and the ones that print the
+    page's number: a number
     in the same place (top or bottom; first word, last word or alone) that follows the page's
     index on NUMBERED_SHARE of the pages ("Chapter 2: R Basics 10"), or on NUMBERED pages for
     a number alone on its line ("iv"). A chapter's "1 Introduction" on page 1 is neither."""
@@ -80,6 +83,7 @@ def drop_running(pages: list[str]) -> list[str]:
             for place, n in _numbers(line):
                 offsets[(edge, place, n - i)].add(i)
     running = {key for key, n in counts.items() if n >= max(3, RUNNING * len(with_text))}
+    running |= _chapter_lines(edges, with_text)
     floor = max(NUMBERED, NUMBERED_SHARE * len(with_text))
     numbered = {key for key, found in offsets.items()
                 if len(found) >= (NUMBERED if key[1] == "alone" else floor)}  # fmt: skip
@@ -92,6 +96,24 @@ def drop_running(pages: list[str]) -> list[str]:
         if drop:
             out[i] = "\n".join(line for j, line in enumerate(pages[i].split("\n")) if j not in drop)
     return out
+
+
+def _chapter_lines(edges: dict[int, list[tuple[int, str, str]]], with_text: list[int]) -> set[str]:
+    """Lines a chapter repeats at its pages' top or bottom ("Using and understanding the
+    Valgrind core"): the same line, of words and not a sentence, at the same edge of
+    CHAPTER_PAGES pages or more and of CHAPTER_SHARE of the pages from its first to its last."""
+    where: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i, page_edges in edges.items():
+        for key in {(edge, _key(line)) for _, edge, line in page_edges}:
+            where[key].append(i)
+    found = set()
+    for (_, key), pages in where.items():
+        if len(pages) < CHAPTER_PAGES or not re.search(r"[^\W\d_]{3}", key) or key.endswith("."):
+            continue
+        span = sum(1 for i in with_text if pages[0] <= i <= pages[-1])
+        if len(pages) >= CHAPTER_SHARE * span:
+            found.add(key)
+    return found
 
 
 def join_hyphens(text: str, vocabulary: Counter[str]) -> str:

@@ -26,7 +26,8 @@ def chunk_document(document: Document) -> list[dict[str, Any]]:
             if text:
                 body = searchable(f"{segment.heading or ''}\n{text}")
                 chunks.append({"text": text, "page": segment.page, "heading": segment.heading,
-                               "start": offset + start, "end": offset + end, "body": body})  # fmt: skip
+                               "start": offset + start, "end": offset + end, "body": body,
+                               "toc": segment.toc})  # fmt: skip
         offset += len(segment.text) + 2  # segments are joined by a blank line
     return chunks
 

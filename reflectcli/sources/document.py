@@ -19,6 +19,7 @@ class Segment:
     page: int | None = None
     heading: str | None = None  # the heading path, outermost first, joined by PATH_SEP
     code: list[tuple[int, int]] = field(default_factory=list)  # (start, end) of preformatted text
+    toc: bool = False  # a page that lists page numbers (contents, an index): searched last
 
 
 @dataclass

@@ -40,7 +40,7 @@ def read_html(text: str) -> tuple[str, list[Segment], str | None]:
     if root is None:
         return _trafilatura(text)
     page_title = _flat(root.findtext(".//title") or "")
-    _drop(root, lambda el: el.tag in SKIP or _is_permalink(el))
+    _drop(root, lambda el: el.tag in SKIP or _is_permalink(el) or is_hidden(el))
     body = root.find("body") if root.tag == "html" else root
     body = root if body is None else body
     mains = _main_elements(body)
@@ -97,6 +97,40 @@ def _is_permalink(element) -> bool:
     if "headerlink" in (element.get("class") or "").split():
         return True
     return (element.get("href") or "").startswith("#") and element.text_content().strip() in PERMALINK_MARKS
+
+
+def _style(element) -> dict[str, str]:
+    """An element's inline style as {property: value}, lower-cased."""
+    found = {}
+    for declaration in (element.get("style") or "").split(";"):
+        name, colon, value = declaration.partition(":")
+        if colon:
+            found[name.strip().lower()] = " ".join(value.lower().replace("!important", "").split())
+    return found
+
+
+WHITE = frozenset(["white", "#fff", "#ffffff", "rgb(255,255,255)", "rgb(255, 255, 255)"])
+_ZERO = re.compile(r"^0(?:\.0*)?(?:px|pt|em|rem|%)?$")
+
+
+def is_hidden(element) -> bool:
+    """Text a page hides from its readers, which is never stored nor sent to a prompt: the
+    `hidden` attribute, aria-hidden="true", and inline styles display:none, visibility:hidden,
+    font-size:0 and white text on a white background (the element's or an ancestor's)."""
+    if element.get("hidden") is not None or (element.get("aria-hidden") or "").strip().lower() == "true":
+        return True
+    style = _style(element)
+    if style.get("display") == "none" or style.get("visibility") in ("hidden", "collapse"):
+        return True
+    if _ZERO.match(style.get("font-size", "1")):
+        return True
+    if style.get("color") in WHITE:
+        for el in (element, *element.iterancestors()):
+            background = _style(el)
+            shade = background.get("background-color") or background.get("background")
+            if shade:
+                return shade in WHITE
+    return False
 
 
 def _is_boilerplate(element) -> bool:
@@ -160,6 +194,75 @@ def _words(text: str) -> int:
     return len(re.findall(r"\w+", text))
 
 
+def list_labels(ol) -> dict:
+    """The number each item of an <ol> shows: its `start`, `reversed` and `type` (1, a, A,
+    i, I), and an item's own `value`."""
+    items = [li for li in ol if li.tag == "li"]
+    step = -1 if ol.get("reversed") is not None else 1
+    n = _int(ol.get("start"), len(items) if step < 0 else 1)
+    kind = ol.get("type") or "1"
+    labels = {}
+    for li in items:
+        n = _int(li.get("value"), n)
+        labels[li] = _label(n, kind) + "."
+        n += step
+    return labels
+
+
+def _int(text: str | None, default: int) -> int:
+    try:
+        return int((text or "").strip())
+    except ValueError:
+        return default
+
+
+def _label(n: int, kind: str) -> str:
+    if kind in "aA" and n > 0:
+        letters = ""
+        while n > 0:
+            n, rest = divmod(n - 1, 26)
+            letters = chr(ord("a") + rest) + letters
+        return letters.upper() if kind == "A" else letters
+    if kind in "iI" and 0 < n < 4000:
+        numerals = [(1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"), (50, "l"),
+                    (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")]  # fmt: skip
+        out = ""
+        for value, numeral in numerals:
+            while n >= value:
+                out, n = out + numeral, n - value
+        return out.upper() if kind == "I" else out
+    return str(n)
+
+
+def _rows(table) -> list[list]:
+    """A table's own rows (not a nested table's), each a list of its td/th cells."""
+    rows = []
+    for child in table:
+        if child.tag == "tr":
+            rows.append(child)
+        elif child.tag in ("thead", "tbody", "tfoot"):
+            rows += [tr for tr in child if tr.tag == "tr"]
+    return [[cell for cell in row if cell.tag in ("td", "th")] for row in rows]
+
+
+def _without_tail(element):
+    """The element to walk without its tail (whitespace between table cells)."""
+    element.tail = None
+    return element
+
+
+def _cell_text(cell) -> str:
+    """A data cell's text: its lines (<br>, paragraphs, a <pre>'s lines, a nested table's
+    rows) kept, each line's spacing collapsed."""
+    walker = _Walker()
+    if cell.text:
+        walker.inline.append(_SPACE.sub(" ", cell.text))
+    for child in cell:
+        walker.walk(child)
+    lines = "\n".join(s.text for s in walker.finish()).split("\n")
+    return "\n".join(" ".join(line.split()) for line in lines if line.strip())
+
+
 class _Walker:
     """Builds segments from elements in document order: inline text gathers into paragraphs,
     a block ends one, a heading ends the segment and moves the heading trail."""
@@ -173,6 +276,8 @@ class _Walker:
         self.inline: list[str] = []
         self.first_headings: list[str] = []
         self.headings_words: list[str] = []
+        self.labels: dict = {}  # an ordered list's items: "3." (its start, type and values)
+        self.label = ""  # the number of the item whose first paragraph is next
 
     def walk(self, element) -> None:
         tag = element.tag if isinstance(element.tag, str) else None
@@ -181,7 +286,7 @@ class _Walker:
         elif tag in HEADINGS:
             self._heading(HEADINGS[tag], _flat(element.text_content()))
         elif tag == "pre":
-            self._pre(element.text_content())
+            self._pre(element)
         elif tag == "table":
             self._table(element)
         elif tag == "br":
@@ -190,6 +295,10 @@ class _Walker:
             block = tag in BLOCKS
             if block:
                 self._paragraph()
+            if tag == "ol":
+                self.labels.update(list_labels(element))
+            if tag == "li" and element in self.labels:
+                self.label = self.labels.pop(element)  # before the item's first paragraph
             if element.text:
                 self.inline.append(_SPACE.sub(" ", element.text))
             for child in element:
@@ -216,23 +325,44 @@ class _Walker:
         self.inline = []
         text = "\n".join(line for line in lines if line)
         if text:
-            self._add(text)
+            self._add(f"{self.label} {text}" if self.label else text)
+            self.label = ""
 
-    def _pre(self, text: str) -> None:
+    def _pre(self, pre) -> None:
+        """A <pre>'s lines as one code block; each <code> block in it its own (Node's docs
+        hold the ES-module and the CommonJS version of an example in one <pre>)."""
         self._paragraph()
-        text = "\n".join(line.rstrip() for line in text.strip("\n").split("\n"))
-        if text.strip():
-            self._add(text, code=True)
+        if self.label:  # an item that begins with code: its number on a line of its own
+            self._add(self.label)
+            self.label = ""
+        blocks = [c for c in pre if c.tag == "code"]
+        if len(blocks) < 2 or (pre.text or "").strip() or any(c.tail and c.tail.strip() for c in pre):
+            blocks = [pre]
+        for block in blocks:
+            lines = [line.rstrip() for line in block.text_content().strip("\n").split("\n")]
+            text = "\n".join(lines)
+            if text.strip():
+                self._add(text, code=True)
 
     def _table(self, table) -> None:
+        """A table of data as rows of cells joined by " | " (a cell keeps its line breaks; a
+        table in a cell is one of its lines, read once); a table that lays out a page (its
+        cells hold headings) is read as the blocks it holds, its headings moving the trail."""
         self._paragraph()
-        rows = []
-        for row in table.iter("tr"):
-            cells = [_flat(cell.text_content()) for cell in row if cell.tag in ("td", "th")]
+        rows = _rows(table)
+        if any(el.tag in HEADINGS for el in table.iter()):
+            for row in rows:
+                for cell in row:
+                    self.walk(_without_tail(cell))
+            self._paragraph()
+            return
+        lines = []
+        for row in rows:
+            cells = [_cell_text(cell) for cell in row]
             if any(cells):
-                rows.append(" | ".join(cells))
-        if rows:
-            self._add("\n".join(rows))
+                lines.append(" | ".join(cells))
+        if lines:
+            self._add("\n".join(lines))
 
     def _heading(self, level: int, text: str) -> None:
         self._segment()

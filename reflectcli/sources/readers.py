@@ -1,5 +1,5 @@
-"""Reading a source into text: Markdown, plain text (UTF-8, else the 8-bit encoding
-charset-normalizer finds), HTML (html_text.py), PDF (pdf_text.py), DOCX (python-docx: headings,
+"""Reading a source into text: Markdown, plain text (UTF-8, else as encoding.py decides per
+run of bytes), HTML (html_text.py), PDF (pdf_text.py), DOCX (python-docx: headings,
 paragraphs and tables in order) and http(s) URLs. Each reader returns a Document of segments
 that keep their place in the source (page, heading path); anything that cannot be read raises
 SourceError with one line saying why."""
@@ -10,6 +10,7 @@ import io
 from pathlib import Path
 
 from reflectcli.sources.document import Document, HeadingTrail, Segment, SourceError, digest
+from reflectcli.sources.encoding import decode
 from reflectcli.writing import markdown
 
 __all__ = ["Document", "Segment", "SourceError", "digest", "kind_of", "parse", "read_path", "read_url"]
@@ -50,36 +51,12 @@ def parse(data: bytes, kind: str, location: str, fallback_title: str) -> Documen
     return Document(kind, location, title, digest(data), segments, warning[0] if warning else None)
 
 
-def _decode(data: bytes, location: str) -> str:
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        try:
-            return data.decode("utf-16")
-        except UnicodeDecodeError:
-            pass
-    if b"\x00" in data[:4096]:
+def _decode(data: bytes, location: str, html: bool = False) -> str:
+    """The text of a text file (encoding.py: UTF-8, a declared encoding, else per run of bytes
+    the legacy code page its words fit); SourceError for binary data."""
+    if b"\x00" in data[:4096] and data[:2] not in (b"\xff\xfe", b"\xfe\xff"):
         raise SourceError(f"{location}: binary data, not text")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return data.decode(legacy_encoding(data), errors="replace")
-
-
-WESTERN = ("cp1252", "latin_1", "iso8859_15")
-
-
-def legacy_encoding(data: bytes) -> str:
-    """The 8-bit encoding of text that is not UTF-8, by charset-normalizer. Windows-1252 wins
-    whenever it decodes the bytes as cleanly as the best guess (short Western text fits DOS or
-    Central European code pages as well), and stands for latin-1 as browsers read it: latin-1
-    makes the bytes 0x80-0x9F (€, dashes, curly quotes) control characters."""
-    import charset_normalizer
-
-    matches = list(charset_normalizer.from_bytes(data))
-    if not matches:
-        return "cp1252"
-    cleanest = min(m.chaos for m in matches)
-    fits = {name for m in matches if m.chaos <= cleanest for name in m.could_be_from_charset}
-    return "cp1252" if "cp1252" in fits or matches[0].encoding in WESTERN else matches[0].encoding
+    return decode(data, html)
 
 
 def _plain(data: bytes, location: str) -> tuple[str, list[Segment]]:
@@ -105,7 +82,7 @@ def _markdown(data: bytes, location: str) -> tuple[str, list[Segment]]:
 def _html(data: bytes, location: str) -> tuple[str, list[Segment], str | None]:
     from reflectcli.sources.html_text import read_html
 
-    return read_html(_decode(data, location))
+    return read_html(_decode(data, location, html=True))
 
 
 def _pdf(data: bytes, location: str) -> tuple[str, list[Segment], str | None]:
@@ -115,9 +92,10 @@ def _pdf(data: bytes, location: str) -> tuple[str, list[Segment], str | None]:
 
 
 def _docx(data: bytes, location: str) -> tuple[str, list[Segment]]:
-    """Paragraphs and tables in body order (a table as rows of cells joined by " | "), split
-    at Heading styles, each part under its heading path; the title is core properties' title,
-    else the Title-styled paragraph, else the first heading."""
+    """Paragraphs and tables in body order, each a paragraph of its own (a table as rows of
+    cells joined by " | "; a run of code paragraphs one code block), split at Heading styles,
+    each part under its heading path; the Title paragraph is text too (searchable). The title
+    is core properties' title, else the Title-styled paragraph, else the first heading."""
     try:
         import docx
 
@@ -127,25 +105,67 @@ def _docx(data: bytes, location: str) -> tuple[str, list[Segment]]:
     from docx.table import Table
 
     segments: list[Segment] = []
-    trail, lines = HeadingTrail(), []
+    trail, blocks = HeadingTrail(), _Blocks()
     title, first_heading = document.core_properties.title or "", ""
     styles = {style.style_id: (style.name or "").lower() for style in document.styles}
     for block in document.iter_inner_content():
         if isinstance(block, Table):
-            lines.append(table_rows(block))
+            blocks.add(table_rows(block))
             continue
         raw = block.text
-        text, level = raw.strip(), _heading_level(styles.get(block._p.style or "", ""))
+        style = styles.get(block._p.style or "", "")
+        text, level = raw.strip(), _heading_level(style)
         if level is None or not text:
-            lines.append(raw)
+            blocks.add(raw.strip("\n"), code=_is_code(block, style))
         elif level == 0:
             title = title or text
+            blocks.add(text)
         else:
-            segments.append(Segment("\n".join(lines), heading=trail.path))
+            segments.append(blocks.segment(trail.path))
             trail.enter(level, text)
-            lines, first_heading = [], first_heading or text
-    segments.append(Segment("\n".join(lines), heading=trail.path))
+            first_heading = first_heading or text
+    segments.append(blocks.segment(trail.path))
     return title or first_heading, segments
+
+
+CODE_STYLES = ("code", "preformatted", "verbatim", "listing", "macro text")  # parts of a style's name
+MONOSPACE = ("mono", "courier", "consolas", "menlo", "monaco", "lucida console", "inconsolata", "source code")
+
+
+def _is_code(paragraph, style: str) -> bool:
+    """A paragraph of code: a code style (pandoc's "Source Code", Word's "HTML Preformatted"),
+    or every run of it in a monospace font."""
+    if any(part in style for part in CODE_STYLES):
+        return True
+    runs = [run for run in paragraph.runs if run.text.strip()]
+    return bool(runs) and all(any(m in (run.font.name or "").lower() for m in MONOSPACE) for run in runs)
+
+
+class _Blocks:
+    """A segment's paragraphs, joined by a blank line; consecutive code paragraphs are one
+    code block (one line each), marked for the chunker."""
+
+    def __init__(self) -> None:
+        self.parts: list[tuple[str, bool]] = []
+
+    def add(self, text: str, code: bool = False) -> None:
+        if not text.strip():
+            return
+        if code and self.parts and self.parts[-1][1]:
+            self.parts[-1] = (self.parts[-1][0] + "\n" + text, True)
+        else:
+            self.parts.append((text, code))
+
+    def segment(self, heading: str | None) -> Segment:
+        text, spans = "", []
+        for part, code in self.parts:
+            if text:
+                text += "\n\n"
+            if code:
+                spans.append((len(text), len(text) + len(part)))
+            text += part
+        self.parts = []
+        return Segment(text, heading=heading, code=spans)
 
 
 def _heading_level(style: str) -> int | None:
@@ -159,17 +179,23 @@ def _heading_level(style: str) -> int | None:
 
 
 def table_rows(table) -> str:
-    """A DOCX table as lines of cells joined by " | " (a merged cell once, nested tables too)."""
-    rows = []
+    """A DOCX table as lines of cells joined by " | ": a merged cell once, in its first
+    column (the columns it spans after it, and the rows it spans below it, are empty, so
+    that every cell stays under its column's header); nested tables in their cell."""
+    rows, above = [], []
     for row in table.rows:
-        cells, seen = [], []
-        for cell in row.cells:
-            if any(cell._tc is tc for tc in seen):  # a merged cell comes once per grid column
-                continue
+        cells, seen, here = [], [], []
+        for column, cell in enumerate(row.cells):
+            here.append(cell._tc)
+            merged = any(cell._tc is tc for tc in seen) or (column < len(above) and above[column] is cell._tc)
             seen.append(cell._tc)
+            if merged:
+                cells.append("")
+                continue
             parts = [" ".join(p.text.split()) for p in cell.paragraphs]
             parts += [table_rows(inner) for inner in cell.tables]
             cells.append(" ".join(p for p in parts if p))
+        above = here
         if any(cells):
             rows.append(" | ".join(cells))
     return "\n".join(rows)

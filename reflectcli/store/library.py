@@ -116,10 +116,10 @@ class Library:
                 )  # fmt: skip
             for seq, chunk in enumerate(chunks):
                 chunk_id = self.conn.execute(
-                    "INSERT INTO chunks (source_id, seq, text, page, heading, char_start, char_end) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    "INSERT INTO chunks (source_id, seq, text, page, heading, char_start, char_end, toc) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                     (source_id, seq, chunk["text"], chunk.get("page"), chunk.get("heading"),
-                     chunk["start"], chunk["end"]),
+                     chunk["start"], chunk["end"], int(bool(chunk.get("toc")))),
                 ).fetchone()[0]  # fmt: skip
                 for table in self.indexes:
                     self.conn.execute(
@@ -236,29 +236,39 @@ class Library:
             return []
         # Scoring every match of a query of only common words would take seconds: rank the
         # first CANDIDATES matches instead (a subquery, so the database stops reading there).
-        return self._ranked(query, int(limit), CANDIDATES if matches > CANDIDATES else None)
+        # A contents or index page holds every heading's words: it is found only when
+        # nothing else is.
+        bound = CANDIDATES if matches > CANDIDATES else None
+        return self._ranked(query, int(limit), bound) or self._ranked(query, int(limit), bound, toc=True)
 
     def best_in(self, prepared_query: str, source_id: int) -> dict[str, Any] | None:
-        """The chunk of one source that best matches the query, else its first chunk."""
+        """The chunk of one source that best matches the query (a contents page only when no
+        other does), else its first chunk (not a contents page's when it has another)."""
         query = fts_query(prepared_query)
         if query is not None:
-            found = self._ranked(query, 1, None, source_id)
+            found = self._ranked(query, 1, None, source_id) or self._ranked(
+                query, 1, None, source_id, toc=True
+            )
             if found:
                 return found[0]
         row = self.conn.execute(
             f"SELECT {_HIT_COLUMNS}, 0.0 FROM chunks c JOIN sources s ON s.id = c.source_id "
-            "WHERE c.source_id = ? ORDER BY c.seq LIMIT 1",
+            "WHERE c.source_id = ? ORDER BY c.toc, c.seq LIMIT 1",
             (source_id,),
         ).fetchone()
         return dict(zip(HIT_KEYS, row, strict=True)) if row is not None else None
 
-    def _ranked(self, query: str, limit: int, bound: int | None, source_id: int | None = None) -> list[dict]:
+    def _ranked(self, query: str, limit: int, bound: int | None, source_id: int | None = None,
+                toc: bool = False) -> list[dict]:  # fmt: skip
         """Chunks matching any word of `query` in its stemmed form ("coroutines" finds
         "coroutine"), ranked by the stemmed score plus a score for the words as written (the
         exact index's on PostgreSQL; their IDF on SQLite), so that a chunk holding the query's
-        own forms comes first; lower is better on both stores."""
+        own forms comes first; lower is better on both stores. Chunks of contents and index
+        pages are left out, unless `toc`."""
         cut = f" LIMIT {bound}" if bound else ""
         only = " AND rowid IN (SELECT id FROM chunks WHERE source_id = ?)" if source_id is not None else ""
+        if not toc:
+            only += " AND rowid NOT IN (SELECT id FROM chunks WHERE toc = 1)"
         one = (source_id,) if source_id is not None else ()
         if not self.postgres:
             return self._ranked_sqlite(query, limit, cut, only, one)

@@ -258,6 +258,13 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE batch_tasks ADD COLUMN busy_generation INTEGER
         """,
     ),
+    (
+        "015_toc_chunks",  # a chunk of a page that lists page numbers (contents, index): searched last
+        """
+        ALTER TABLE chunks ADD COLUMN toc INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX chunks_toc ON chunks (id) WHERE toc = 1
+        """,
+    ),
 ]
 
 # PostgreSQL's text for the migrations SQLite writes with its own extensions: full-text search

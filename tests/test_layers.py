@@ -20,6 +20,7 @@ ALLOWED = {
     "retry": {"errors"},  # the one retry policy: models, graph (budget) and batch use it
     "pool": set(),
     "jsonl": set(),
+    "tasklines": {"jsonl"},  # a line of a task file (batch) or a suite (eval): one pydantic model
     "configfile": {"errors"},
     "config": {"configfile", "errors", "writing"},
     "writing": {"errors"},
@@ -28,8 +29,8 @@ ALLOWED = {
     "output": {"graph", "writing", "errors"},
     "sources": {"store", "writing", "errors", "pool"},
     "memory": {"store", "writing", "errors"},
-    "eval": {"runner", "models", "output", "store", "config", "writing", "jsonl", "errors"},
-    "batch": {"runner", "output", "store", "config", "retry", "jsonl", "errors"},
+    "eval": {"runner", "models", "output", "store", "config", "writing", "jsonl", "tasklines", "errors"},
+    "batch": {"runner", "output", "store", "config", "retry", "jsonl", "tasklines", "errors"},
     "graph": {"models", "writing", "sources", "config", "retry", "errors", "pool"},
     "runner": {"graph", "models", "writing", "output", "store", "sources", "memory", "config", "retry",
                "errors"},  # fmt: skip

@@ -245,7 +245,7 @@ def test_bad_sources_choices_are_one_line(fake, runs_dir):
         ("A [S1, S9] b.", {"S1"}, "A [S1] b.", ["S9"]),
         ("A [s2][S3].", {"S3"}, "A [S3].", ["S2"]),
         ("A [S7]\nB", set(), "A\nB", ["S7"]),
-        ("A [1] and [Sx] stay.", set(), "A and [Sx] stay.", ["S1"]),  # [1] is a citation; [Sx] names none
+        ("A [1] and [Sx] stay.", set(), "A [1] and [Sx] stay.", []),  # no list defines [1]; [Sx] names none
     ],
 )
 def test_strip_invented(text, known, expected, removed):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reflectcli.writing.citations import place, references
+from reflectcli.writing.citations import place, references, run_labels
 from reflectcli.writing.rubric import DIMENSIONS
 
 WHOLE = "whole article"
@@ -149,7 +149,7 @@ def reference_rows(state: dict[str, Any], text: str) -> list[dict[str, Any]]:
              "kind": e["kind"], "claims": [
                  {k: c.get(k, "") for k in ("claim", "verdict", "sentence", "quote", "by")}
                  for c in verdicts if c["source"] == e["id"]]}
-            for e in references(state.get("evidence") or [], text)]  # fmt: skip
+            for e in references(state.get("evidence") or [], text, run_labels(state))]  # fmt: skip
 
 
 def cited_claim(item: dict[str, Any]) -> str:

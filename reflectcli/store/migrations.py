@@ -258,6 +258,12 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE batch_tasks ADD COLUMN busy_generation INTEGER
         """,
     ),
+    (
+        "015_source_shown",  # a file source's path as shown: relative to the folder the user added
+        """
+        ALTER TABLE sources ADD COLUMN shown TEXT
+        """,
+    ),
 ]
 
 # PostgreSQL's text for the migrations SQLite writes with its own extensions: full-text search

@@ -247,7 +247,7 @@ class Views:
             p("\n[bold]References[/]")
             for r in found:
                 p(
-                    f"  {escape('[' + r['id'] + ']')} {escape(r['title'])} — {escape(r['place'])}",
+                    f"  {escape('[' + r['label'] + ']')} {escape(r['title'])} — {escape(r['place'])}",
                     soft_wrap=True,
                 )
                 for c in r["claims"]:

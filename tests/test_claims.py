@@ -283,6 +283,7 @@ def test_one_citation_grammar(text, expected, removed, rewritten):
         "![S3](x.png) is an image.",
         "A link [see [S3] here](https://example.org).",
         "Index x[1] and matrix[0, 1].",
+        "Prose that calls compare(s1, s2) and NFD(s1) is no citation.",
     ],
 )
 def test_what_is_no_citation_is_never_touched(text):
@@ -301,7 +302,8 @@ def test_an_articles_own_labels_are_its_citations_and_keep_their_numbering():
     assert clean_citations(text, {"S1", "S2", "S3"}, labels) == (text, [], [])  # byte for byte
     # a writer citing in reflectcli's form is brought into the person's numbering, and says so
     assert clean_citations("New claim [S2].", {"S2"}, labels) == ("New claim [2].", [], [("[S2]", "[2]")])
-    assert clean_citations("Gone [3].", {"S1"}, labels) == ("Gone.", ["S3"], [])
+    assert clean_citations("Kept [3].", {"S1"}, labels) == ("Kept [3].", [], [])  # unresolved, still theirs
+    assert clean_citations("Gone [S7].", {"S1"}, labels) == ("Gone.", ["S7"], [])
     footnotes = {"^1", "^2"}
     assert clean_citations("A[^1] and [S2].", {"S1", "S2"}, footnotes) == (
         "A[^1] and [^2].", [], [("[S2]", "[^2]")])  # fmt: skip

@@ -63,7 +63,8 @@ class Grounded:
         if kind == "review":
             round_no = int(step[-1])
             claims = []
-            for claim, sources, sentence in re.findall(r"^(C\d+) \[([^\]]+)\]: (.*)$", prompt, re.M):
+            for claim, sources, quoted in re.findall(r"^(C\d+) \[([^\]]+)\]: (.*)$", prompt, re.M):
+                sentence = json.loads(quoted)  # each claim's opening is quoted data, like the article
                 moon = sentence.startswith("The psalter was printed on the Moon")
                 verdict = "contradicted" if moon and self.honest else "supported"
                 for source in sources.split(", "):

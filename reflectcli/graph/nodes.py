@@ -128,11 +128,15 @@ class Nodes:
         except BudgetExceeded as exc:
             return budget_stop("plan", exc, 0)
         sections = [s.model_dump() for s in result.value.sections][:limit]
+        gone: list[str] = []
         for section in sections:  # an outline cites nothing: no id may reach a heading
-            title = strip_invented(section["title"], set())[0].strip()
-            section["title"] = title or section["title"].replace("[", "").replace("]", "")
-            section["goal"] = strip_invented(section["goal"], set())[0].strip()
+            title, removed = strip_invented(section["title"], set())
+            section["title"] = title.strip() or section["title"].replace("[", "").replace("]", "")
+            section["goal"], dropped = strip_invented(section["goal"], set())
+            section["goal"] = section["goal"].strip()
+            gone += removed + dropped
         trace = [call_event("plan", c) for c in result.calls]
+        trace += citation_notes("plan", gone, [], " from the outline")
         if result.source == "fallback":
             trace.append(note_event("plan", "fallback", "outline unusable after retries; "
                                     "using a generic outline", errors=result.errors))  # fmt: skip

@@ -42,7 +42,7 @@ _OPEN, _CLOSE = r"[\[［【]", r"[\]］】]"
 CITATION = LazyPattern(
     r"(?<![\w`])" + _OPEN + r"\s*(?:" + _PREFIX + r")?" + _ITEM + _MORE + r"\s*" + _CLOSE  # [3], [S3]
     + r"|" + _OPEN + r"\s*" + _PREFIX + _ITEM + _MORE + r"\s*" + _CLOSE  # word[S3]
-    + r"|[(（]\s*" + _PREFIX + _ITEM + _MORE + r"\s*[)）]"  # (S3), (Source 3)
+    + r"|(?<![\w`])[(（]\s*" + _PREFIX + _ITEM + _MORE + r"\s*[)）]"  # (S3), (Source 3); not f(s1)
     + r"|\[\^\d+\](?!:)",  # a Markdown footnote's reference, word[^3] (not its definition)
     re.I,
 )  # fmt: skip
@@ -280,19 +280,20 @@ def clean_citations(text: str, known: set[str] | frozenset[str],
     """`text` with every citation in the run's one form (`form_of(labels)`): held ids written
     `[S3]` (or in the article's own numbering), every id not in `known` and every malformed
     part removed (a bracket left empty goes with the space before it); a citation already in the
-    form, or in the article's own form with every id held, is left byte for byte. Brackets that
-    are no citation (`[1, 2, 3]` where the article defines no such labels) are never touched."""
+    form, or in the article's own form (`[3]` of a label its list defines), is left byte for
+    byte. Brackets that are no citation (`[1, 2, 3]` where the article defines no such labels)
+    are never touched."""
     form = form_of(labels)
     removed: list[str] = []
     rewritten: list[tuple[str, str]] = []
     out: list[str] = []
     last = 0
     for cite in (c for c in citations(text, labels) if c.defined):
+        if not cite.named:  # the article's own form, of labels its list defines: the person's,
+            continue  # kept as written (resolved or not, its entry stays in the list)
         good = [i for i in cite.ids if i in known]
         gone = [*(i for i in cite.ids if i not in known), *cite.bad]
         removed += gone
-        if good and not gone and not cite.named and form != "named":
-            continue  # the article's own citation, every id held: as the person wrote it
         new = written(good, form) if good else ""
         if new == cite.raw:
             continue

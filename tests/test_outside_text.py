@@ -319,3 +319,20 @@ def test_write_from_keeps_the_persons_citations_and_reference_list(fake, runs_di
     notes = [e for e in state["trace"] if e.get("kind") in ("invented_citation", "rewritten_citation")]
     assert {e["kind"] for e in notes} == {"rewritten_citation"}  # none of the person's removed
     assert all("[S1] → [1]" in e["note"] for e in notes)
+
+
+def test_installed_readmes_lose_no_character_to_the_citation_clean_up():
+    """The issue's count: 4 of 125 installed READMEs changed (`[Tidelift Subscription][1]`,
+    `FrozenList([17, 42])`, ...). Read as a model's answer (the run holding no id, or S1-S99)
+    and as a person's file (its own list's labels), none changes by one character."""
+    from reflectcli.writing.citations import clean_citations
+    from reflectcli.writing.reflist import labels
+    from tests.test_echo import human_prose
+
+    texts = human_prose()
+    assert len(texts) >= 20
+    every = {f"S{n}" for n in range(1, 100)}
+    changed = [t[:60] for t in texts for known, own in ((set(), None), (every, None), (set(), labels(t)),
+                                                        (every, labels(t)))
+               if clean_citations(t, known, own).text != t]  # fmt: skip
+    assert changed == []

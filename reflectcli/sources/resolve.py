@@ -149,7 +149,7 @@ class Resolver:
     def __init__(self, runs_dir: str | Path, base: Path | None, allow_private: bool,
                  folders: list[Path] | tuple[Path, ...] = ()):  # fmt: skip
         self.runs_dir, self.base, self.allow_private = runs_dir, base, allow_private
-        self.folders = [Path(os.path.abspath(Path(f).expanduser())) for f in folders]
+        self.folders = [Path(f).expanduser().resolve() for f in folders]  # (the article's folder is too)
         self._sources: list[dict[str, Any]] | None = None
 
     def sources(self) -> list[dict[str, Any]]:
@@ -182,7 +182,7 @@ class Resolver:
             if any(part.startswith(".") for part in inside.parts):
                 return None, "", f"{word}: a hidden file or folder (not read)"
             real = path.resolve()
-            if not real.is_relative_to(folder.resolve()):
+            if not real.is_relative_to(folder):
                 return None, "", f"{word}: a link out of {folder.name or folder} (not read)"
             if not kind_of(real):
                 return None, "", (f"{word}: not a document type ({', '.join(sorted(set(KINDS)))}; "

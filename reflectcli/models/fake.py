@@ -218,11 +218,8 @@ def prompt_text(messages: list[dict[str, str]]) -> str:
 
 
 def article_of(prompt: str, missing: str | None = None) -> str:
-    """The article a review or revision prompt carries, quoted as a JSON string or between tag
-    lines (`missing`, else the whole prompt, if none is marked)."""
-    found = re.search(r'<article>("(?:[^"\\]|\\.)*")</article>', prompt, re.S)
-    if found:
-        return json.loads(found.group(1))
+    """The article a review or revision prompt carries (`missing`, else the whole prompt, if
+    none is marked)."""
     found = re.search(r"<article>\n(.*)\n</article>", prompt, re.S)
     return found.group(1) if found else (prompt if missing is None else missing)
 

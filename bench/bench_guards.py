@@ -10,7 +10,12 @@ Each document is read as a capable model would write it, and each guard is asked
   document is not found again (the full-mode revision guard);
 - `replace`: a section replaced by itself does not give back the document byte for byte;
 - `echo`: `strip_echo` removes anything from a section's body taken as the answer to our own
-  drafting prompt (compact and full): prompt text, labels, stray tags or chatter found in it.
+  drafting prompt (compact and full): prompt text, labels, stray tags or chatter found in it;
+- `citations`: the citation clean-up (`strip_invented`, writing/citations.py) changes characters
+  outside the document's real citations, the document read as a model's answer (the run holding
+  no id, then S1-S99) and as a `--from` file (its own reference list's labels, none resolved,
+  then all). Real citations are known only in FreshWiki (`freshwiki/`: Wikipedia articles with
+  `[n]` citations and their `# References` list); elsewhere any change counts.
 
 The sections are the document's own top-level headings (the highest level it uses), split by
 markdown-it-py's tokens here, not by the code under test, so that the same bench runs on an older
@@ -61,7 +66,9 @@ WIKITEXT = ("pytorch+examples", "word_language_model/data/wikitext-2", ("test.tx
 WEEKLY = ("ruanyf+weekly", "docs")
 PYDOC = Path("/usr/share/doc/python3.11-doc/html")
 GUARDS = ("loop", "strip_chatter", "clean_section", "clean_article", "rewrite_guard", "lost_sections",
-          "replace", "echo")  # fmt: skip
+          "replace", "echo", "citations")  # fmt: skip
+# FreshWiki's last commit (removed from the repository after it)
+STORM = ("stanford-oval+storm", "3328c979e2c3928724dc0bfca3b9f87f64988cda", "FreshWiki")
 
 # the embedded model's loops as the tests hold them (each must be caught)
 LOOPS = {
@@ -88,9 +95,9 @@ LOOPS = {
 # --- the corpus ---------------------------------------------------------------------------
 
 
-def _git_show(repo: str, path: str) -> str:
+def _git_show(repo: str, path: str, commit: str = "HEAD") -> str:
     git = MIRROR / repo / "repo"
-    return subprocess.run(["git", "--git-dir", str(git), "show", f"HEAD:{path}"], check=True,
+    return subprocess.run(["git", "--git-dir", str(git), "show", f"{commit}:{path}"], check=True,
                           capture_output=True, text=True).stdout  # fmt: skip
 
 
@@ -141,8 +148,22 @@ def prepare(corpus: Path) -> None:
                                    include_tables=True) or ""  # fmt: skip
         if len(text) > 1000:
             (pydoc / f"{page.parent.name}-{page.stem}.md").write_text(text.replace("¶", "") + "\n")
+    prepare_freshwiki(corpus / "freshwiki")
     print(f"wrote {corpus}: {len(list(wiki.iterdir()))} wiki, {len(list(weekly.iterdir()))} weekly, "
           f"{len(list(pydoc.iterdir()))} pydoc")  # fmt: skip
+
+
+def prepare_freshwiki(folder: Path) -> None:
+    """FreshWiki's 100 Wikipedia articles (CC BY-SA; stanford-oval/storm at STORM's commit) as
+    the dataset gives them: Markdown headings, `[n]` citations, and their `# References` list of
+    `[n] URL` lines."""
+    repo, commit, where = STORM
+    git = MIRROR / repo / "repo"
+    folder.mkdir(parents=True, exist_ok=True)
+    names = subprocess.run(["git", "--git-dir", str(git), "ls-tree", "--name-only", f"{commit}:{where}/txt"],
+                           check=True, capture_output=True, text=True).stdout.split()  # fmt: skip
+    for name in names:
+        (folder / f"{name[:-4]}.md").write_text(_git_show(repo, f"{where}/txt/{name}", commit))
 
 
 def documents(corpus: Path) -> dict[str, list[tuple[str, str]]]:
@@ -210,6 +231,10 @@ def check(text: str) -> tuple[Counter, list[str]]:
         hits[guard] += 1
         why.append(f"{guard}: {what[:160]!r}")
 
+    for mode, (changed, example) in citation_changes(text.replace("\r\n", "\n")).items():
+        CITATION_CHARS[mode] += changed
+        if changed:
+            hit("citations", f"{mode}: {changed} chars, {example}")
     text = leveled(text.replace("\r\n", "\n").strip())
     if trim_generation(text, "stop")[1]:
         hit("loop", "the whole document")
@@ -268,6 +293,57 @@ def _first_change(before: str, after: str) -> str:
     return f"at {at}: {before[max(0, at - 40) : at + 80]} -> {after[max(0, at - 40) : at + 80]}"
 
 
+# --- citations ----------------------------------------------------------------------------
+
+CITATION_CHARS: Counter = Counter()  # characters changed outside real citations, per mode
+_TRUE = re.compile(r"\[\s*\^?S?(\d+)\s*\]")  # a real citation, when its number is in the list
+
+
+def _real_labels(text: str) -> set[str]:
+    """The labels of a FreshWiki document's reference list (its `[n] URL` lines after its last
+    `# References`), read here without the code under test; empty for any other document."""
+    head = text.rfind("\n# References\n")
+    return set(re.findall(r"^\[(\d+)\] \S", text[head:], re.M)) if head >= 0 else set()
+
+
+def _outside(text: str, real: set[str]) -> str:
+    """`text` without its real citations (and whitespace): what must not change."""
+    if real:
+        text = _TRUE.sub(lambda m: "" if m.group(1) in real else m.group(), text)
+    return re.sub(r"\s+", "", text)
+
+
+def citation_changes(text: str) -> dict[str, tuple[int, str]]:
+    """Per mode, the characters the citation clean-up changes outside real citations, and the
+    first change. On an older tree (no labels) a `--from` file is cleaned as a model's answer."""
+    import difflib
+
+    from reflectcli.writing import citations
+    from reflectcli.writing.reflist import find_references
+
+    real = _real_labels(text)
+    labels = {e.label for e in find_references(text).entries}
+    every = {f"S{n}" for n in range(1, 100)}
+    runs = {"answer": [(set(), None), (every, None)], "from_file": [(set(), labels), (every, labels)]}
+    out = {}
+    for mode, calls in runs.items():
+        changed, example = 0, ""
+        for known, own in calls:
+            try:
+                after = citations.strip_invented(text, known, own)[0] if own is not None else None
+            except TypeError:  # an older tree: one grammar for every text
+                after = None
+            if after is None:
+                after = citations.strip_invented(text, known)[0]
+            a, b = _outside(text, real), _outside(after, real)
+            if a != b:
+                ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+                changed += sum(max(i2 - i1, j2 - j1) for op, i1, i2, j1, j2 in ops if op != "equal")
+                example = example or _first_change(text, after)
+        out[mode] = (changed, example)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", nargs="?", default=str(DEFAULT), help="'prepare', or the corpus folder")
@@ -303,6 +379,8 @@ def main() -> int:
             print(f"  missed: {name}")
             failed += 1
     print("per guard over all parts:", ", ".join(f"{g} {total[g]}" for g in GUARDS))
+    print("citations: characters changed outside real citations:",
+          ", ".join(f"as {mode} {CITATION_CHARS[mode]}" for mode in ("answer", "from_file")))  # fmt: skip
     return 1 if failed or sum(total.values()) else 0
 
 

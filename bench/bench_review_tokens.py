@@ -114,6 +114,11 @@ def review_json(body: dict) -> str:
                        "claims": claims})  # fmt: skip
 
 
+def _copies(messages: str, line: str) -> int:
+    """How many times `line` is in the prompt, as written or inside a JSON-quoted article."""
+    return messages.count(line) or messages.count(json.dumps(line, ensure_ascii=False)[1:-1])
+
+
 def run(label: str, text: str, runs: Path, work: Path, config: Path) -> dict:
     from typer.testing import CliRunner
 
@@ -126,7 +131,7 @@ def run(label: str, text: str, runs: Path, work: Path, config: Path) -> dict:
         started = time.perf_counter()
         result = CliRunner().invoke(app, ["review", str(work / f"{label}.md"), "--model", "openai/test-model",
                                           "--config", str(config), "--runs-dir", str(runs), "--json",
-                                          "--thread-id", label])  # fmt: skip
+                                          "--thread-id", label, "--files", str(DOCS)])  # fmt: skip
         took = time.perf_counter() - started
         if result.exit_code != 0:
             raise SystemExit(f"{label}: review failed: {result.output[-600:]}")
@@ -146,7 +151,7 @@ def run(label: str, text: str, runs: Path, work: Path, config: Path) -> dict:
     return {
         "label": label, "calls": len(records), "seconds": took, "article": text, "evidence": evidence,
         "claims_list": claims_part, "messages": messages, "schema": schema,
-        "copies": prompt.count(text.strip().split("\n")[-1]) if text.strip() else 0,
+        "copies": _copies(messages, text.strip().split("\n")[-1]) if text.strip() else 0,
         "refs": [(r["ref"], r["status"], r["by"]) for r in data.get("references") or []],
         "verdicts": len(data.get("claims") or []), "source": data.get("source"),
     }  # fmt: skip
@@ -170,8 +175,10 @@ def main() -> int:
         counters.insert(0, tiktoken)
     plain, words = article_from(args.page, args.words)
     cited, placed = with_citations(plain, args.per_reference)
-    print(f"article: {args.page} ({words} words of text, {len(plain.split())} with headings); "
-          f"{placed} citations to 4 references in the cited copy")
+    print(
+        f"article: {args.page} ({words} words of text, {len(plain.split())} with headings); "
+        f"{placed} citations to 4 references in the cited copy"
+    )
     print(f"load average: {open('/proc/loadavg').read().split()[:3]}")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -197,8 +204,10 @@ def main() -> int:
                   f"{ratio:>24.3f}")  # fmt: skip
     cited_row = rows[1]
     print(f"\ncited run: references {cited_row['refs']}; {cited_row['verdicts']} verdicts")
-    print(f"critic answers used: {[r['source'] for r in rows]}; the article's last line appears "
-          f"{rows[0]['copies']} / {cited_row['copies']} time(s) in the prompt")
+    print(
+        f"critic answers used: {[r['source'] for r in rows]}; the article's last line appears "
+        f"{rows[0]['copies']} / {cited_row['copies']} time(s) in the prompt"
+    )
     once = all(r["calls"] == 1 and r["copies"] == 1 and r["source"] == "llm" for r in rows)
     verdict = "within target" if worst <= TARGET and once else "ABOVE TARGET"
     print(f"worst ratio {worst:.3f} (target ≤ {TARGET}, one call and one copy per review): {verdict}")

@@ -295,6 +295,7 @@ def end_to_end(runs: int = 10, seed: int = 4) -> bool:
             if step.startswith("review"):
                 claims = []
                 for claim, sources, sentence in re.findall(r"^(C\d+) \[([^\]]+)\]: (.*)$", prompt, re.M):
+                    sentence = json.loads(sentence) if sentence.startswith('"') else sentence  # quoted data
                     opening = sentence.removesuffix(" …")  # a long claim is named by its opening
                     true = next((v for s, v in label.items() if s.startswith(opening)), False)
                     verdict = "supported" if kind == "believer" or true else "unsupported"

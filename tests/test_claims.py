@@ -10,7 +10,7 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from reflectcli.sources.verify import attribute, check, judge
-from reflectcli.writing.citations import strip_invented
+from reflectcli.writing.citations import cited_ids, clean_citations, strip_invented
 from reflectcli.writing.claims import claims_in, sentences
 
 GUTENBERG = "Johannes Gutenberg did not invent the printing press in 1455, the historians of Mainz say."
@@ -244,26 +244,78 @@ def test_the_segmenter_knows_abbreviations_decimals_and_cjk_punctuation(text, ex
 
 
 @pytest.mark.parametrize(
-    ("text", "expected", "removed"),
+    ("text", "expected", "removed", "rewritten"),
     [
-        ("A (S9) b.", "A [S9] b.", []),
-        ("A [Source 9].", "A [S9].", []),
-        ("A [9].", "A [S9].", []),
-        ("A [S1, 9].", "A [S1, S9].", []),
-        ("A [S9a].", "A.", ["S9a"]),
-        ("A [S1–S4].", "A [S1, S2, S3, S4].", []),
-        ("A [S1-S5].", "A [S1, S2, S3, S4].", ["S5"]),  # an id not held is named, never dropped silently
-        ("A [S2–S90].", "A.", ["S2-S90"]),
-        ("Code `a[1]` and list[0] stay.", "Code `a[1]` and list[0] stay.", []),
+        ("A (S9) b.", "A [S9] b.", [], [("(S9)", "[S9]")]),
+        ("A [Source 9].", "A [S9].", [], [("[Source 9]", "[S9]")]),
+        ("A [9].", "A [9].", [], []),  # bare numbers no reference list defines: no citation
+        ("A [S1, 9].", "A [S1, S9].", [], [("[S1, 9]", "[S1, S9]")]),
+        ("A [S9a].", "A.", ["S9a"], []),
+        ("A [S1–S4].", "A [S1, S2, S3, S4].", [], [("[S1–S4]", "[S1, S2, S3, S4]")]),
+        ("A [S1-S5].", "A [S1, S2, S3, S4].", ["S5"], []),  # an id not held is named, never dropped silently
+        ("A [S2–S90].", "A.", ["S2-S90"], []),
+        ("Code `a[1]` and list[0] stay.", "Code `a[1]` and list[0] stay.", [], []),
         (
             "Text [S1].\n\n```python\nx = [1, 2, 3]\n```\n",
             "Text [S1].\n\n```python\nx = [1, 2, 3]\n```\n",
             [],
+            [],
         ),
     ],
 )
-def test_one_citation_grammar(text, expected, removed):
+def test_one_citation_grammar(text, expected, removed, rewritten):
+    assert clean_citations(text, {"S1", "S2", "S3", "S4", "S9"}) == (expected, removed, rewritten)
     assert strip_invented(text, {"S1", "S2", "S3", "S4", "S9"}) == (expected, removed)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Python lists such as [1, 2, 3] are mutable.",
+        "The interval [0, 1] is closed.",
+        "Support is in the [Tidelift Subscription][1].\n\n[1]: https://tidelift.com/x\n",
+        "See [99](https://example.org/99) and [S3](https://example.org/s3).",
+        "Use `FrozenList([17, 42])` or call FrozenList([17, 42]) directly.",
+        "```python\nprint([S1], [1])\n```\n",
+        "    [S5] indented code\n",
+        "An escaped \\[S3] is text.",
+        "<div>\n[S3] in an HTML block\n</div>\n",
+        "![S3](x.png) is an image.",
+        "A link [see [S3] here](https://example.org).",
+        "Index x[1] and matrix[0, 1].",
+        "Prose that calls compare(s1, s2) and NFD(s1) is no citation.",
+    ],
+)
+def test_what_is_no_citation_is_never_touched(text):
+    """Lists, intervals, indexes, reference links and their definitions, code, raw HTML, images
+    and link texts: not one character changes, whatever the run holds."""
+    held = {f"S{i}" for i in range(1, 100)}
+    assert clean_citations(text, set()) == (text, [], [])
+    assert clean_citations(text, held) == (text, [], [])
+    assert cited_ids(text) == []
+
+
+def test_an_articles_own_labels_are_its_citations_and_keep_their_numbering():
+    text = "Gutenberg printed [1]. Lists such as [0, 1] stay; [2, 3] cites two. A typo [9]."
+    labels = {"1", "2", "3"}
+    assert cited_ids(text, labels) == ["S1", "S2", "S3"]  # [9] is defined by no entry: no citation
+    assert clean_citations(text, {"S1", "S2", "S3"}, labels) == (text, [], [])  # byte for byte
+    # a writer citing in reflectcli's form is brought into the person's numbering, and says so
+    assert clean_citations("New claim [S2].", {"S2"}, labels) == ("New claim [2].", [], [("[S2]", "[2]")])
+    assert clean_citations("Kept [3].", {"S1"}, labels) == ("Kept [3].", [], [])  # unresolved, still theirs
+    assert clean_citations("Gone [S7].", {"S1"}, labels) == ("Gone.", ["S7"], [])
+    footnotes = {"^1", "^2"}
+    assert clean_citations("A[^1] and [S2].", {"S1", "S2"}, footnotes) == (
+        "A[^1] and [^2].", [], [("[S2]", "[^2]")])  # fmt: skip
+
+
+def test_citations_in_tables_lists_quotes_and_headings_are_placed_exactly():
+    text = ("| a | b |\n|---|---|\n| [S1] x | [S9] [S7] |\n\n- item\n  wrapped [S7] on.\n\n"
+            "> quoted [S7]\n\n## Heading [S7] ##\n")  # fmt: skip
+    cleaned, removed, _ = clean_citations(text, {"S1", "S9"})
+    assert cleaned == ("| a | b |\n|---|---|\n| [S1] x | [S9] |\n\n- item\n  wrapped on.\n\n"
+                       "> quoted\n\n## Heading ##\n")  # fmt: skip
+    assert removed == ["S7"] * 4
 
 
 def test_an_unjudged_claim_is_shown_as_unjudged():
@@ -283,20 +335,21 @@ _PIECES = ["Gutenberg printed", " the Bible", "[S1]", "[S2, 9]", "(S3)", "[Sourc
 
 
 @hypothesis_settings(max_examples=150, deadline=None)
-@example(["`x`", "[3]"], {"S3"})  # a piece after inline code: the look-behind sees no backtick
-@given(st.lists(st.sampled_from(_PIECES), max_size=14), st.sets(st.sampled_from(["S1", "S2", "S3", "S7"])))
-def test_the_quick_no_citation_path_changes_nothing(pieces, known):
-    """strip_invented and cited_ids skip the Markdown parse when ANYWHERE finds nothing: the
+@example(["`x`", "[3]"], {"S3"}, {"3"})  # a piece after inline code: the look-behind sees no backtick
+@given(st.lists(st.sampled_from(_PIECES), max_size=14), st.sets(st.sampled_from(["S1", "S2", "S3", "S7"])),
+       st.sets(st.sampled_from(["2", "3", "^2", "8"])))  # fmt: skip
+def test_the_quick_no_citation_path_changes_nothing(pieces, known, labels):
+    """clean_citations and cited_ids skip the Markdown parse when ANYWHERE finds nothing: the
     answer is the full path's, whatever the text."""
     from reflectcli.writing import citations
     from reflectcli.writing.patterns import LazyPattern
 
     text = "".join(pieces)
-    quick = (citations.strip_invented(text, frozenset(known)), citations._cited.__wrapped__(text))
+    quick = (citations.clean_citations(text, frozenset(known), labels), citations.cited_ids(text, labels))
     saved = citations.ANYWHERE
     citations.ANYWHERE = LazyPattern("")  # matches every text: always the full path
     try:
-        full = (citations.strip_invented(text, frozenset(known)), citations._cited.__wrapped__(text))
+        full = (citations.clean_citations(text, frozenset(known), labels), citations.cited_ids(text, labels))
     finally:
         citations.ANYWHERE = saved
     assert quick == full

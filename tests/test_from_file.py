@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from reflectcli.cli.app import app
-from reflectcli.models.fake import ScriptedResponder, prompt_text
+from reflectcli.models.fake import ScriptedResponder, article_of, prompt_text
 from reflectcli.writing.textops import section_bodies
 
 DRAFT = """# Why drafts need a second look
@@ -58,7 +58,7 @@ class Critic(ScriptedResponder):
             if "<section>" in prompt:  # one section
                 body = prompt.split("<section>\n", 1)[1].split("\n</section>", 1)[0]
                 return body + EXAMPLE
-            article = prompt.split("<article>\n", 1)[1].split("\n</article>", 1)[0]
+            article = article_of(prompt)
             named = [t for t in TITLES if f"\n## {t}\n" in prompt.split("</article>", 1)[1]]
             bodies = dict(zip(TITLES, section_bodies(article, TITLES), strict=True))
             return "\n\n".join(f"## {t}\n\n{bodies[t]}{EXAMPLE}" for t in named)

@@ -63,7 +63,8 @@ class Grounded:
         if kind == "review":
             round_no = int(step[-1])
             claims = []
-            for claim, sources, sentence in re.findall(r"^(C\d+) \[([^\]]+)\]: (.*)$", prompt, re.M):
+            for claim, sources, quoted in re.findall(r"^(C\d+) \[([^\]]+)\]: (.*)$", prompt, re.M):
+                sentence = json.loads(quoted)  # each claim's opening is quoted data, like the article
                 moon = sentence.startswith("The psalter was printed on the Moon")
                 verdict = "contradicted" if moon and self.honest else "supported"
                 for source in sources.split(", "):
@@ -245,7 +246,7 @@ def test_bad_sources_choices_are_one_line(fake, runs_dir):
         ("A [S1, S9] b.", {"S1"}, "A [S1] b.", ["S9"]),
         ("A [s2][S3].", {"S3"}, "A [S3].", ["S2"]),
         ("A [S7]\nB", set(), "A\nB", ["S7"]),
-        ("A [1] and [Sx] stay.", set(), "A and [Sx] stay.", ["S1"]),  # [1] is a citation; [Sx] names none
+        ("A [1] and [Sx] stay.", set(), "A [1] and [Sx] stay.", []),  # no list defines [1]; [Sx] names none
     ],
 )
 def test_strip_invented(text, known, expected, removed):

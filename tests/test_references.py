@@ -17,7 +17,7 @@ from reflectcli.sources import library
 from reflectcli.sources.resolve import Resolver, resolve, title_key, url_key
 from reflectcli.writing.citations import cited_ids
 from reflectcli.writing.claims import claims_in
-from reflectcli.writing.reflist import find_references
+from reflectcli.writing.reflist import find_references, labels
 from tests.test_fetch import Site
 
 ARTICLE = """# Printing in Europe
@@ -97,7 +97,8 @@ def test_every_reference_is_resolved_or_reported_and_none_is_guessed(scripted, r
     scripted.responder = critic = Critic()
     report = tmp_path / "report.md"
     result = invoke("review", str(article), "--model", "fake/w", "--runs-dir", str(runs_dir), "--config",
-                    str(config), "--thread-id", "outside", "--json", "-o", str(report))  # fmt: skip
+                    str(config), "--thread-id", "outside", "--json", "-o", str(report),
+                    "--files", str(article.parent))  # fmt: skip
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     refs = {r["ref"]: r for r in data["references"]}
@@ -109,7 +110,7 @@ def test_every_reference_is_resolved_or_reported_and_none_is_guessed(scripted, r
         "5": ("unresolved", ""),
         "7": ("unresolved", ""),
     }
-    assert refs["2"]["location"] == str(article.parent / "notes" / "ink.md")
+    assert refs["2"]["location"] == "notes/ink.md"  # relative to the folder allowed, never absolute
     assert refs["3"]["location"] == f"http://127.0.0.1:{site.port}/page" and site.hits == ["/page"]
     assert refs["4"]["source_id"] is None and len(refs["4"]["candidates"]) == 2  # reported, not picked
     assert "no library source has this title" in refs["5"]["why"]
@@ -140,7 +141,8 @@ def test_every_reference_is_resolved_or_reported_and_none_is_guessed(scripted, r
 def test_a_url_on_this_machine_is_refused_without_allow_private(scripted, runs_dir, outside, site):
     article, _ = outside
     scripted.responder = Critic()
-    result = invoke("review", str(article), "--model", "fake/w", "--runs-dir", str(runs_dir))
+    result = invoke("review", str(article), "--model", "fake/w", "--runs-dir", str(runs_dir),
+                    "--files", str(article.parent))  # fmt: skip
     assert result.exit_code == 0, result.output
     line = next(x for x in result.output.splitlines() if x.startswith("- [3]"))
     assert "unresolved" in line and "loopback" in line and "allow_private" in line
@@ -153,9 +155,11 @@ def test_reference_lists_in_other_forms():
     footnotes = "Mainz had a press[^1]. Paris too [2].\n\n[^1]: <https://example.org/a>\n[^2]: Paris notes\n"
     found = find_references(footnotes)
     assert [(e.label, e.id, e.text) for e in found.entries] == [
-        ("^1", "S1", "<https://example.org/a>"), ("^2", "S2", "Paris notes")]
-    assert cited_ids(footnotes) == ["S1", "S2"] and [c["ids"] for c in claims_in(footnotes, [])] == [
-        ["S1"], ["S2"]]  # the definitions are no claims
+        ("^1", "S1", "<https://example.org/a>"),
+        ("^2", "S2", "Paris notes"),
+    ]
+    assert cited_ids(footnotes, labels(footnotes)) == ["S1", "S2"]
+    assert [c["ids"] for c in claims_in(footnotes, [])] == [["S1"], ["S2"]]  # the definitions are no claims
     trailing = "Text [1], and more [2-3].\n\n1. First, <https://a.example>\n2. Second\n3. Third\n"
     assert [e.id for e in find_references(trailing).entries] == ["S1", "S2", "S3"]
     steps = "To install:\n\n1. Download it\n2. Run it\n"  # a list nothing cites is no reference list
@@ -174,7 +178,7 @@ def test_reflectcli_ids_resolve_by_their_references_entry(runs_dir, tmp_path):
             f"- [S2] Gutenberg — {note}, “Mainz”\n  - C1 supported: “The workshop …”\n")  # fmt: skip
     evidence, report = resolve(runs_dir, text)
     assert [(r["ref"], r["status"], r["by"]) for r in report] == [("S2", "resolved", "file (in the library)")]
-    assert [(e["id"], e["location"]) for e in evidence] == [("S2", str(note))]
+    assert [(e["id"], e["location"]) for e in evidence] == [("S2", "notes.md")]  # as shown, not where
     assert "ninth typeface" in evidence[0]["text"]
 
 
@@ -191,7 +195,9 @@ def test_titles_match_exactly_after_normalisation_and_near_only_when_unique(runs
     assert resolver.title(["The History of Typefaces"])["status"] == "unresolved"
     assert resolver.title(["Printing"])["status"] == "unresolved"  # too short to match loosely
     assert title_key("«Notes  on—Paper»") == "notes on paper"
-    assert url_key("HTTPS://www.Example.org:443/a/?utm_source=x&b=2#top") == url_key("https://example.org/a?b=2")
+    assert url_key("HTTPS://www.Example.org:443/a/?utm_source=x&b=2#top") == url_key(
+        "https://example.org/a?b=2"
+    )
 
 
 def test_the_checklist_critic_gives_the_codes_verdicts(fake, runs_dir, outside):
@@ -220,7 +226,7 @@ def test_a_file_outside_the_articles_folder_is_not_read(runs_dir, tmp_path, monk
     text = f"The password is hunter2 [1].\n\n## References\n\n1. {secret}\n2. ../elsewhere/secret.md\n"
     evidence, report = resolve(runs_dir, text, tmp_path / "work")
     assert evidence == [] and [r["status"] for r in report] == ["unresolved", "unresolved"]
-    assert "outside the article's folder" in report[0]["why"] and library.sources(runs_dir) == []
+    assert "not in the source library" in report[0]["why"] and library.sources(runs_dir) == []
     library.add(runs_dir, [str(secret)])  # once the person added it, it may be cited
     evidence, report = resolve(runs_dir, text, tmp_path / "work")
     assert report[0]["status"] == "resolved" and "hunter2" in evidence[0]["text"]

@@ -345,7 +345,7 @@ def test_a_library_warning_joins_its_files_one_line(tmp_path, runs_dir):
     out = invoke("sources", "add", tmp_path / "log.pdf", "--runs-dir", runs_dir)
     assert out.exit_code == 0 and "1 added" in out.stdout, out.output
     lines = out.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"note: {tmp_path / 'log.pdf'}: the reader warned: "
+    assert len(lines) == 1 and lines[0].startswith("note: log.pdf: the reader warned: "
                                                    "A circular bookmark reference"), lines  # fmt: skip
     assert "WARNING" not in out.output
 

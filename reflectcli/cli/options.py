@@ -30,6 +30,9 @@ QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the ar
                      "(and errors).")]  # fmt: skip
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Log details and show tracebacks.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (stable keys) instead.")]
+FilesOpt = Annotated[list[Path] | None, typer.Option("--files", help="A folder whose files the article's "
+                     "references may add to the source library (repeatable; default: none, only "
+                     "sources already in the library resolve).")]  # fmt: skip
 InteractiveOpt = Annotated[bool | None, typer.Option("--interactive/--no-interactive",
                            help="Ask before drafting (approve, edit or regenerate the outline) "
                            "and when the loop stops without passing. Needs a terminal; "

@@ -14,6 +14,7 @@ from reflectcli.cli.options import (
     CriticApiBaseOpt,
     CriticOpt,
     DebugOpt,
+    FilesOpt,
     InteractiveOpt,
     ModelOpt,
     QuietOpt,
@@ -43,6 +44,7 @@ def write(
         list[str] | None,
         typer.Option("--keep", help="With --from: a section no revision may touch (repeatable)."),
     ] = None,  # fmt: skip
+    files: FilesOpt = None,
     model: ModelOpt = None,
     critic_model: CriticOpt = None,
     critic: Annotated[
@@ -89,13 +91,18 @@ def write(
     ] = False,  # fmt: skip
     concurrency: Annotated[
         int | None,
-        typer.Option(help="Independent calls at once at most: searches, page fetches, and the "
-                     "sections of a parallel draft (default 4; 1 for local models)."),
+        typer.Option(
+            help="Independent calls at once at most: searches, page fetches, and the "
+            "sections of a parallel draft (default 4; 1 for local models)."
+        ),
     ] = None,  # fmt: skip
     draft_mode: Annotated[
         str | None,
-        typer.Option("--draft", help="sequential: each section sees the ones before it; parallel: "
-                     "all sections at once, each with the outline and its neighbours' goals."),
+        typer.Option(
+            "--draft",
+            help="sequential: each section sees the ones before it; parallel: "
+            "all sections at once, each with the outline and its neighbours' goals.",
+        ),
     ] = None,  # fmt: skip
     max_tokens: Annotated[int | None, typer.Option(help="Token budget for the run.")] = None,
     max_cost: Annotated[float | None, typer.Option(help="Cost budget in USD for the run.")] = None,
@@ -123,9 +130,10 @@ def write(
         })  # fmt: skip
         draft = None
         if from_file is not None:
-            task, draft = _read_draft(from_file, task, keep or [])
-        elif keep:
-            raise UserError("--keep goes with --from FILE", exit_code=2)
+            task, draft = _read_draft(from_file, task, keep or [], references_apart=True)
+            draft = _with_references(from_file, draft, settings, files or [])
+        elif keep or files:
+            raise UserError(f"{'--keep' if keep else '--files'} goes with --from FILE", exit_code=2)
         if task is None:
             raise UserError(
                 "say what to write (a task), or start from your draft with --from FILE", exit_code=2
@@ -238,6 +246,7 @@ def review(
         Path | None, typer.Option("--output", "-o", help="Also write the review as a Markdown report.")
     ] = None,  # fmt: skip
     thread_id: Annotated[str | None, typer.Option(help="Use this thread id.")] = None,
+    files: FilesOpt = None,
     runs_dir: RunsDirOpt = None,
     config: ConfigOpt = None,
     quiet: QuietOpt = False,
@@ -256,16 +265,20 @@ def review(
             "runs_dir": str(runs_dir) if runs_dir else None, "memory": {"enabled": False},
         })  # fmt: skip
         task, draft = _read_draft(file, task, [], references_apart=True)
-        draft = _with_references(file, draft, settings)
+        draft = _with_references(file, draft, settings, files or [])
         result = Runner(ui).write(task, settings, thread_id, draft)
     except (UserError, RunInterrupted, Exception) as exc:
         raise _fail(ui, exc, debug) from None
     reviewed = (result.state.get("reviews") or [{}])[-1]
     refs = result.state.get("references") or []
     if output is not None:
-        from reflectcli.output.artifacts import review_report
+        from reflectcli.output.artifacts import review_report, write_private
 
-        output.write_text(review_report(result.state, result.thread_id, file), encoding="utf-8")
+        try:  # owner-only, like every artifact: it quotes the article and what its sources say
+            write_private(output, review_report(result.state, result.thread_id, file))
+        except OSError as exc:
+            raise _fail(ui, UserError(f"cannot write {output}: {exc.strerror or exc}", exit_code=2),
+                        debug) from None  # fmt: skip
     if as_json:
         import json
 
@@ -281,28 +294,41 @@ def review(
                      f"critic revise it: `reflectcli write --from {file}`", markup=False)  # fmt: skip
 
 
-def _with_references(where: str, draft: dict, settings) -> dict:
+def _with_references(where: str, draft: dict, settings, files: list[Path]) -> dict:
     """The draft's state with its reference list resolved against the source library: the
     resolved sources it cites as the run's evidence (under the article's own ids; each section's
-    as its research, as if a run had found them), and a row per reference (resolved, ambiguous
-    or unresolved, and why) in `references`."""
+    as its research, as if a run had found them), a row per reference (resolved, ambiguous
+    or unresolved, and why) in `references`, and the labels the list defines (`labels`: the
+    article's own citation form, kept in every version). Only files in `files` (folders the
+    person named) are ever read for it."""
     from reflectcli.graph.common import note_event
     from reflectcli.sources.resolve import resolve
     from reflectcli.writing.citations import cited_ids
+    from reflectcli.writing.reflist import labels
 
+    for folder in files:
+        if not folder.expanduser().is_dir():
+            raise UserError(f"--files {folder}: not a folder", exit_code=2)
     base = None if where == "-" else Path(where).expanduser().resolve().parent
     text = draft["versions"][0]["text"]
-    evidence, report = resolve(settings.runs_dir, text, base, settings.research.allow_private)
+    evidence, report = resolve(settings.runs_dir, text, base, settings.research.allow_private, files)
     if not report:
         return draft
+    own = sorted(labels(text))
     done = sum(1 for r in report if r["status"] == "resolved")
     note = note_event("draft", "references", f"references: {done} of {len(report)} resolved in the "
                       f"source library, {len(report) - done} reported", resolved=done,
                       reported=len(report) - done)  # fmt: skip
     held = [e["id"] for e in evidence]
-    by_section = [[i for i in cited_ids(body) if i in held] for body in draft["sections"]]
-    return {**draft, "evidence": evidence, "references": report, "trace": [*draft["trace"], note],
-            "research": {"plan": draft["plans"], "sections": by_section}}  # each section's sources
+    by_section = [[i for i in cited_ids(body, own) if i in held] for body in draft["sections"]]
+    return {
+        **draft,
+        "evidence": evidence,
+        "references": report,
+        "labels": own,
+        "trace": [*draft["trace"], note],
+        "research": {"plan": draft["plans"], "sections": by_section},
+    }  # each section's sources
 
 
 def fetch_model(debug: DebugOpt = False) -> None:

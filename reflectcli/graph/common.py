@@ -12,7 +12,7 @@ from reflectcli.graph.rules import spent
 from reflectcli.models.base import Completion, ModelClient
 from reflectcli.retry import BudgetReached
 from reflectcli.sources.verify import attribute
-from reflectcli.writing.citations import strip_invented
+from reflectcli.writing.citations import clean_citations, run_labels
 from reflectcli.writing.echo import strip_echo
 from reflectcli.writing.textops import trim_generation
 
@@ -194,16 +194,32 @@ def section_evidence(state: dict[str, Any], index: int) -> list[dict[str, Any]]:
 
 
 def grounded(text: str, state: dict[str, Any], node: str, **extra: Any) -> tuple[str, list[dict]]:
-    """`text` with every citation to an id the run does not hold removed, and a trace note
-    naming them: no invented reference is ever kept."""
+    """`text` with every citation to an id the run does not hold removed, and every citation
+    written in the run's form (`[S3]`, or a person's article's own numbering), with a trace note
+    naming each removal and each rewrite: no invented reference is kept, none changed unsaid."""
     known = {e["id"] for e in state.get("evidence") or []}
-    cleaned, removed = strip_invented(text, known)
-    if not removed:
-        return text, []
-    shown = ", ".join(dict.fromkeys(removed))  # not as `[S9]`: no output shows it as a citation
-    return cleaned, [note_event(node, "invented_citation", f"removed {len(removed)} citation"
-                                f"{'s' if len(removed) != 1 else ''} to sources the run does "
-                                f"not hold (or naming none): {shown}", removed=removed, **extra)]  # fmt: skip
+    cleaned, removed, rewritten = clean_citations(text, known, run_labels(state))
+    return cleaned, citation_notes(node, removed, rewritten, **extra)
+
+
+def citation_notes(node: str, removed: list[str], rewritten: list[tuple[str, str]],
+                   what: str = "", **extra: Any) -> list[dict]:  # fmt: skip
+    """The trace notes of what code did to citations: removed (invented, or naming none) and
+    rewritten into the run's form, each named as written."""
+    notes = []
+    if removed:
+        shown = ", ".join(dict.fromkeys(removed))  # not as `[S9]`: no output shows it as a citation
+        notes.append(note_event(node, "invented_citation", f"removed {len(removed)} citation"
+                                f"{'s' if len(removed) != 1 else ''} to sources the run does not "
+                                f"hold (or naming none){what}: {shown}", removed=removed,
+                                **extra))  # fmt: skip
+    if rewritten:
+        shown = "; ".join(f"{old} → {new}" for old, new in dict.fromkeys(rewritten))
+        notes.append(note_event(node, "rewritten_citation", f"rewrote {len(rewritten)} citation"
+                                f"{'s' if len(rewritten) != 1 else ''} into the run's form{what}: "
+                                f"{shown}", rewritten=[list(r) for r in rewritten], by="code",
+                                **extra))  # fmt: skip
+    return notes
 
 
 def attributed(

@@ -13,6 +13,7 @@ from reflectcli.graph.common import (
     attributed,
     budget_stop,
     call_event,
+    citation_notes,
     concurrency,
     generated_text,
     grounded,
@@ -34,7 +35,7 @@ from reflectcli.sources.evidence import number, relevant, section_query
 from reflectcli.sources.verify import judge
 from reflectcli.writing import markdown, prompts
 from reflectcli.writing.checklist import checklist_review
-from reflectcli.writing.citations import cited_ids, strip_invented
+from reflectcli.writing.citations import cited_ids, clean_citations, run_labels, strip_invented
 from reflectcli.writing.claims import claims_in
 from reflectcli.writing.rubric import DIMENSIONS
 from reflectcli.writing.schemas import Outline, Review, outline_schema, review_schema
@@ -127,11 +128,15 @@ class Nodes:
         except BudgetExceeded as exc:
             return budget_stop("plan", exc, 0)
         sections = [s.model_dump() for s in result.value.sections][:limit]
+        gone: list[str] = []
         for section in sections:  # an outline cites nothing: no id may reach a heading
-            title = strip_invented(section["title"], set())[0].strip()
-            section["title"] = title or section["title"].replace("[", "").replace("]", "")
-            section["goal"] = strip_invented(section["goal"], set())[0].strip()
+            title, removed = strip_invented(section["title"], set())
+            section["title"] = title.strip() or section["title"].replace("[", "").replace("]", "")
+            section["goal"], dropped = strip_invented(section["goal"], set())
+            section["goal"] = section["goal"].strip()
+            gone += removed + dropped
         trace = [call_event("plan", c) for c in result.calls]
+        trace += citation_notes("plan", gone, [], " from the outline")
         if result.source == "fallback":
             trace.append(note_event("plan", "fallback", "outline unusable after retries; "
                                     "using a generic outline", errors=result.errors))  # fmt: skip
@@ -287,7 +292,7 @@ class Nodes:
         critiques = dict(state.get("critiques") or {})
         open_items = [c for c in critiques.values() if c["status"] == "open"]
         evidence = state.get("evidence") or []
-        cited = set(cited_ids(version["text"]))
+        cited = set(cited_ids(version["text"], run_labels(state)))
         shown = [e for e in evidence if e["id"] in cited]
         to_judge = []  # each claim with the ids it cites that the run holds (an outside article's
         for claim in claims_in(version["text"], titles) if shown and not compact(self.critic) else []:
@@ -338,11 +343,14 @@ class Nodes:
             ))  # fmt: skip
         score = weighted(score, value["dimensions"], weights)
         held = {e["id"] for e in evidence}  # the critic's words cite no id the run lacks either
+        labels = run_labels(state)
         invented: list[str] = []
+        rewritten: list[tuple[str, str]] = []
 
         def clean(text: str) -> str:
-            kept, gone = strip_invented(text, held)
+            kept, gone, changed = clean_citations(text, held, labels)
             invented.extend(gone)
+            rewritten.extend(changed)
             return kept
 
         value["feedback"] = clean(value["feedback"])
@@ -352,11 +360,7 @@ class Nodes:
         for claim in value["claims"]:
             claim["reason"], claim["quote"] = clean(claim["reason"]), clean(claim["quote"])
         errors = [clean(e) for e in result.errors]
-        if invented:
-            trace.append(note_event("review", "invented_citation", f"removed {len(invented)} "
-                                    "citation(s) to sources the run does not hold from the "
-                                    f"critique: {', '.join(dict.fromkeys(invented))}",
-                                    removed=invented, round=round_no))  # fmt: skip
+        trace += citation_notes("review", invented, rewritten, " from the critique", round=round_no)
         claims = judge(version["text"], titles, evidence, value.pop("claims", []))
         found = [*value["improvements"], *claim_improvements(claims)]
         improvements = [{**imp, "id": f"r{round_no}.{i}"} for i, imp in enumerate(found, 1)]

@@ -32,7 +32,7 @@ from reflectcli.graph.human import pending_human
 from reflectcli.graph.rules import best_version, review_of
 from reflectcli.models.base import ModelClient
 from reflectcli.writing import prompts
-from reflectcli.writing.citations import cited_ids
+from reflectcli.writing.citations import cited_ids, run_labels
 from reflectcli.writing.textops import (
     clean_article,
     clean_section,
@@ -120,7 +120,7 @@ def evidence_for(state: dict[str, Any], indexes: list[int], texts: list[str]) ->
     asked = len(state.get("reviews") or [])  # found for the queries of the review being answered
     ids = [e["id"] for e in state.get("evidence") or [] if e.get("round") == asked and asked]
     ids += [e["id"] for i in indexes for e in section_evidence(state, i)]
-    ids += [i for text in texts for i in cited_ids(text) if i in by_id]
+    ids += [i for text in texts for i in cited_ids(text, run_labels(state)) if i in by_id]
     return [by_id[i] for i in dict.fromkeys(ids)]
 
 
@@ -148,8 +148,9 @@ class Reviser:
             revision = None
         mode = (state["params"].get("policy") or {}).get("revision", "full")
         titles = [s["title"] for s in state["outline"]["sections"]]
-        if state.get("locked"):
-            mode = "section"  # a whole-article rewrite would touch the locked sections
+        if state.get("locked") or state.get("labels"):
+            mode = "section"  # a whole-article rewrite would touch the locked sections, or the
+            # person's own reference list (no section: kept byte for byte)
         elif mode == "section" and not any(locate_sections(base["text"], titles)):
             mode = "full"  # no outline heading left to revise by: rewrite it whole
         writer = Budgeted(self.writer, state)

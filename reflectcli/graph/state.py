@@ -37,6 +37,7 @@ class RunState(TypedDict, total=False):
     learned: dict[str, Any] | None  # what the learning step stored (lesson ids)
     locked: list[int]  # sections no revision may touch (`write --from FILE --keep TITLE`)
     references: list[dict[str, Any]]  # an outside article's reference list, resolved (`review`)
+    labels: list[str]  # the labels that list defines (`3`, `^3`): its citations' own form
 
 
 def initial_state(task: str, params: dict[str, Any], lessons: list[dict[str, Any]] | None = None) -> RunState:

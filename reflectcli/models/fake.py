@@ -196,8 +196,7 @@ class ScriptedResponder:
             part = re.search(r"<section>\n(.*)\n</section>", prompt, re.S)
             if part:  # section-level revision: return the new body only
                 return part.group(1) + " " + IMPROVED
-            article = re.search(r"<article>\n(.*)\n</article>", prompt, re.S)
-            text = article.group(1) if article else ""
+            text = article_of(prompt, "")
             named = re.search(r"Rewrite only these sections:\n((?:## .*\n)+)", prompt)
             if named:  # several sections in one call: return those sections only
                 titles = [line[3:] for line in named.group(1).splitlines()]
@@ -218,10 +217,11 @@ def prompt_text(messages: list[dict[str, str]]) -> str:
     return "\n\n".join(str(m.get("content") or "") for m in messages if m.get("role") != "assistant")
 
 
-def article_of(prompt: str) -> str:
-    """The article a review or revision prompt carries (the whole prompt if none is marked)."""
+def article_of(prompt: str, missing: str | None = None) -> str:
+    """The article a review or revision prompt carries (`missing`, else the whole prompt, if
+    none is marked)."""
     found = re.search(r"<article>\n(.*)\n</article>", prompt, re.S)
-    return found.group(1) if found else prompt
+    return found.group(1) if found else (prompt if missing is None else missing)
 
 
 class LessonScenario:

@@ -87,7 +87,7 @@ def review_lines(review: dict[str, Any]) -> list[str]:
         out.append("")
     if review.get("claims"):
         out.append("**Cited claims:**")
-        out += [f"- {rows.claim(c)}" for c in review["claims"]]
+        out += [f"- {rows.claim(c, markdown.inline)}" for c in review["claims"]]
         out.append("")
     return out
 
@@ -98,7 +98,7 @@ def review_report(state: dict[str, Any], thread_id: str, source: str) -> str:
     out = [f"# Review of {source}", "", f"- thread: `{thread_id}` (`reflectcli show {thread_id}`)",
            f"- task: {state.get('task', '')}", ""]  # fmt: skip
     out += review_lines(review) if review else ["No review was made."]
-    if refs := rows.reference_check(state.get("references") or []):
+    if refs := rows.reference_check(state.get("references") or [], markdown.inline):
         out += ["", "## References checked", "", *refs[1:], "", refs[0]]
     return "\n".join(out).rstrip() + "\n"
 
@@ -154,8 +154,8 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any],
             passage = " ".join(e["text"].split())
             passage = passage if len(passage) <= 200 else passage[:197] + "..."
             found = f"section {e['section']}" if e.get("section") else f"round {e.get('round')} query"
-            out.append(f"| {e['id']} | {found} | {_cell(e['title'])} | "
-                       f"{_cell(rows.place(e))} | {_cell(passage)} |")  # fmt: skip
+            out.append(f"| {e['id']} | {found} | {markdown.inline(e['title'])} | "
+                       f"{markdown.inline(rows.place(e))} | {markdown.inline(passage)} |")  # fmt: skip
         out.append("")
     for version in state.get("versions") or []:
         out += [f"## {rows.version_title(version)}", ""]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ from reflectcli.output import rows
 from reflectcli.output.artifacts import render_artifact
 from reflectcli.output.summary import summarize
 from reflectcli.writing import markdown
-from reflectcli.writing.citations import CITATION, ids_in
+from reflectcli.writing.citations import citations, run_labels
 
 FORMATS = ("md", "report", "json", "html")
 
@@ -92,23 +91,39 @@ def markdown_to_html(text: str) -> str:
 
 
 def shared_place(ref: dict[str, Any]) -> str:
-    """Where a reference is, for a page others may read: a URL as it is, a file by its name
-    only (its folder on this machine is nobody's business), with its page or heading."""
-    if ref["kind"] == "url":
+    """Where a reference is, for a page others may read: a URL (a web result's snippet too) as
+    it is, a file by its path relative to the folder it was added from (never where that folder
+    is: the library keeps the shown path), with its page or heading."""
+    if ref["kind"] in ("url", "web") or not ref["location"]:
         return ref["place"]
-    name = Path(ref["location"]).name
-    return ref["place"].replace(ref["location"], name, 1) if ref["location"] else ref["place"]
+    if not Path(ref["location"]).is_absolute():
+        return ref["place"]
+    name = Path(ref["location"]).name  # a source added before shown paths were kept
+    return ref["place"].replace(ref["location"], name, 1)
 
 
-def _linked(body: str, state: dict[str, Any]) -> str:
-    """Citations of held sources become links to their entry in the References."""
+_MARK = "\ue000{}\ue001"  # a placeholder no Markdown syntax reads (private-use characters)
+
+
+def _linked_html(text: str, state: dict[str, Any]) -> str:
+    """The article as HTML, its citations of held sources links to their entry in the
+    References: the citations the parse recognises (writing/citations.py), each replaced by a
+    placeholder before rendering and by its links after, so that nothing else (a list `[1, 2]`,
+    a link, code) is touched."""
     held = {e["id"] for e in state.get("evidence") or []}
-
-    def link(match: re.Match[str]) -> str:
-        ids = [i for i in ids_in(match.group()) if i in held]
-        return "[" + ", ".join(f'<a href="#ref-{i}">{i}</a>' for i in ids) + "]" if ids else match.group()
-
-    return CITATION.sub(link, body)
+    labels = run_labels(state)
+    found = [c for c in citations(text, labels) if c.defined and any(i in held for i in c.ids)]
+    marked, last, links = [], 0, []
+    for n, cite in enumerate(found):
+        marked += [text[last : cite.start], _MARK.format(n)]
+        names = [i if cite.named else i[1:] for i in cite.ids]
+        links.append("[" + ", ".join(f'<a href="#ref-{i}">{name}</a>' if i in held else name
+                                     for i, name in zip(cite.ids, names, strict=True)) + "]")  # fmt: skip
+        last = cite.end
+    page = markdown_to_html("".join(marked) + text[last:])
+    for n, link in enumerate(links):
+        page = page.replace(_MARK.format(n), link)
+    return page
 
 
 def export_html(run: dict[str, Any], state: dict[str, Any], version: dict[str, Any]) -> str:
@@ -133,17 +148,18 @@ def export_html(run: dict[str, Any], state: dict[str, Any], version: dict[str, A
         '<table class="meta">'
         + "".join(f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in meta)
         + "</table>",
-        f"<article>{_linked(markdown_to_html(version['text']), state)}</article>",
+        f"<article>{_linked_html(version['text'], state)}</article>",
     ]
     found = rows.reference_rows(state, version["text"])
     if found:
         parts.append('<h2>References</h2><ul class="refs">')
         for r in found:
             where = e(shared_place(r))
-            if r["kind"] == "url" and r["location"].startswith(("http://", "https://")):
+            if r["kind"] in ("url", "web") and r["location"].startswith(("http://", "https://")):
                 where = f'<a href="{e(r["location"])}">{where}</a>'
             cited = "".join(f"<li>{e(rows.cited_claim(c))}</li>" for c in r["claims"])
-            parts.append(f'<li id="ref-{r["id"]}">[{r["id"]}] '
+            anchors = "".join(f'<span id="ref-{i}"></span>' for i in r["ids"][1:])
+            parts.append(f'<li id="ref-{r["id"]}">{anchors}[{e(r["label"])}] '
                          f"{e(r['title'])} — {where}" + (f"<ul>{cited}</ul>" if cited else "")
                          + "</li>")  # fmt: skip
         parts.append("</ul>")

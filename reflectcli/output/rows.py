@@ -4,9 +4,11 @@ draw from here (each escapes for its own medium: Rich markup, Markdown cells, HT
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from reflectcli.writing.citations import place, references
+from reflectcli.writing.citations import place, references, run_labels
+from reflectcli.writing.markdown import inline, one_line
 from reflectcli.writing.rubric import DIMENSIONS
 
 WHOLE = "whole article"
@@ -142,47 +144,60 @@ def _claims_of(state: dict[str, Any], text: str) -> list[dict[str, Any]]:
 
 
 def reference_rows(state: dict[str, Any], text: str) -> list[dict[str, Any]]:
-    """The References of `text`: each cited id with its source's title and place, and the claims
-    citing it with their verdict and the passage sentence quoted for it."""
+    """The References of `text`: one entry per cited source (the passages of one page or file
+    cited under several ids are one entry: `ids`, `label` "S1, S2"), with its title and place,
+    and the claims citing it with their verdict and the passage sentence quoted for it."""
     verdicts = _claims_of(state, text)
-    return [{"id": e["id"], "title": e["title"], "place": place(e), "location": e["location"],
-             "kind": e["kind"], "claims": [
-                 {k: c.get(k, "") for k in ("claim", "verdict", "sentence", "quote", "by")}
-                 for c in verdicts if c["source"] == e["id"]]}
-            for e in references(state.get("evidence") or [], text)]  # fmt: skip
+    grouped: dict[Any, list[dict[str, Any]]] = {}
+    for e in references(state.get("evidence") or [], text, run_labels(state)):
+        grouped.setdefault(e.get("source_id") or e["id"], []).append(e)
+    out = []
+    for items in grouped.values():
+        first, ids = items[0], [e["id"] for e in items]
+        spots = [p for e in items if (p := place({**e, "location": ""}))]
+        where = ", ".join([first["location"], *dict.fromkeys(spots)]) if first["location"] else place(first)
+        out.append({"id": first["id"], "ids": ids, "label": ", ".join(ids), "title": one_line(first["title"]),
+                    "place": one_line(where), "location": first["location"], "kind": first["kind"],
+                    "claims": [{k: c.get(k, "") for k in ("claim", "verdict", "sentence", "quote", "by")}
+                               for c in verdicts if c["source"] in ids]})  # fmt: skip
+    return out
 
 
-def cited_claim(item: dict[str, Any]) -> str:
-    """`C2 supported: “Gutenberg printed …” — the source: “He printed …”` (no quote: says so)."""
-    quote = f"the source: “{item['quote']}”" if item.get("quote") else "no sentence of the source quoted"
+def cited_claim(item: dict[str, Any], esc: Callable[[str], str] = one_line) -> str:
+    """`C2 supported: “Gutenberg printed …” — the source: “He printed …”` (no quote: says so);
+    each quoted text through `esc` (one plain line; `markdown.inline` for a Markdown page)."""
+    quote = f"the source: “{esc(item['quote'])}”" if item.get("quote") else "no sentence of the source quoted"
     label = f"{item['claim']} " if item.get("claim") else ""
-    return f"{label}{item['verdict']}: “{item['sentence']}” — {quote}"
+    return f"{label}{item['verdict']}: “{esc(item['sentence'])}” — {quote}"
 
 
 def references_markdown(state: dict[str, Any], text: str, level: int = 2) -> str:
     """`## References`, one line per cited source and under it the claims citing it (verdict,
-    quoted passage sentence); empty when `text` cites nothing."""
+    quoted passage sentence); empty when `text` cites nothing. Titles, places and quotes are
+    outside text: one line each, escaped (no heading, link or HTML of theirs is live)."""
     found = reference_rows(state, text)
     if not found:
         return ""
     lines = [f"{'#' * level} References", ""]
     for r in found:
-        lines.append(f"- [{r['id']}] {r['title']} — {r['place']}")
-        lines += [f"  - {cited_claim(c)}" for c in r["claims"]]
+        lines.append(f"- [{r['label']}] {inline(r['title'])} — {inline(r['place'])}")
+        lines += [f"  - {cited_claim(c, inline)}" for c in r["claims"]]
     return "\n".join(lines)
 
 
-def claim(item: dict[str, Any]) -> str:
+def claim(item: dict[str, Any], esc: Callable[[str], str] = one_line) -> str:
     """`C1 supported [S2] Gutenberg printed ... — why (critic) — “the quoted passage sentence”`."""
-    reason = f" — {item['reason']}" if item.get("reason") else ""
-    quote = f" — “{item['quote']}”" if item.get("quote") else ""
+    reason = f" — {esc(item['reason'])}" if item.get("reason") else ""
+    quote = f" — “{esc(item['quote'])}”" if item.get("quote") else ""
     label = f"{item['claim']} " if item.get("claim") else ""
-    return f"{label}{item['verdict']} [{item['source']}] {item['sentence']}{reason} ({item['by']}){quote}"
+    said = esc(item["sentence"])
+    return f"{label}{item['verdict']} [{item['source']}] {said}{reason} ({item['by']}){quote}"
 
 
-def reference_check(refs: list[dict[str, Any]]) -> list[str]:
+def reference_check(refs: list[dict[str, Any]], esc: Callable[[str], str] = one_line) -> list[str]:
     """An outside article's references as `review` resolved them: one line each, resolved
-    ones with the library source, the others with why (never a guess)."""
+    ones with the library source, the others with why (never a guess); the article's and the
+    sources' text through `esc` (`markdown.inline` for `review -o`)."""
     if not refs:
         return []
     done = sum(1 for r in refs if r["status"] == "resolved")
@@ -190,11 +205,11 @@ def reference_check(refs: list[dict[str, Any]]) -> list[str]:
     for r in refs:
         label = f"[{r['ref']}]" + ("" if r["cited"] else " (not cited)")
         if r["status"] == "resolved":
-            lines.append(f"- {label} resolved by {r['by']}: source {r['source_id']} “{r['title']}” — "
-                         f"{r['location']}")  # fmt: skip
+            lines.append(f"- {label} resolved by {r['by']}: source {r['source_id']} “{esc(r['title'])}” — "
+                         f"{esc(r['location'])}")  # fmt: skip
         else:
-            entry = f" “{r['entry']}”" if r["entry"] else ""
+            entry = f" “{esc(r['entry'])}”" if r["entry"] else ""
             n = r.get("sentences") or 0
             unchecked = f"; {n} cited claim{'s' if n != 1 else ''} left unchecked" if n else ""
-            lines.append(f"- {label} {r['status']}:{entry} — {r['why']}{unchecked}")
+            lines.append(f"- {label} {r['status']}:{entry} — {esc(r['why'])}{unchecked}")
     return lines

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from reflectcli.graph.rules import call_events, spent
-from reflectcli.writing.citations import cited_ids
+from reflectcli.writing.citations import cited_ids, run_labels
 
 
 def summarize(state: dict[str, Any]) -> dict[str, Any]:
@@ -60,14 +60,17 @@ def grounding(state: dict[str, Any]) -> dict[str, Any]:
     wanted = state.get("final_version") or (versions[-1]["n"] if versions else None)
     text = next((v["text"] for v in versions if v["n"] == wanted), "")
     evidence = {e["id"]: e for e in state.get("evidence") or []}
-    used = {evidence[i]["source_id"] for i in cited_ids(text) if i in evidence}
+    used = {evidence[i]["source_id"] for i in cited_ids(text, run_labels(state)) if i in evidence}
     removed = sum(len(e.get("removed") or []) for e in state.get("trace") or []
                   if e.get("kind") == "invented_citation")  # fmt: skip
+    rewritten = sum(len(e.get("rewritten") or []) for e in state.get("trace") or []
+                    if e.get("kind") == "rewritten_citation")  # fmt: skip
     review = next((r for r in reversed(state.get("reviews") or []) if r["version"] == wanted), None)
     claims = (review or {}).get("claims") or []
     return {
         "sources_used": len(used),
         "citations_removed": removed,
+        "citations_rewritten": rewritten,  # into the run's form, by code (each named in the trace)
         "claims": len(claims),
         "claims_supported": sum(1 for c in claims if c["verdict"] == "supported"),
     }

@@ -11,6 +11,7 @@ from typing import Any
 from reflectcli.graph.rules import pending_step
 from reflectcli.output import rows
 from reflectcli.output.summary import summarize
+from reflectcli.writing.markdown import one_line
 from reflectcli.writing.rubric import DIMENSIONS
 
 SPARKS = "▁▂▃▄▅▆▇█"
@@ -246,7 +247,7 @@ class Views:
             p("\n[bold]References[/]")
             for r in found:
                 p(
-                    f"  {escape('[' + r['id'] + ']')} {escape(r['title'])} — {escape(r['place'])}",
+                    f"  {escape('[' + r['label'] + ']')} {escape(r['title'])} — {escape(r['place'])}",
                     soft_wrap=True,
                 )
                 for c in r["claims"]:
@@ -322,8 +323,8 @@ class Views:
         if not found:
             self.message(f"no sources in {runs_dir}; add some with `reflectcli sources add PATH`")
             return
-        rows = [(str(s["id"]), s["title"][:50], s["kind"], str(s["chunks"]), _when(s["added_at"]),
-                 s["location"]) for s in found]  # fmt: skip
+        rows = [(str(s["id"]), one_line(s["title"])[:50], s["kind"], str(s["chunks"]), _when(s["added_at"]),
+                 one_line(s.get("shown") or s["location"])) for s in found]  # fmt: skip
         self._columns(("id", "title", "kind", "chunks", "added", "location"), rows, right={0, 3})
 
     def source_hits(self, hits: list[dict[str, Any]], query: str) -> None:
@@ -332,12 +333,13 @@ class Views:
             return
         for rank, hit in enumerate(hits, 1):
             where = _place(hit)
-            line = f"{rank:>2}. [{hit['source_id']}] {hit['title']}{where}  (score {-hit['score']:.2f})"
+            title = one_line(hit["title"])
+            line = f"{rank:>2}. [{hit['source_id']}] {title}{where}  (score {-hit['score']:.2f})"
             self.message(line)
             self.message(f"    {hit['snippet']}")
 
     def source(self, found: dict[str, Any], chunks: list[dict[str, Any]]) -> None:
-        self.message(f"[{found['id']}] {found['title']}")
+        self.message(f"[{found['id']}] {one_line(found['title'])}")
         count = rows.plural(len(chunks), "chunk", "chunks")
         self.message(f"{found['kind']} · {found['location']} · {found['chars']} characters · "
                      f"{count} · added {_when(found['added_at'])}")  # fmt: skip

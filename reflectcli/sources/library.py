@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from reflectcli.errors import UserError
 from reflectcli.pool import in_order
@@ -33,6 +34,7 @@ from reflectcli.sources.stopwords import only_stop_words, stop_words_message
 from reflectcli.sources.walk import linked_files
 from reflectcli.store.db import Store
 from reflectcli.store.library import Library
+from reflectcli.writing.markdown import one_line
 
 Progress = Callable[[int, int, str], None]  # (done, total, what)
 
@@ -58,14 +60,37 @@ def is_url(target: str) -> bool:
     return bool(re.match(r"^[a-z][a-z0-9+.-]*://", target, re.I))
 
 
-def expand(targets: list[str]) -> tuple[list[str], list[Outcome]]:
+def without_credentials(url: str) -> str:
+    """A URL without its `user:pass@`: a password is never kept in the library, a References
+    list or an export (nor sent: the fetch never used it)."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
+
+
+def shown_path(path: Path, folder: Path | None) -> str:
+    """A file's path as the library shows it everywhere (References, exports, prompts, the
+    terminal): relative to the folder the user added, or its name alone; never where on this
+    machine that folder is."""
+    if folder is not None:
+        try:
+            return path.resolve().relative_to(folder.resolve()).as_posix()
+        except ValueError:
+            pass
+    return path.name
+
+
+def expand(targets: list[str], shown: dict[str, str] | None = None) -> tuple[list[str], list[Outcome]]:
     """Files and URLs to read, from files, folders (recursively: the supported types, hidden
     folders skipped, symlinked folders followed once: walk.py) and URLs; plus an outcome for
-    each target that cannot be one."""
+    each target that cannot be one. `shown` gets each file's path as shown (`shown_path`)."""
     items: list[str] = []
     problems: list[Outcome] = []
+    shown = {} if shown is None else shown
     for target in targets:
         if is_url(target):
+            target = without_credentials(target)
             problem = scheme_problem(target)
             if problem:
                 problems.append(Outcome(target, "skipped", error=f"{target}: {problem}"))
@@ -96,9 +121,12 @@ def expand(targets: list[str]) -> tuple[list[str], list[Outcome]]:
 
             linked, loops = linked_files(path)  # what rglob does not enter
             items += [str(p) for p in sorted(linked) if kind_of(p)]
+            for p in [*found, *linked]:
+                shown.setdefault(str(p), p.relative_to(path).as_posix())
             problems += [Outcome(str(path), "ignored", error=note) for note in loops]
         elif path.is_file():
             items.append(str(path))
+            shown.setdefault(str(path), path.name)
         else:
             problems.append(Outcome(str(path), "skipped", error=f"{path}: no such file or folder"))
     return list(dict.fromkeys(items)), problems
@@ -127,21 +155,25 @@ def _library(runs_dir: str | Path, write: bool) -> Iterator[Library | None]:
 
 def add(runs_dir: str | Path, targets: list[str], progress: Progress | None = None,
         allow_private: bool = False, prune: bool = False,
-        proxy: str | None = None) -> list[Outcome]:  # fmt: skip
+        proxy: str | None = None, shown: dict[str, str] | None = None) -> list[Outcome]:  # fmt: skip
     """Index files, folders and URLs. An unchanged file (same content hash) is left as it is, a
     changed one is re-indexed under its id; one that cannot be read is skipped with one line,
     and the rest go on. Each source is written in one transaction: nothing half indexed. A URL
     is fetched safely (fetch.py; through `proxy` if given): one on this machine or a private
     network is refused unless `allow_private`. A folder's sources whose files are gone are
-    removed with `prune` (else noted). Ctrl-C raises AddInterrupted with what was done."""
-    items, outcomes = expand(targets)
+    removed with `prune` (else noted). `shown`: a file's path as shown, when the caller knows
+    the folder it was allowed from (sources/resolve.py). Ctrl-C raises AddInterrupted with what
+    was done."""
+    names: dict[str, str] = {}
+    items, outcomes = expand(targets, names)
+    names.update(shown or {})
     with _library(runs_dir, write=True) as library:
         n = 0
         try:
             for n, item in enumerate(items):
                 if progress is not None:
-                    progress(n, len(items), item)
-                outcomes += _add_one(library, item, allow_private, proxy)
+                    progress(n, len(items), names.get(item, item))
+                outcomes += _add_one(library, item, allow_private, names.get(item), proxy)
         except KeyboardInterrupt:
             raise AddInterrupted(outcomes, n, len(items)) from None
         if progress is not None:
@@ -175,7 +207,7 @@ def _gone(library: Library, targets: list[str], prune: bool) -> list[Outcome]:
         if gone and prune:
             for source in gone:
                 library.remove(source["id"])
-                outcomes.append(Outcome(source["location"], "removed", source["id"], title=source["title"]))
+                outcomes.append(Outcome(_where(source), "removed", source["id"], title=source["title"]))
         elif gone:
             outcomes.append(Outcome(str(folder), "ignored", error=f"{folder}: {len(gone)} source"
                                     f"{'s' if len(gone) != 1 else ''} in the library no longer in "
@@ -218,11 +250,11 @@ def _library_warnings() -> Iterator[list[str]]:
 
 
 def _add_one(library: Library, item: str, allow_private: bool = False,
-             proxy: str | None = None) -> list[Outcome]:  # fmt: skip
+             shown: str | None = None, proxy: str | None = None) -> list[Outcome]:  # fmt: skip
     """The outcome of one file or URL, its reader's warnings in its own line (a skipped one's
     error) or in one note after it."""
     with _library_warnings() as said:
-        outcome = _add_read(library, item, allow_private, proxy)
+        outcome = _add_read(library, item, allow_private, shown, proxy)
     said = list(dict.fromkeys(said))
     if not said:
         return [outcome]
@@ -233,12 +265,22 @@ def _add_one(library: Library, item: str, allow_private: bool = False,
     return [outcome, Outcome(outcome.location, "ignored", error=f"{outcome.location}: {warned}")]
 
 
-def _add_read(library: Library, item: str, allow_private: bool = False, proxy: str | None = None) -> Outcome:
+def _unchanged(library: Library, known: dict[str, Any], shown: str | None) -> Outcome:
+    if shown and known.get("shown") != shown:  # added before paths were shown, or from elsewhere
+        library.set_shown(known["id"], shown)
+    return Outcome(shown or known["location"], "unchanged", known["id"], title=known["title"])
+
+
+def _add_read(library: Library, item: str, allow_private: bool = False, shown: str | None = None,
+              proxy: str | None = None) -> Outcome:  # fmt: skip
     try:
         if is_url(item):
+            item = without_credentials(item)
             document = _read(lambda url: read_url(url, allow_private=allow_private, proxy=proxy), item)
+            document.location = without_credentials(document.location)
         else:
             path = Path(item)
+            shown = shown or path.name
             known = library.find(str(path.resolve()))
             if known is not None and path.is_file():
                 try:
@@ -246,24 +288,45 @@ def _add_read(library: Library, item: str, allow_private: bool = False, proxy: s
                 except OSError:
                     same = False
                 if same:
-                    return Outcome(known["location"], "unchanged", known["id"], title=known["title"])
+                    return _unchanged(library, known, shown)
             document = _read(read_path, path)
+        document.title = one_line(document.title) or (shown or document.location)
         known = library.find(document.location)
         if known is not None and known["content_hash"] == document.content_hash:
-            return Outcome(document.location, "unchanged", known["id"], title=known["title"])
+            return _unchanged(library, known, shown)
         chunks = _read(chunk_document, document)
         source = {"kind": document.kind, "location": document.location, "title": document.title,
-                  "content_hash": document.content_hash, "chars": document.chars}  # fmt: skip
+                  "content_hash": document.content_hash, "chars": document.chars, "shown": shown}  # fmt: skip
         source_id, status = library.save(source, chunks)
-        warning = f"{document.location}: {document.warning}" if document.warning else None
-        return Outcome(document.location, status, source_id, len(chunks), document.title, warning=warning)
-    except SourceError as exc:
-        return Outcome(item, "skipped", error=str(exc))
+        where = shown or document.location
+        warning = f"{where}: {document.warning}" if document.warning else None
+        return Outcome(where, status, source_id, len(chunks), document.title, warning=warning)
+    except SourceError as exc:  # the error names the file as shown, not where it is
+        error = str(exc).replace(str(Path(item).resolve()), shown).replace(item, shown) if shown else str(exc)
+        return Outcome(shown or item, "skipped", error=error)
+
+
+def _where(source: dict[str, Any]) -> str:
+    """A source's place as shown: its URL, or its file's path relative to the folder added (a
+    source added before that was kept: the file's name)."""
+    if source.get("shown") or source["kind"] in ("url", "web"):
+        return source.get("shown") or source["location"]
+    return Path(source["location"]).name
+
+
+def _shown_hits(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Hits whose `location` is the source's as shown (the store gives it; older rows: the name)."""
+    for hit in hits:
+        if hit["kind"] not in ("url", "web") and Path(hit["location"]).is_absolute():
+            hit["location"] = Path(hit["location"]).name
+    return hits
 
 
 def sources(runs_dir: str | Path) -> list[dict[str, Any]]:
+    """The library's sources, each with `shown`: where it is, as every output shows it."""
     with _library(runs_dir, write=False) as library:
-        return library.sources() if library else []
+        found = library.sources() if library else []
+    return [{**s, "shown": _where(s)} for s in found]
 
 
 def search(runs_dir: str | Path, query: str, limit: int = 10) -> list[dict[str, Any]]:
@@ -275,7 +338,7 @@ def search(runs_dir: str | Path, query: str, limit: int = 10) -> list[dict[str, 
         found = library.search(searchable(query), limit) if library else []
     for hit in found:
         hit["snippet"] = snippet(hit["text"], query)
-    return found
+    return _shown_hits(found)
 
 
 def word_counts(runs_dir: str | Path, words: list[str]) -> tuple[dict[str, int], int]:
@@ -339,7 +402,7 @@ def add_web_results(runs_dir: str | Path, results: list[dict[str, Any]], fetch: 
 
     def page(result: dict[str, Any]) -> tuple[Document | None, str | None, bool]:
         """(the page read, or None; a refusal line; whether the result is skipped altogether)."""
-        url = result.get("url") or ""
+        url = without_credentials(result.get("url") or "")
         if scheme_problem(url):
             return None, f"{url or '(no URL)'}: refused, {scheme_problem(url)}", True
         if not fetch:
@@ -353,8 +416,9 @@ def add_web_results(runs_dir: str | Path, results: list[dict[str, Any]], fetch: 
     # (which sleeps in steps of up to 100 ms)
     with _WRITING, _library(runs_dir, write=True) as library:
         for result, (document, problem, skip) in zip(results, pages, strict=True):
-            url, title = result.get("url") or "", result.get("title") or ""
-            snippet = " ".join((result.get("snippet") or "").split())
+            # a result's title and snippet are anyone's text: one line of plain data each
+            url, title = without_credentials(result.get("url") or ""), one_line(result.get("title"))
+            snippet = one_line(result.get("snippet"))
             if problem:
                 refused.append(problem)
             if skip:
@@ -364,8 +428,9 @@ def add_web_results(runs_dir: str | Path, results: list[dict[str, Any]], fetch: 
                     continue
                 document = Document("web", url, title or url, digest(snippet.encode()),
                                     [Segment(snippet)])  # fmt: skip
-            elif title:
-                document = replace(document, title=title)  # the run's pages keep theirs
+            else:  # a page the run fetched (shared by its searches: copied, never changed)
+                document = replace(document, location=without_credentials(document.location),
+                                   title=title or one_line(document.title) or url)  # fmt: skip
             known = library.find(document.location)
             if known is not None and known["content_hash"] == document.content_hash:
                 ids.append(known["id"])
@@ -381,4 +446,4 @@ def best_chunks(runs_dir: str | Path, query: str, source_ids: list[int]) -> list
     with _library(runs_dir, write=False) as library:
         if library is None:
             return []
-        return [hit for sid in source_ids if (hit := library.best_in(searchable(query), sid))]
+        return _shown_hits([hit for sid in source_ids if (hit := library.best_in(searchable(query), sid))])

@@ -7,22 +7,27 @@ source, by what it names, in this order, and the first thing it names decides:
   case, `www.`, a default port, a fragment, a trailing `/` and `utm_*` parameters ignored); a
   URL not in the library is fetched and added first, by the same safe rules as `sources add`
   (fetch.py; `[research] allow_private` for a server on this machine or an intranet);
-- a file path (relative to the article's folder, else to the working folder): the file is
-  added (an unchanged one is left as it is) when it is under one of those folders or already in
-  the library; a file elsewhere is reported, not read (an article must not make the review
-  send, say, a file of your home folder to a remote critic);
+- a file path (relative to the article's folder): a source the library already holds; or, only
+  in a folder the user allowed (`review --files DIR`; none by default), a file of a document
+  type that is neither hidden nor reached through a link out of that folder, added under its
+  path relative to that folder. Any other file is reported and never read, nor even looked
+  for: an article names files, it does not choose what is read (an article must not make the
+  review send, say, a file of your home folder to a remote critic);
 - a title: library titles equal to it after normalisation (case, width, punctuation); failing
   that, a near match only when its likeness reaches FUZZY, and only one source does.
 
 Two sources with the same title, or two near matches, are `ambiguous`; an entry naming nothing
 the library holds or can add is `unresolved`; both are reported with why, never guessed. A
-citation to a number the list lacks is reported too. For each resolved reference the article
-cites, its evidence passage is the source's chunks that best match the sentences citing it
-(best first), under the article's own id (`[3]` and `[S3]` cite `S3`), so the claim check of
-the tool's own citations (writing/claims.py, sources/verify.py) judges them unchanged."""
+citation to a number the list lacks is reported too. The article's citations are those its
+list defines (`[3]`, `[^3]`) and reflectcli's own `[S3]` (writing/citations.py). For each
+resolved reference the article cites, its evidence passage is the source's chunks that best
+match the sentences citing it (best first), under the article's own id (`[3]` and `[S3]` cite
+`S3`), so the claim check of the tool's own citations (writing/claims.py, sources/verify.py)
+judges them unchanged."""
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from difflib import SequenceMatcher
@@ -30,11 +35,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
-from reflectcli.sources.library import add, best_chunks, is_url
+from reflectcli.sources.library import add, best_chunks, is_url, without_credentials
 from reflectcli.sources.library import sources as library_sources
-from reflectcli.sources.readers import kind_of
-from reflectcli.writing.citations import cited_ids
+from reflectcli.sources.readers import KINDS, kind_of
+from reflectcli.writing.citations import citations, cited_ids
 from reflectcli.writing.claims import claims_in
+from reflectcli.writing.markdown import one_line
 from reflectcli.writing.reflist import Entry, find_references, without_references
 from reflectcli.writing.textops import markdown_parser
 
@@ -99,11 +105,11 @@ def _parts(text: str) -> dict[str, list[str]]:
         urls.append(found.group().rstrip(_TRAILING))
     rest = _BARE_URL.sub(" ", rest)
     for word in rest.split():
-        word = word.strip(_TRAILING + "(['\"“‘«")
+        word = word.rstrip(_TRAILING).lstrip("(['\"“‘«")  # (a leading `../` is the path's own)
         if _looks_like_path(word) and word not in paths:
             paths.append(word)
     titles += [m.group(1).strip() for m in _QUOTED.finditer(rest)]
-    leftover = " ".join(w for w in rest.split() if w.strip(_TRAILING) not in paths)
+    leftover = " ".join(w for w in rest.split() if w.rstrip(_TRAILING).lstrip("(['\"“‘«") not in paths)
     titles += [leftover] + [s for s in re.split(r"(?<=[.。])\s+", leftover) if len(title_key(s)) >= 4]
     titles = [t.strip(" .,;:—–-") for t in titles]
     return {"urls": list(dict.fromkeys(urls)), "paths": list(dict.fromkeys(paths)),
@@ -117,12 +123,12 @@ def _looks_like_path(word: str) -> bool:
     return bool(kind_of(Path(word))) or bool(re.match(r"^(?:\.{1,2}/|/|~/)\S+$", word))
 
 
-def _file(word: str, base: Path | None) -> Path | None:
-    """The file an entry's path names: absolute, or relative to the article's folder, then the
-    working folder; None when there is no such file."""
-    path = Path(word).expanduser()
-    tries = [path] if path.is_absolute() else [*([base / path] if base else []), Path.cwd() / path]
-    return next((p.resolve() for p in tries if p.is_file()), None)
+def _named(word: str, base: Path | None) -> Path:
+    """The file an entry's path names, worked out from the words alone (nothing on disk is
+    looked at): absolute or `~/`, else relative to the article's folder (the working folder for
+    an article read from stdin)."""
+    path = Path(word).expanduser() if word.startswith("~") else Path(word)
+    return Path(os.path.normpath((base or Path.cwd()) / path))
 
 
 def _likeness(a: str, b: str) -> float:
@@ -134,14 +140,16 @@ def _likeness(a: str, b: str) -> float:
 
 
 def _source(outcome: Any) -> dict[str, Any]:
-    return {"source_id": outcome.source_id, "location": outcome.location, "title": outcome.title}
+    return {"source_id": outcome.source_id, "location": outcome.location, "title": one_line(outcome.title)}
 
 
 class Resolver:
     """Matches entries to the library of `runs_dir` (adding URLs and files as it goes)."""
 
-    def __init__(self, runs_dir: str | Path, base: Path | None, allow_private: bool):
+    def __init__(self, runs_dir: str | Path, base: Path | None, allow_private: bool,
+                 folders: list[Path] | tuple[Path, ...] = ()):  # fmt: skip
         self.runs_dir, self.base, self.allow_private = runs_dir, base, allow_private
+        self.folders = [Path(f).expanduser().resolve() for f in folders]  # (the article's folder is too)
         self._sources: list[dict[str, Any]] | None = None
 
     def sources(self) -> list[dict[str, Any]]:
@@ -149,51 +157,70 @@ class Resolver:
             self._sources = library_sources(self.runs_dir)
         return self._sources
 
-    def _added(self, target: str, by: str) -> dict[str, Any]:
+    def _added(self, target: str, by: str, shown: str | None = None) -> dict[str, Any]:
         """`target` added to the library (a URL fetched safely): resolved, or why not."""
-        outcomes = add(self.runs_dir, [target], allow_private=self.allow_private)
+        outcomes = add(self.runs_dir, [target], allow_private=self.allow_private,
+                       shown={target: shown} if shown else None)  # fmt: skip
         self._sources = None
         done = next((o for o in outcomes if o.status in ("added", "updated", "unchanged")), None)
         if done is not None:
             verb = "added" if done.status != "unchanged" else "in the library"
             return {"status": "resolved", "by": f"{by} ({verb})", **_source(done)}
-        error = next((o.error for o in outcomes if o.error), None) or f"{target}: could not be added"
+        error = next((o.error for o in outcomes if o.error), None) or f"{shown or target}: could not be added"
         if "refused" in error and not self.allow_private:
             error += " (set [research] allow_private = true to fetch from this machine or an intranet)"
         return {"status": "unresolved", "why": error}
 
-    def _near(self, path: Path) -> bool:
-        """A file under the article's folder or the working folder: one the review may add."""
-        folders = [*([self.base] if self.base else []), Path.cwd()]
-        return any(path.is_relative_to(d.resolve()) for d in folders)
+    def allowed(self, path: Path, word: str) -> tuple[Path | None, str, str]:
+        """(the file to add, its path as shown, "") when `path` is a file the review may read:
+        inside a folder the user allowed, no part of its path hidden, not reached through a link
+        out of that folder, of a document type; else (None, "", why not)."""
+        for folder in self.folders:
+            if not path.is_relative_to(folder):
+                continue
+            inside = path.relative_to(folder)
+            if any(part.startswith(".") for part in inside.parts):
+                return None, "", f"{word}: a hidden file or folder (not read)"
+            real = path.resolve()
+            if not real.is_relative_to(folder):
+                return None, "", f"{word}: a link out of {folder.name or folder} (not read)"
+            if not kind_of(real):
+                return None, "", (f"{word}: not a document type ({', '.join(sorted(set(KINDS)))}; "
+                                  "not read)")  # fmt: skip
+            if not real.is_file():
+                return None, "", f"{word}: no such file in {folder.name or folder}"
+            return real, inside.as_posix(), ""
+        allow = "a folder the review may read files from (--files DIR)" if not self.folders else (
+            "any folder allowed with --files")  # fmt: skip
+        return None, "", (f"{word}: not in the source library, and not in {allow}; an article "
+                          "names files, it does not choose what is read (add it with `reflectcli "
+                          "sources add` to let it be cited)")  # fmt: skip
 
     def entry(self, entry: Entry) -> dict[str, Any]:
         """How one entry resolves: `status` resolved | ambiguous | unresolved, and by what."""
         parts = _parts(entry.text)
         if parts["urls"]:
-            url = parts["urls"][0]
+            url = without_credentials(parts["urls"][0])
             key = url_key(url)
             held = [s for s in self.sources() if is_url(s["location"]) and url_key(s["location"]) == key]
             if held:
                 return {"status": "resolved", "by": "url", "source_id": held[0]["id"],
-                        "location": held[0]["location"], "title": held[0]["title"]}  # fmt: skip
+                        "location": held[0]["location"], "title": one_line(held[0]["title"])}  # fmt: skip
             return self._added(url, "url")
-        by_location = {s["location"]: s for s in self.sources()}
+        by_location = {s["location"]: s for s in self.sources() if not is_url(s["location"])}
+        why = ""
         for word in parts["paths"]:
-            found = _file(word, self.base)
-            if found is not None and (str(found) in by_location or self._near(found)):
-                return self._added(str(found), "file")
-            if found is not None:  # an outside article does not get to read any file it names
-                return {"status": "unresolved", "why": f"{found}: not in the library, and outside the "
-                        "article's folder and the working folder (add it with `reflectcli sources add` "
-                        "to let it be cited)"}  # fmt: skip
-            for where in ([self.base / word] if self.base else []) + [Path.cwd() / word, Path(word)]:
-                held = by_location.get(str(Path(where).expanduser().resolve()))
-                if held is not None:  # a file no longer on disk that the library still holds
-                    return {"status": "resolved", "by": "file (in the library)", "source_id": held["id"],
-                            "location": held["location"], "title": held["title"]}  # fmt: skip
+            path = _named(word, self.base)
+            real, shown, refused = self.allowed(path, word)
+            if real is not None:
+                return self._added(str(real), "file", shown)
+            held = by_location.get(str(path))
+            if held is not None:  # the person added it: it may be cited (its text is the library's)
+                return {"status": "resolved", "by": "file (in the library)", "source_id": held["id"],
+                        "location": held["shown"], "title": one_line(held["title"])}  # fmt: skip
+            why = why or refused
         if parts["paths"]:
-            return {"status": "unresolved", "why": f"no such file: {parts['paths'][0]}"}
+            return {"status": "unresolved", "why": why}
         return self.title(parts["titles"])
 
     def title(self, candidates: list[str]) -> dict[str, Any]:
@@ -221,12 +248,13 @@ class Resolver:
     def _one(sources: list[dict[str, Any]], by: str) -> dict[str, Any]:
         if len(sources) == 1:
             s = sources[0]
-            return {"status": "resolved", "by": by, "source_id": s["id"], "location": s["location"],
-                    "title": s["title"]}  # fmt: skip
-        named = [{"source_id": s["id"], "title": s["title"], "location": s["location"]} for s in sources]
+            return {"status": "resolved", "by": by, "source_id": s["id"], "location": s["shown"],
+                    "title": one_line(s["title"])}  # fmt: skip
+        named = [{"source_id": s["id"], "title": one_line(s["title"]), "location": s["shown"]}
+                 for s in sources]  # fmt: skip
         return {"status": "ambiguous", "by": by, "candidates": named,
                 "why": f"{len(sources)} library sources match: "
-                + "; ".join(f"{s['id']} {s['location']}" for s in sources[:5])}  # fmt: skip
+                + "; ".join(f"{s['id']} {s['shown']}" for s in sources[:5])}  # fmt: skip
 
 
 def _passage(runs_dir: str | Path, ident: str, resolved: dict[str, Any], sentences: list[str]) -> dict | None:
@@ -248,13 +276,20 @@ def _passage(runs_dir: str | Path, ident: str, resolved: dict[str, Any], sentenc
 
 
 def resolve(
-    runs_dir: str | Path, text: str, base: Path | None = None, allow_private: bool = False
+    runs_dir: str | Path,
+    text: str,
+    base: Path | None = None,
+    allow_private: bool = False,
+    folders: list[Path] | tuple[Path, ...] = (),
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(evidence, report) for an article: an evidence item per resolved reference it cites, and
-    one report row per reference entry and per citation the list lacks."""
+    one report row per reference entry and per citation the list lacks. `folders`: where the
+    user lets the review read the files the article names (none by default)."""
     found = find_references(text)
-    cited = cited_ids(without_references(text))
-    resolver = Resolver(runs_dir, base, allow_private)
+    labels = frozenset(e.label for e in found.entries)
+    prose = without_references(text)
+    cited = cited_ids(prose, labels)
+    resolver = Resolver(runs_dir, base, allow_private, folders)
     citing: dict[str, list[str]] = {}
     for claim in claims_in(text, []):
         for ident in claim["ids"]:
@@ -262,20 +297,23 @@ def resolve(
     report: list[dict[str, Any]] = []
     evidence: list[dict[str, Any]] = []
     for entry in found.entries:
-        row = {"ref": entry.label, "id": entry.id, "entry": entry.text[:300], "cited": entry.id in cited,
-               "by": "", "source_id": None, "location": "", "title": "", "why": "", "candidates": [],
-               **resolver.entry(entry)}  # fmt: skip
+        row = {"ref": entry.label, "id": entry.id, "entry": one_line(entry.text)[:300],
+               "cited": entry.id in cited, "by": "", "source_id": None, "location": "", "title": "",
+               "why": "", "candidates": [], **resolver.entry(entry)}  # fmt: skip
         if row["status"] == "resolved" and row["cited"]:
             item = _passage(runs_dir, entry.id, row, citing.get(entry.id, []))
             if item is None:
                 row.update(status="unresolved", why="the source holds no text to check against")
             else:
                 evidence.append(item)
-        row["sentences"] = len(citing.get(entry.id, []))  # cited claims that rest on it
+        row["sentences"] = len(citing.get(entry.id, [])) if row["cited"] else 0  # claims resting on it
         report.append(row)
     listed = {e.id for e in found.entries}
     named = any(e.label.startswith("S") for e in found.entries)  # `[S3]` (reflectcli's) or `[3]`
-    for ident in cited:
+    # a bare `[7]` the list does not define is no citation, but looks like one: said, not read
+    lacking = [c.ids[0] for c in citations(prose, labels) if not c.defined and not c.named
+               and len(c.ids) == 1 and not c.bad and int(c.ids[0][1:]) > 0]  # fmt: skip
+    for ident in dict.fromkeys([*cited, *lacking]):
         if ident not in listed:
             why = "cited, but the reference list has no such entry" if found.entries else (
                 "cited, but the article has no reference list")  # fmt: skip

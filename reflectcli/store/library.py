@@ -17,9 +17,10 @@ import time
 import unicodedata
 from typing import Any
 
-SOURCE_KEYS = ("id", "kind", "location", "title", "content_hash", "chars", "added_at", "updated_at")
+SOURCE_KEYS = ("id", "kind", "location", "title", "content_hash", "chars", "added_at", "updated_at", "shown")
 HIT_KEYS = ("chunk_id", "source_id", "title", "location", "kind", "page", "heading", "text", "score")
-_HIT_COLUMNS = "c.id, c.source_id, s.title, s.location, s.kind, c.page, c.heading, c.text"
+# a hit's location is the source's as shown (a file's path relative to the folder added; a URL)
+_HIT_COLUMNS = "c.id, c.source_id, s.title, COALESCE(s.shown, s.location), s.kind, c.page, c.heading, c.text"
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 
@@ -100,9 +101,9 @@ class Library:
             if old is None:
                 source_id = self.conn.execute(
                     "INSERT INTO sources (kind, location, title, content_hash, chars, added_at, "
-                    "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    "updated_at, shown) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                     (source["kind"], source["location"], source["title"], source["content_hash"],
-                     source["chars"], now, now),
+                     source["chars"], now, now, source.get("shown")),
                 ).fetchone()[0]  # fmt: skip
                 what = "added"
             else:
@@ -110,9 +111,9 @@ class Library:
                 self._drop_chunks(source_id)
                 self.conn.execute(
                     "UPDATE sources SET kind = ?, title = ?, content_hash = ?, chars = ?, "
-                    "updated_at = ? WHERE id = ?",
+                    "updated_at = ?, shown = COALESCE(?, shown) WHERE id = ?",
                     (source["kind"], source["title"], source["content_hash"], source["chars"],
-                     now, source_id),
+                     now, source.get("shown"), source_id),
                 )  # fmt: skip
             for seq, chunk in enumerate(chunks):
                 chunk_id = self.conn.execute(
@@ -131,6 +132,10 @@ class Library:
             self.conn.execute("ROLLBACK")
             raise
         return int(source_id), what
+
+    def set_shown(self, source_id: int, shown: str) -> None:
+        """A source's path as shown, for one added before it was kept (or from another folder)."""
+        self.conn.execute("UPDATE sources SET shown = ? WHERE id = ?", (shown, source_id))
 
     def _drop_chunks(self, source_id: int) -> None:
         for table in self.indexes:

@@ -265,6 +265,12 @@ MIGRATIONS: list[tuple[str, str]] = [
         CREATE INDEX chunks_toc ON chunks (id) WHERE toc = 1
         """,
     ),
+    (
+        "016_source_shown",  # a file source's path as shown: relative to the folder the user added
+        """
+        ALTER TABLE sources ADD COLUMN shown TEXT
+        """,
+    ),
 ]
 
 # PostgreSQL's text for the migrations SQLite writes with its own extensions: full-text search

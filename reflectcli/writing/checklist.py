@@ -314,9 +314,10 @@ def _uncited(title: str, said: list[str], evidence: list[dict[str, Any]]) -> lis
     if not evidence:
         return []
     ids = ", ".join(f"[{e['id']}]" for e in evidence[:3])
+    own = {e["id"][1:] for e in evidence}  # an outside article cites its evidence `[3]` (citations.py)
     for sentence in said:
         factual = re.search(r"\d", sentence) or re.search(r"(?<=[a-z,;] )[A-Z][a-z]+", sentence)
-        if factual and not cited_ids(sentence):
+        if factual and not cited_ids(sentence, own):
             return [Finding(title, "uncited", "accuracy", "major",
                             f'Cite the passage that supports "{_quote(sentence)}" in "{title}" '
                             f"({ids}), or cut the claim.")]  # fmt: skip

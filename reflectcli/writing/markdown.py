@@ -192,3 +192,24 @@ def to_html(text: str, shift: int = 1) -> str:
         if token.type in {"heading_open", "heading_close"}:
             token.tag = f"h{min(6, int(token.tag[1:]) + shift)}"
     return _html().renderer.render(tokens, _html().options, {}).strip()
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# what may open Markdown inline syntax or raw HTML anywhere in a line (a heading's `#`, a list's
+# `-` or `1.` only open one at a line's start, which a text escaped here never is)
+_INLINE_SYNTAX = re.compile(r"([\\`*_\[\]<>!|~&#])")
+
+
+def one_line(text: str | None) -> str:
+    """Outside text (a search result's title or snippet, a page's title) as one line of plain
+    data: every line break, control character and bidirectional override a space, spaces
+    collapsed. What it cannot do any more is start a heading, end a table row, or move the
+    terminal's cursor."""
+    return " ".join(_CONTROL.sub(" ", text or "").split())
+
+
+def inline(text: str | None) -> str:
+    """`one_line(text)` escaped for a Markdown line: every character that could open emphasis,
+    a link, code, a table cell or raw HTML (`<img onerror=...>`) is backslash-escaped, so a
+    renderer shows it as written and runs nothing."""
+    return _INLINE_SYNTAX.sub(r"\\\1", one_line(text))

@@ -162,9 +162,15 @@ def _trailing_list(text: str, total: int) -> tuple[list[Entry], set[int]]:
     start = top[-1].map[0]
     found = _entries(text, start, total)
     before = "\n".join(text.split("\n")[:start])
-    if not found or not {e.id for e in found} & set(cited_ids(before)):  # steps, not sources
+    if not found or not {e.id for e in found} & set(cited_ids(before, {e.label for e in found})):  # steps
         return [], set()
     return found, set(range(start, total))
+
+
+def labels(text: str) -> frozenset[str]:
+    """The labels the article's own reference list defines (`3`, `^3`, `S3`): the bare forms
+    (`[3]`, `[^3]`) its citations may take (writing/citations.py)."""
+    return frozenset(e.label for e in find_references(text).entries)
 
 
 def without_references(text: str) -> str:

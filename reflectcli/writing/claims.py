@@ -17,6 +17,8 @@ from reflectcli.writing.reflist import without_references
 from reflectcli.writing.textops import CJK, section_bodies
 from reflectcli.writing.textops import markdown_parser as _parser
 
+# A cited claim's final verdict, worst first (the record is described in sources/verify.py)
+VERDICTS = ("contradicted", "unsupported", "unverified", "supported", "consistent")
 _LEADING = re.compile(r"^(?:\s*" + CITATION.pattern + r")+", re.I)
 _QUESTION_OR_LABEL = ("?", "？", ":", "：")
 

@@ -188,9 +188,10 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
     拒绝), nor when `sentence` says it does not know (or agree with) what the passage asks or
     doubts."""
     doubt = bool(_DOUBT.search(passage))
+    also = denied(passage)  # what the passage denies too, anywhere ("hasn't done" / "hasn't done")
     for clause in _parts(sentence):
         for group in denials(clause):
-            if not group or (doubt and group[0] in _NOT_KNOWING):
+            if not group or (doubt and group[0] in _NOT_KNOWING) or set(_heads(group)) & also:
                 continue
             if group[0] in _DISAGREEING and (doubt or negated(passage)):
                 continue
@@ -249,8 +250,8 @@ def _zh_words(text: str) -> list[str]:
     found = []
     for n in (2, 3):
         for i in range(len(chars) - n + 1):
-            if i and _ZH_NEGATION.match(chars[i - 1]) and chars[i - 1 : i + 1] not in ("不同", "不一"):
-                continue
+            if i and _ZH_NEGATION.match(chars[i - 1]):
+                continue  # 不一致 does not say 一致
             found.append(chars[i : i + n])
     return found
 
@@ -279,11 +280,10 @@ def opposite(sentence: str, clause: str) -> tuple[str, str] | None:
                 ours.setdefault(a, set()).add(b)
                 ours.setdefault(b, set()).add(a)
         have, words = set(_zh_words(clause)), _zh_words(sentence)
-        raw = _zh(clause)
         for word in words:
-            if word in raw:
-                continue
+            if word in have:
+                continue  # the clause says the word itself
             for other in zh.get(word, frozenset()) | ours.get(word, set()):
-                if other in have and other not in _zh(sentence):
+                if other in have and other not in words:
                     return word, other
     return None

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 from difflib import SequenceMatcher
-from functools import lru_cache
 
+from reflectcli.writing.lexicon import stems
 from reflectcli.writing.textops import CJK, normalize
 
 MAX_TITLE_WORDS = 12
@@ -26,18 +26,12 @@ _INSTRUCTION = re.compile(
 )
 
 
-@lru_cache(maxsize=1)
-def _stemmer():
-    import snowballstemmer
-
-    return snowballstemmer.stemmer("english")
-
-
 def content_stems(text: str) -> set[str]:
-    """Content words as Snowball stems ("revise", "revision", "revising" → "revis"), stop words
+    """Content words as their stems (`writing.lexicon.stem`: "revise", "revision", "revising" →
+    "revis"), stop words
     out; and each CJK character (a Chinese title shares characters with its task)."""
     words = [w for w in re.findall(r"[^\W\d_]{3,}", text.lower()) if w not in STOP and not CJK.search(w)]
-    return set(_stemmer().stemWords(words)) | set(CJK.findall(text))
+    return set(stems(words)) | set(CJK.findall(text))
 
 
 def title_problem(title: str, task: str | None = None, goal: str = "", strict: bool = False) -> str | None:

@@ -26,6 +26,7 @@ from typing import Any
 
 from reflectcli.writing.citations import cited_ids
 from reflectcli.writing.rubric import DIMENSIONS
+from reflectcli.writing.sentences import pieces
 from reflectcli.writing.textops import CJK, normalize, section_bodies
 from reflectcli.writing.titles import STOP, content_stems
 
@@ -78,18 +79,11 @@ def _cjk(text: str) -> bool:
     return len(CJK.findall(text)) > len(text) // 10
 
 
-@lru_cache(maxsize=4)
-def _segmenter(language: str):
-    import pysbd
-
-    return pysbd.Segmenter(language=language, clean=False)
-
-
 def sentences(text: str) -> list[str]:
     """The sentences of a body (pysbd: abbreviations and decimals are not ends), without
     headings, list markers or citations' brackets getting in the way."""
     prose = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
-    parts = _segmenter("zh" if _cjk(prose) else "en").segment(prose)
+    parts = pieces(prose, "zh" if _cjk(prose) else "en")
     return [" ".join(p.split()) for p in parts if len(p.split()) >= 1 and re.search(r"\w", p)]
 
 

@@ -16,31 +16,12 @@ from typing import Any
 from reflectcli.writing.citations import CITATION, ids_in
 from reflectcli.writing.reflist import without_references
 from reflectcli.writing.rubric import VERDICTS  # noqa: F401 (the claims' verdicts, named here too)
+from reflectcli.writing.sentences import pieces, sentences  # noqa: F401 (the one segmenter)
 from reflectcli.writing.textops import CJK, section_bodies
 from reflectcli.writing.textops import markdown_parser as _parser
 
 _LEADING = re.compile(r"^(?:\s*" + CITATION.pattern + r")+", re.I)
 _QUESTION_OR_LABEL = ("?", "？", ":", "：")
-
-
-@lru_cache(maxsize=2)
-def _segmenter(language: str) -> Any:
-    """pysbd's segmenter for `language` (imported when first needed: ~20 ms)."""
-    import pysbd
-
-    return pysbd.Segmenter(language=language, clean=False, char_span=False)
-
-
-def sentences(text: str) -> list[str]:
-    """`text` (plain prose, one paragraph) split into sentences, each stripped."""
-    text = " ".join(text.split())
-    return [s.strip() for s in pieces(text) if s.strip()] if text else []
-
-
-def pieces(line: str) -> list[str]:
-    """`line` cut into its sentences as written: the pieces join back to `line` exactly."""
-    language = "zh" if len(CJK.findall(line)) * 3 > len(line) else "en"
-    return _segmenter(language).segment(line) if line.strip() else [line]
 
 
 @lru_cache(maxsize=1)

@@ -71,7 +71,7 @@ _HEDGES = re.compile(r"\b(about|around|approximately|roughly|nearly|almost|some|
 _UNIT_AFTER = "|".join(sorted((re.escape(u) for u in _UNITS if u not in "$€£¥"), key=len, reverse=True))
 _SCALE_AFTER = "|".join(sorted(map(re.escape, _SCALES), key=len, reverse=True))
 _NUMBER = re.compile(
-    r"(?P<cur>US\$|[$€£¥])?\s?(?P<num>(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?P<cur>US\$|[$€£¥])?\s?(?P<num>(?<![A-Za-z0-9_.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"(?P<decade>s\b|'s\b)?(?P<ord>st|nd|rd|th)?"
     r"(?:[\s-]?(?P<scale>" + _SCALE_AFTER + r")(?![a-z]))?"
     r"(?:[\s-]?(?P<unit>" + _UNIT_AFTER + r")(?![a-z]))?",
@@ -463,9 +463,10 @@ def namesakes(sentence: str, passage: str) -> list[tuple[str, str]]:
 
 
 def _context(text: str, start: int, end: int) -> tuple[str | None, str | None]:
-    """The content words (stems) right before and right after `text[start:end]`."""
-    before = [t for t in terms(text[max(0, start - 40) : start]) if not t.isdigit()]
-    after = [t for t in terms(text[end : end + 40]) if not t.isdigit()]
+    """The content words (stems) right before and right after `text[start:end]`, with no other
+    number between."""
+    before = terms(re.split(r"\d", text[max(0, start - 40) : start])[-1])  # no other number between
+    after = terms(re.split(r"\d", text[end : end + 40])[0])
     return (before[-1] if before else None), (after[0] if after else None)
 
 

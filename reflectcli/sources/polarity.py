@@ -40,14 +40,14 @@ _NEGATION = re.compile(
 # 不同 "different", 未来 "future", 非常 "very", 无论 "whatever", 不仅 "not only", 有没有 and 是否
 # "whether", 别人 "others", 特别 "especially", 非洲 "Africa"), nor twice (不能不 "must", 无不 "all")
 _ZH_NOT_NEGATION = re.compile(r"[不没]有?[能会可敢]不|无不|不无|没有不|不断|不同|不一(?!定)|不相同|不止|非同|"
-                              r"不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|"
+                              r"不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|不敌|"
                               r"无数|相安无事|毫不犹豫|不管|不论|无疑|莫过于|别人|别的|特别|区别|分别|告别|级别|"
                               r"类别|性别|个别|识别|辨别|派别|差别|是否|能否|可否|与否|非洲|除非|"
                               r"([是有能会要好对行])\s?[不没]\s?\1")  # fmt: skip
 _ZH_NEGATION = re.compile(r"[不没未无非否别勿]")
 _ASPECT = re.compile(r"[了过着]")
 # light verbs and modals after a Chinese negation: the words after them say what is denied
-_LIGHT = frozenset("是有会能在可要得曾再太很够以该必敢愿准许用")
+_LIGHT = frozenset("是有会能在可要得曾再太很够以该必")
 DENIED = 2  # content words an English negation of a claim denies after it ("not invent the press")
 SCOPE = 4  # CJK characters after a Chinese negation that it denies
 _CLAUSE_END = re.compile(r"[,;:.!?，；：。！？()\[\]\"“”]|\b(but|and|while|whereas|although|though|because|after|"  # noqa: E501
@@ -144,7 +144,7 @@ def _heads(group: list[str]) -> list[str]:
         return []
     if not CJK.search(group[0]):
         return group[:1]
-    return [w for w in group if len(w) >= 2 and not _ZH_NEGATION.match(w)][:2]
+    return [w for w in group if len(w) >= 2 and not _ZH_NEGATION.match(w) and "的" not in w][:2]
 
 
 COVER = 0.5  # share of a negation's clause the other side must say for the two to be one statement
@@ -218,16 +218,17 @@ _OURS = [
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 
-def _english(text: str) -> list[tuple[str, set[str]]]:
-    """The words of `text` outside its negations' scope, each with the stems it may be."""
+def _english(text: str) -> list[tuple[str, set[str], str, str]]:
+    """The words of `text` outside its negations' scope, each with the stems it may be and the
+    words before and after it (folded)."""
     denied_stems = {w for w in denied(text, clause=True) if not CJK.search(w)}
+    words = [w for w in _WORD.findall(text) if not CJK.search(w)]
+    folded = [fold(w) for w in words]
     out = []
-    for word in _WORD.findall(text):
-        if CJK.search(word):
-            continue
-        stems = forms(fold(word))
+    for i, word in enumerate(words):
+        stems = forms(folded[i])
         if not stems & denied_stems:
-            out.append((word, stems))
+            out.append((word, stems, folded[i - 1] if i else "", folded[i + 1] if i + 1 < len(words) else ""))
     return out
 
 
@@ -244,46 +245,55 @@ def _ours_en() -> dict[str, set[str]]:
 _OURS_EN: dict[str, set[str]] | None = None
 
 
-def _zh_words(text: str) -> list[str]:
-    """The Chinese words of two or three characters in `text` that no negation precedes."""
+def _zh_words(text: str) -> list[tuple[str, str, str]]:
+    """The Chinese words of two or three characters in `text` that no negation precedes, each
+    with the character before and after it."""
     chars = _zh(text)
     found = []
     for n in (2, 3):
         for i in range(len(chars) - n + 1):
             if i and _ZH_NEGATION.match(chars[i - 1]):
                 continue  # 不一致 does not say 一致
-            found.append(chars[i : i + n])
+            found.append((chars[i : i + n], chars[i - 1] if i else "", chars[i + n : i + n + 1]))
     return found
 
 
-def opposite(sentence: str, clause: str) -> tuple[str, str] | None:
-    """A word `sentence` asserts and the opposite word `clause` asserts instead of it."""
+def opposite(sentence: str, carrier: str) -> tuple[str, str] | None:
+    """A word `sentence` asserts and the opposite word `carrier` asserts in its place: in the
+    same surroundings (the word before it or the word after it is the same: "increased
+    sharply" / "decreased sharply", 具有准确 / 具有错误), and not the word itself anywhere."""
     global _OURS_EN
     if _OURS_EN is None:
         _OURS_EN = _ours_en()
     table = english_opposites()
-    mine, theirs = _english(sentence), _english(clause)
-    their_stems = set().union(*(s for _, s in theirs)) if theirs else set()
-    my_stems = set().union(*(s for _, s in mine)) if mine else set()
-    for word, stems in mine:
+    mine, theirs = _english(sentence), _english(carrier)
+    their_stems = set().union(*(s for _, s, _, _ in theirs)) if theirs else set()
+    my_stems = set().union(*(s for _, s, _, _ in mine)) if mine else set()
+    for word, stems, before, after in mine:
         if stems & their_stems:
-            continue  # the clause says the word itself
+            continue  # the carrier says the word itself
         against = set().union(*(table.get(s, frozenset()) | _OURS_EN.get(s, set()) for s in stems))
-        for other, other_stems in theirs:
-            if other_stems & against and not other_stems & my_stems:
+        for other, other_stems, o_before, o_after in theirs:
+            near = (before and before == o_before) or (after and after == o_after)
+            if other_stems & against and not other_stems & my_stems and near:
                 return word, other
-    if CJK.search(sentence) and CJK.search(clause):
+    if CJK.search(sentence) and CJK.search(carrier):
         zh = chinese_opposites()
-        ours = {}
+        ours: dict[str, set[str]] = {}
         for a, b in _OURS:
             if CJK.search(a):
                 ours.setdefault(a, set()).add(b)
                 ours.setdefault(b, set()).add(a)
-        have, words = set(_zh_words(clause)), _zh_words(sentence)
-        for word in words:
-            if word in have:
-                continue  # the clause says the word itself
-            for other in zh.get(word, frozenset()) | ours.get(word, set()):
-                if other in have and other not in words:
+        have = _zh_words(carrier)
+        said = {w for w, _, _ in have}
+        words = _zh_words(sentence)
+        mine_zh = {w for w, _, _ in words}
+        for word, before, after in words:
+            if word in said:
+                continue  # the carrier says the word itself
+            against = zh.get(word, frozenset()) | ours.get(word, set())
+            for other, o_before, o_after in have:
+                near = (before and before == o_before) or (after and after == o_after)
+                if other in against and other not in mine_zh and near:
                     return word, other
     return None

@@ -47,14 +47,15 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from reflectcli.sources.facts import missing_names, missing_numbers, namesakes, renumbered, terms
-from reflectcli.sources.polarity import clauses, opposite, passage_denies, sentence_denies, units
+from reflectcli.sources.polarity import opposite, passage_denies, sentence_denies, units
 from reflectcli.writing.citations import CITATION
 from reflectcli.writing.claims import VERDICTS, claims_in, pieces, sentences, states_something
 from reflectcli.writing.textops import normalize
 
 __all__ = ["VERDICTS", "attribute", "check", "examine", "final_verdict", "judge", "verbatim"]
 CHECKS = ("contradicted", "unverified", "consistent")  # code's verdicts
-CARRIERS = 1  # passage sentences, the best carrying first, whose denials are compared
+CARRIERS = 3  # passage sentences, the best carrying first, compared for a contradiction
+NEAR = 0.6  # ... each holding this share of the words the best one holds
 VERBATIM_TERMS = 0.9  # share of the claim's content words a near-verbatim passage sentence holds
 VERBATIM_ORDER = 0.7  # and the word-order likeness (difflib ratio over words) it must reach
 
@@ -64,18 +65,34 @@ def _share(sentence_terms: list[str], passage: str) -> float:
     return sum(1 for t in sentence_terms if t in have) / len(sentence_terms) if sentence_terms else 0.0
 
 
-def carrying(sentence: str, passage: str) -> list[str]:
-    """The passage sentences that hold the most of `sentence`'s words (content-word stems; CJK
-    pairs of characters), the densest first (the fewest other words); none when no passage
-    sentence holds any. A question in the passage asserts nothing."""
+def _ranked(sentence: str, passage: str) -> list[tuple[int, str]]:
+    """The passage sentences that state something, with how many of `sentence`'s words
+    (content-word stems; CJK pairs of characters) each holds, the most first and, on a tie, the
+    densest (the fewest other words) first."""
     wanted = units(sentence)
     scored = []
     for s in sentences(passage):
         if states_something(s):
             have = units(s)
             scored.append((len(wanted & have), -len(have - wanted), s))
-    best = max((n for n, _, _ in scored), default=0)
-    return [s for _, _, s in sorted((x for x in scored if x[0] == best), key=lambda x: -x[1])] if best else []
+    return [(n, s) for n, _, s in sorted(scored, key=lambda x: (-x[0], -x[1]))]
+
+
+def carrying(sentence: str, passage: str) -> list[str]:
+    """The passage sentences that hold the most of `sentence`'s words (ties all kept, the
+    densest first); none when no passage sentence holds any. A question asserts nothing."""
+    ranked = _ranked(sentence, passage)
+    best = ranked[0][0] if ranked else 0
+    return [s for n, s in ranked if n == best] if best else []
+
+
+def _carriers(sentence: str, passage: str) -> list[str]:
+    """The passage sentences compared for a contradiction: those holding at least `NEAR` of
+    the most any holds (one word at least), `CARRIERS` at most: a claim often says what two
+    sentences of its passage say."""
+    ranked = _ranked(sentence, passage)
+    best = ranked[0][0] if ranked else 0
+    return [s for n, s in ranked if n >= max(1, NEAR * best)][:CARRIERS]
 
 
 def _quoted_short(text: str, limit: int = 200) -> str:
@@ -101,20 +118,21 @@ def _contradiction(
     sentence: str, carriers: list[str], passage: str, numbers: list[str]
 ) -> tuple[str, str] | None:
     """Why the passage says otherwise than `sentence`, and the passage sentence that says it."""
-    said = carriers[:CARRIERS]
+    said = _carriers(sentence, passage)
     if found := passage_denies(sentence, said):
         return f"the passage denies it ({found[1]}): “{_quoted_short(found[0])}”", found[0]
     if found := sentence_denies(sentence, said, passage):
         return f"the sentence denies what the passage says ({found[1]}): “{_quoted_short(found[0])}”", found[
             0
         ]
+    for carrier in said:
+        if flip := opposite(sentence, carrier):
+            shown = _quoted_short(carrier)
+            return f"the sentence says “{flip[0]}” where the passage says “{flip[1]}”: “{shown}”", carrier
     if not carriers:
         return None
     carrier = carriers[0]
     shown = _quoted_short(carrier)
-    for clause in clauses(sentence, carrier):
-        if flip := opposite(sentence, clause):
-            return f"the sentence says “{flip[0]}” where the passage says “{flip[1]}”: “{shown}”", carrier
     if numbers and (changed := renumbered(sentence, carrier, numbers)):
         return f"the passage says {changed[1]} where the sentence says {changed[0]}: “{shown}”", carrier
     return None

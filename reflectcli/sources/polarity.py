@@ -202,7 +202,38 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
                     continue
                 if found := [w for w in _heads(group) if w in asserted(where)]:
                     return carrier, found[0]
+    return _unmatched(sentence, carriers[:1], passage, also, doubt)
+
+
+def _unmatched(sentence: str, carriers: list[str], passage: str, also: set[str], doubt: bool):
+    """(the carrier, the word) when `sentence` denies something (a word after its negation)
+    that the passage denies nowhere, and the clause of the best carrying sentence that carries
+    it denies none of the sentence's words, in a negation or in other words: the passage says
+    it without the denial (the rule of issue 20, kept), when the carrier says the clause of
+    `sentence` that holds the negation (`_one_statement`) and not the opposite of its word."""
+    if not carriers:
+        return None
+    clause = clauses(sentence, carriers[0])[0]
+    if _DENYING.search(clause) or denied(clause) & units(sentence):
+        return None
+    said = also | {w for w in denied(passage, clause=True) if CJK.search(w)}
+    for part in _parts(sentence):
+        if not _one_statement(part, carriers[0]):
+            continue  # the carrier does not say this clause: a detail it lacks, no contradiction
+        for group in denials(part):
+            if not group or set(group) & said or (doubt and group[0] in _NOT_KNOWING):
+                continue
+            if group[0] in _DISAGREEING and (doubt or negated(passage)) or _opposed(group, carriers[0]):
+                continue
+            return carriers[0], group[0]
     return None
+
+
+def _opposed(group: list[str], carrier: str) -> bool:
+    """Whether `carrier` says the opposite of a word `group` denies ("not dangerous" / "safe")."""
+    theirs = units(carrier) | set().union(*(forms(fold(w)) for w in _WORD.findall(carrier)))
+    table, zh = english_opposites(), chinese_opposites()
+    return any((table.get(w, frozenset()) | zh.get(w, frozenset())) & theirs for w in group)
 
 
 # (word, word) of opposite meaning that neither list holds, or holds with a sense we compare

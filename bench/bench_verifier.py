@@ -180,7 +180,7 @@ def precision() -> bool:
             said = critic_verdict(kind, label, rng)
             critic = [] if said is None else [{"claim": "C1", "source": "S1", "verdict": said}]
             verdict = judge(text, [], [{"id": "S1", "text": passage}], critic)[0]["verdict"]
-            kept = verdict in ("supported", "consistent")  # the critic's yes, or code's nothing against
+            kept = verdict == "supported"  # the critic's yes that code found nothing against
             tp += kept and label
             fp += kept and not label
             fn += not kept and label

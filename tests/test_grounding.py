@@ -256,7 +256,8 @@ def test_strip_invented(text, known, expected, removed):
 def test_the_check_vetoes_hard_facts_only():
     passage = FACTS["html"]
     assert check("The Mainz workshop cast a typeface for the psalter in 1457.", passage)[0] == "consistent"
-    assert check("The Mainz workshop cast a typeface in 1460.", passage) == ("unverified", "not in the passage: 1460")
+    later = check("The Mainz workshop cast a typeface in 1460.", passage)
+    assert later == ("unverified", "not in the passage: 1460")
     assert check("The Leipzig workshop cast a typeface.", passage)[0] == "unverified"
     # a claim with no number, name or polarity of its own is the critic's to judge
     verdict, reason = check("Printing spread quickly across every country.", passage)

@@ -20,7 +20,7 @@ def _segmenter(language: str) -> Any:
 
 
 def language_of(text: str) -> str:
-    """"zh" when a third of `text` is CJK characters, else "en"."""
+    """The language pysbd reads `text` in: zh when a third of it is CJK characters, else en."""
     return "zh" if len(CJK.findall(text)) * 3 > len(text) else "en"
 
 

@@ -15,7 +15,10 @@ of `supported` end to end; invented citations in the outputs of scripted grounde
 3. End to end: scripted runs through the real runner whose writer cites the hand-written set's
    sentences; the precision of `supported` in the References of the artifact and the json
    export, for the `believer` critic and the `right` one.
-4. Invented citations: 20 scripted runs where the writer cites held ids and, at random
+4. No contradiction ships (issue 32): the same scripted writer, a credulous critic (score 9,
+   every claim supported) and the checklist critic; passed runs holding a claim code found
+   contradicted, and such claims missing from the References. Target: 0 and 0.
+5. Invented citations: 20 scripted runs where the writer cites held ids and, at random
    (seeded), ids the run does not hold; every output (artifact, md, report, json, html) is
    scanned for `[Sn]` and `#ref-Sn` not in the run's evidence. Target: 0.
 
@@ -177,9 +180,10 @@ def precision() -> bool:
             said = critic_verdict(kind, label, rng)
             critic = [] if said is None else [{"claim": "C1", "source": "S1", "verdict": said}]
             verdict = judge(text, [], [{"id": "S1", "text": passage}], critic)[0]["verdict"]
-            tp += verdict == "supported" and label
-            fp += verdict == "supported" and not label
-            fn += verdict != "supported" and label
+            kept = verdict == "supported"  # the critic's yes that code found nothing against
+            tp += kept and label
+            fp += kept and not label
+            fn += not kept and label
         prec = tp / (tp + fp) if tp + fp else 1.0
         recall = tp / (tp + fn) if tp + fn else 1.0
         met = prec >= 0.9 or kind == "believer"
@@ -191,7 +195,7 @@ def precision() -> bool:
     return ok
 
 
-def scripted_runs(respond, runs: int, task: str):
+def scripted_runs(respond, runs: int, task: str, critic: str = "llm"):
     """`runs` runs through the real runner on a library of the labelled set's passages, the
     writer and the critic played by `respond`; yields each run's state and its outputs (artifact,
     md, report, json, html)."""
@@ -218,6 +222,7 @@ def scripted_runs(respond, runs: int, task: str):
             for n in range(runs):
                 settings = load_settings(flags={"model": "fake/w", "runs_dir": str(runs_dir),
                                                 "max_sections": 2, "max_rounds": 3, "threshold": 8,
+                                                "critic": critic,
                                                 "research": {"sources": "local"}})  # fmt: skip
                 ui = Renderer(console=Console(file=io.StringIO()), quiet=True)
                 result = Runner(ui).write(f"{task} {n}", settings)
@@ -322,13 +327,64 @@ def end_to_end(runs: int = 10, seed: int = 4) -> bool:
             for ref in json.loads(texts[3])["references"]:  # the json export's References
                 for c in ref["claims"]:
                     assert c["sentence"] in texts[0], c  # the artifact shows the same claim
-                    if c["verdict"] == "supported":
+                    if c["verdict"] in ("supported", "consistent"):
                         true = label.get(c["sentence"], False)
                         tp, fp = tp + true, fp + (not true)
         prec = tp / (tp + fp) if tp + fp else 1.0
         ok &= (kind == "believer" or prec >= 0.9) and tp + fp > 0  # 0/0: the writer cited nothing
         print(f"end to end, critic {kind:<8}: precision of supported in the artifact {prec:.2f} "
               f"({tp}/{tp + fp}) over {runs} runs")  # fmt: skip
+    return ok
+
+
+def no_contradiction_ships(runs: int = 10, seed: int = 6) -> bool:
+    """Issue 32's end-to-end target: scripted runs whose writer cites the labelled set's true
+    and false sentences to their passages (each draft and revision a new random pick), reviewed
+    by a credulous critic (score 9, every claim supported) and by the checklist critic. Counted:
+    runs that passed holding a claim code found contradicted (target 0), and contradicted claims
+    of the output missing from the References of the md export (target 0)."""
+    ok = True
+    for critic in ("believer", "checklist"):
+        rng = random.Random(seed)
+        plans = iter(range(10**6))
+
+        def respond(step: str, messages, rng=rng, plans=plans) -> str:
+            prompt = prompt_text(messages)
+            if step == "plan":
+                n = next(plans)
+                return _plan(tuple(" ".join(SET[(2 * n + i) % len(SET)][0].split()[:6]) for i in (0, 1)))
+            if step.startswith("review"):
+                claims = [{"claim": c, "source": s, "verdict": "supported", "quote": "", "reason": "scripted"}
+                          for c, sources, _ in re.findall(r"^(C\d+) \[([^\]]+)\]: (.*)$", prompt, re.M)
+                          for s in sources.split(", ")]  # fmt: skip
+                return json.dumps({"score": 9, "feedback": "The article reads well and cites its sources.",
+                                   "improvements": [], "claims": claims})  # fmt: skip
+            shown = {i: json.loads(t) if t.startswith('"') else t
+                     for i, t in re.findall(r"^\[(S\d+)\] (.*)$", prompt, re.M)}  # fmt: skip
+            picks = []
+            for ident, text in shown.items():
+                for passage, goods, bads in SET:
+                    if passage.startswith(text.strip("\"“”").rstrip(" …")[:60]):
+                        picks += [(s, ident) for s in rng.sample(goods + bads, min(2, len(goods + bads)))]
+            body = " ".join(f"{s[:-1]} [{i}]." for s, i in picks[:6]) or "Printing spread."
+            if step.startswith("revise") and "<section>" not in prompt:
+                return "\n\n".join(f"## {t}\n\n{body}" for t in ("Presses in Mainz", "Printing in Venice"))
+            return body
+
+        passed_bad = missing = held = passed = 0
+        for _, state, texts in scripted_runs(respond, runs, f"Printing {critic}",
+                                             "checklist" if critic == "checklist" else "llm"):  # fmt: skip
+            wrong = [c for c in json.loads(texts[3])["claims"] if c.get("check") == "contradicted"]
+            passed += state.get("stop_reason") == "passed"
+            held += bool(wrong)
+            passed_bad += bool(wrong) and state.get("stop_reason") == "passed"
+            refs = texts[1][texts[1].find("References") :]  # the md export's References
+            missing += sum(1 for c in wrong if f"“{c['sentence']}”" not in refs or "contradicted" not in refs)
+        met = passed_bad == 0 and missing == 0
+        ok &= met
+        print(f"end to end, critic {critic:<9}: {runs} runs, {passed} passed, {held} ended holding a claim "
+              f"code found contradicted; passed holding one: {passed_bad}; such claims missing from "
+              f"References: {missing} (target 0 and 0: {'met' if met else 'NOT MET'})")  # fmt: skip
     return ok
 
 
@@ -343,6 +399,7 @@ def main() -> int:
     ok = precision()
     ok = real_text(args.corpus) and ok
     ok = end_to_end() and ok
+    ok = no_contradiction_ships() and ok
     ok = invented(seed=args.seed) and ok
     return 0 if ok else 1
 

@@ -17,7 +17,8 @@ GUTENBERG = "Johannes Gutenberg did not invent the printing press in 1455, the h
 
 
 def supported(sentence: str, passage: str) -> bool:
-    return check(sentence, passage)[0] == "supported"
+    """Code finds nothing against the sentence (`consistent`: code never says supported)."""
+    return check(sentence, passage)[0] == "consistent"
 
 
 # --- it vetoes true claims -----------------------------------------------------------------
@@ -82,7 +83,12 @@ def test_a_critic_that_believes_everything_is_vetoed_on_a_flip():
     evidence = [{"id": "S1", "text": "Gutenberg did not invent the printing press; he improved it."}]
     critic = [{"claim": "C1", "source": "S1", "verdict": "supported", "quote": "", "reason": "yes"}]
     [verdict] = judge(text, [], evidence, critic)
-    assert verdict["verdict"] == "unsupported" and verdict["by"] == "check"
+    assert (verdict["verdict"], verdict["by"], verdict["critic"], verdict["check"]) == (
+        "contradicted",
+        "check",
+        "supported",
+        "contradicted",
+    )
     assert "denies" in verdict["reason"] and "did not invent" in verdict["quote"]
 
 
@@ -106,6 +112,8 @@ def test_a_critic_that_believes_everything_is_vetoed_on_a_flip():
         ("Smith replaced Stewart in the Cheez-It 355.",
          "Stewart would not start the Cheez-It 355. Smith started in his place."),  # "not start"
         ("他来的时候晚过11点", "虽然已晚过十一点,谁也不问他为什么"),  # 十一 = 11
+        # 不 in another clause: the passage neither says nor denies it (code cannot tell)
+        ("通货膨胀不是一个恶性现象", "如果不采取坚决措施遏制通货膨胀,经济无法稳定"),
         ("城镇新增就业859万人", "城镇新增就业八百五十九万人"),
         ("再一次亮起的好像和之前不一样了", "再一次亮起的,似与前几次都不同了"),  # 不一样: "different"
         ("潘哥话不多是一种感觉", "有一种事后潘哥话不多的感觉"),  # the same negation, elsewhere
@@ -139,7 +147,6 @@ def test_the_veto_lets_real_texts_forms_through(sentence, passage):
 @pytest.mark.parametrize(
     ("sentence", "passage"),
     [
-        ("通货膨胀不是一个恶性现象", "如果不采取坚决措施遏制通货膨胀,经济无法稳定"),  # 不 in another clause
         ("这个工厂没有生产汽车", "这个工厂不能不生产汽车"),  # 不能不: "must"
         ("他来的时候晚过12点", "虽然已晚过十一点,谁也不问他为什么"),
         ("城镇新增就业589万人", "城镇新增就业八百五十九万人"),
@@ -200,7 +207,7 @@ def test_verdicts_are_paired_by_claim_id_not_by_text():
     assert [(v["claim"], v["verdict"]) for v in verdicts] == [("C1", "supported"), ("C2", "contradicted")]
 
 
-def test_a_claim_the_critic_skipped_is_unjudged_and_a_verdict_by_text_pairs_nothing():
+def test_a_claim_the_critic_skipped_gets_codes_verdict_and_a_verdict_by_text_pairs_nothing():
     text = "Printing changed how Europe read [S1]. Scholars argue about it [S1]."
     evidence = [{"id": "S1", "text": "Printing changed reading habits across Europe within a century."}]
     critic = [
@@ -209,7 +216,7 @@ def test_a_claim_the_critic_skipped_is_unjudged_and_a_verdict_by_text_pairs_noth
     ]  # no id: pairs nothing
     verdicts = judge(text, [], evidence, critic)
     assert [(v["claim"], v["verdict"], v["by"]) for v in verdicts] == [
-        ("C1", "supported", "critic"), ("C2", "unjudged", "none")]  # fmt: skip
+        ("C1", "supported", "critic"), ("C2", "consistent", "check")]  # fmt: skip
 
 
 # --- not claims judged as claims -----------------------------------------------------------
@@ -225,7 +232,7 @@ def test_i_e_does_not_split_a_claim_and_its_wrong_year_is_checked():
     [claim] = claims_in(text, [])
     assert claim["sentence"] == "In 1999 the inventor, i.e. Gutenberg, printed the Bible."
     [verdict] = judge(text, [], [{"id": "S1", "text": "Gutenberg printed the Bible around 1455."}], [])
-    assert verdict["verdict"] == "unsupported" and "1999" in verdict["reason"]
+    assert verdict["verdict"] == "unverified" and verdict["missing"] == ["1999"]
 
 
 @pytest.mark.parametrize(
@@ -318,14 +325,14 @@ def test_citations_in_tables_lists_quotes_and_headings_are_placed_exactly():
     assert removed == ["S7"] * 4
 
 
-def test_an_unjudged_claim_is_shown_as_unjudged():
+def test_a_claim_no_critic_judged_is_shown_with_codes_verdict():
     from reflectcli.output import rows
 
     passage = "Europe read more once printing spread."
     [verdict] = judge("Printing changed Europe [S1].", [], [{"id": "S1", "text": passage}], [])
-    assert verdict["verdict"] == "unjudged"
-    assert rows.claim(verdict).startswith("C1 unjudged [S1] Printing changed Europe.")
-    assert rows.cited_claim(verdict).startswith("C1 unjudged: “Printing changed Europe.”")
+    assert (verdict["verdict"], verdict["by"], verdict["critic"]) == ("consistent", "check", None)
+    assert rows.claim(verdict).startswith("C1 consistent [S1] Printing changed Europe.")
+    assert rows.cited_claim(verdict).startswith("C1 consistent: “Printing changed Europe.”")
 
 
 _PIECES = ["Gutenberg printed", " the Bible", "[S1]", "[S2, 9]", "(S3)", "[Source 4]", "x[1]", "`code`",

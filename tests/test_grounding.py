@@ -179,8 +179,9 @@ def test_the_check_overrules_a_critic_that_believes_everything(grounded, runs_di
     grounded.responder = Grounded(scores=(9.0, 9.0), honest=False)
     state = write(runs_dir).state
     moon = [c for c in state["reviews"][0]["claims"] if c["sentence"].startswith("The psalter")]
-    assert moon[0]["verdict"] == "unsupported" and moon[0]["by"] == "check"
-    assert "moon" in moon[0]["reason"].lower() or "robots" in moon[0]["reason"].lower()
+    # the Moon is a name the passage lacks: unverified (shown, counted), not a contradiction
+    assert (moon[0]["verdict"], moon[0]["by"], moon[0]["critic"]) == ("unverified", "check", "supported")
+    assert moon[0]["missing"] == ["Moon"] and "not in the passage: Moon" in moon[0]["reason"]
 
 
 def test_outputs_end_with_references_that_resolve(backend, grounded, runs_dir):
@@ -255,12 +256,13 @@ def test_strip_invented(text, known, expected, removed):
 
 def test_the_check_vetoes_hard_facts_only():
     passage = FACTS["html"]
-    assert check("The Mainz workshop cast a typeface for the psalter in 1457.", passage)[0] == "supported"
-    assert check("The Mainz workshop cast a typeface in 1460.", passage)[0] == "unsupported"
-    assert check("The Leipzig workshop cast a typeface.", passage)[0] == "unsupported"
+    assert check("The Mainz workshop cast a typeface for the psalter in 1457.", passage)[0] == "consistent"
+    later = check("The Mainz workshop cast a typeface in 1460.", passage)
+    assert later == ("unverified", "not in the passage: 1460")
+    assert check("The Leipzig workshop cast a typeface.", passage)[0] == "unverified"
     # a claim with no number, name or polarity of its own is the critic's to judge
     verdict, reason = check("Printing spread quickly across every country.", passage)
-    assert verdict == "supported" and "of its words" in reason
+    assert verdict == "consistent" and "of the sentence's words" in reason
     text = "## A\n\nOne claim [S1]. Then a second. [S2]\n\n## B\n\nNone here."
     assert [(c["id"], c["sentence"], c["ids"]) for c in claims_in(text, ["A", "B"])] == [
         ("C1", "One claim.", ["S1"]), ("C2", "Then a second.", ["S2"])]  # fmt: skip
@@ -288,9 +290,9 @@ def test_a_tiny_writer_gets_its_supported_sentences_cited_in_code(grounded, runs
     fact = FACTS["html"][:-1]
     assert re.search(re.escape(fact) + r" \[S\d+\]\.", first)  # the true sentence, cited
     assert not re.search(re.escape(MOON) + r" \[S\d+\]", first)  # the Moon one is not
-    # a tiny critic judges nothing: a sentence its passage says verbatim is supported by the check
+    # a tiny critic judges nothing: code finds nothing against a sentence its passage says verbatim
     claims = state["reviews"][0]["claims"]
-    assert claims and all(c["verdict"] == "supported" and c["by"] == "check" and c["quote"] for c in claims)
+    assert claims and all(c["verdict"] == "consistent" and c["by"] == "check" and c["quote"] for c in claims)
 
 
 def test_a_contradicted_claim_never_ships_even_from_the_best_scored_version(grounded, runs_dir):

@@ -123,12 +123,12 @@ def test_every_reference_is_resolved_or_reported_and_none_is_guessed(scripted, r
         ("Gutenberg printed the", "S1"): "supported",
         ("Early printers mixed", "S2"): "supported",
         ("The staff handbook", "S3"): "supported",
-        ("The same handbook", "S3"): "unsupported",  # the critic said supported; the code's veto: 9999
+        ("The same handbook", "S3"): "contradicted",  # the critic said supported; code: 9999, not 4417
     }
     text = report.read_text()
     assert "## References checked" in text and "References: 3 of 6 resolved" in text
     assert "[4] ambiguous" in text and "[7] unresolved" in text and "1 cited claim left unchecked" in text
-    assert "unsupported [S3] The same handbook" in text
+    assert "contradicted [S3] The same handbook" in text
     shown = invoke("show", "outside", "--json", "--runs-dir", str(runs_dir))
     state = json.loads(shown.output)["state"]
     assert [r["ref"] for r in state["references"]] == ["1", "2", "3", "4", "5", "7"]
@@ -202,7 +202,7 @@ def test_titles_match_exactly_after_normalisation_and_near_only_when_unique(runs
 
 def test_the_checklist_critic_gives_the_codes_verdicts(fake, runs_dir, outside):
     """No model call reviews: the resolved claims still get verdicts, from code alone (a
-    sentence the source says nearly verbatim is supported, a number it lacks is not)."""
+    sentence the source says nearly verbatim is consistent, another code is contradicted)."""
     article, config = outside
     result = invoke("review", str(article), "--model", "fake/w", "--critic", "checklist", "--runs-dir",
                     str(runs_dir), "--config", str(config), "--json")  # fmt: skip
@@ -211,9 +211,9 @@ def test_the_checklist_critic_gives_the_codes_verdicts(fake, runs_dir, outside):
     assert data["source"] == "checklist" and fake.history == []
     verdicts = {(" ".join(c["sentence"].split()[:3]), c["source"]): (c["verdict"], c["by"])
                 for c in data["claims"]}  # fmt: skip
-    assert verdicts[("Gutenberg printed the", "S1")] == ("supported", "check")
-    assert verdicts[("The same handbook", "S3")] == ("unsupported", "check")
-    assert {v for v, _ in verdicts.values()} <= {"supported", "unsupported", "unjudged"}
+    assert verdicts[("Gutenberg printed the", "S1")] == ("consistent", "check")
+    assert verdicts[("The same handbook", "S3")] == ("contradicted", "check")
+    assert {v for v, _ in verdicts.values()} <= {"consistent", "unverified", "contradicted"}
 
 
 def test_a_file_outside_the_articles_folder_is_not_read(runs_dir, tmp_path, monkeypatch):

@@ -4,7 +4,8 @@ Rules, in order of precedence (the first that applies wins):
 
 1.  `rewrite_rejected` every rewrite of the last revision was rejected by a guard     → stop
 2.  `passed`          score >= threshold and every per-dimension minimum met and no cited
-                      claim contradicted by its source, from a real review (a
+                      claim contradicted by its source (found by code or critic:
+                      sources/verify.py), from a real review (a
                       heuristic fallback review never passes)                        → stop
 3.  `critic_fallback` the same, but the review is the heuristic fallback            → stop
 4.  `max_rounds`      rounds used = max_rounds (the hard cap)                         → stop
@@ -72,7 +73,7 @@ class Facts:
     cost: float | None = None
     fallback: bool = False  # this round's review is the heuristic fallback, not the critic's
     rejected: bool = False  # the revision after this round made no version (guards)
-    contradicted: int = 0  # cited claims the critic found contradicted by their source
+    contradicted: int = 0  # cited claims code or the critic found contradicted by their source
     searches: int = 0  # searches made for the critic's queries
     human: int = 0  # the person's own critiques (`reflectcli revise`) no revision has applied yet
 

@@ -389,16 +389,20 @@ class Nodes:
 
     def checklist(self, state: dict[str, Any]) -> dict[str, Any]:
         """The review by rules (writing/checklist.py): no model call, the same shape as the
-        critic's, `source: checklist`. Its earlier findings that are gone are addressed."""
+        critic's, `source: checklist`. Every cited claim gets code's verdict (`judge` with no
+        critic: contradicted / unverified / consistent); a contradicted one is a major finding.
+        Its earlier findings that are gone are addressed."""
         version = state["versions"][-1]
         round_no = len(state.get("reviews") or []) + 1
         outline = state["outline"]["sections"]
         critiques = dict(state.get("critiques") or {})
         open_items = [c for c in critiques.values() if c["status"] == "open"]
         started = time.perf_counter()
+        titles = [s["title"] for s in outline]
+        claims = judge(version["text"], titles, state.get("evidence") or [], [])  # code's check alone
         value = checklist_review(
             state["task"], version["text"], outline, max(40, section_tokens(state) // 3),
-            [section_evidence(state, i) for i in range(len(outline))], open_items,
+            [section_evidence(state, i) for i in range(len(outline))], open_items, claims,
         )  # fmt: skip
         improvements = [{**imp, "id": f"r{round_no}.{i}"} for i, imp in enumerate(value["improvements"], 1)]
         for item_id in value["addressed"]:
@@ -407,9 +411,6 @@ class Nodes:
             critiques[imp["id"]] = {**imp, "round": round_no, "status": "open", "closed_in": None}
         review = {**value, "critic_score": value["score"], "improvements": improvements, "round": round_no,
                   "version": version["n"], "source": "checklist", "errors": []}  # fmt: skip
-        if state.get("references"):  # an outside article's resolved citations: code's verdicts
-            titles = [s["title"] for s in outline]
-            review["claims"] = judge(version["text"], titles, state.get("evidence") or [], [])
         took = round(time.perf_counter() - started, 3)
         event = note_event("review", "checklist", f"{len(improvements)} finding(s) to fix, score "
                            f"{value['score']:g}, {took:.1f}s", round=round_no, duration=took)  # fmt: skip
@@ -464,7 +465,8 @@ class Nodes:
 
     def finalize(self, state: dict[str, Any]) -> dict[str, Any]:
         """The output is the best-reviewed version; a run that did not pass lists its open
-        improvements as known issues."""
+        improvements as known issues, and so does one whose output holds a claim that code or
+        the critic found contradicted (it cannot pass: `contradicted`), each such claim named."""
         update: dict[str, Any] = {"status": "finished"}
         if not state.get("versions"):  # stopped (budget) before the draft was complete
             outline = (state.get("outline") or {}).get("sections") or []
@@ -484,7 +486,8 @@ class Nodes:
                       for imp in (review or {}).get("improvements", [])]  # fmt: skip
             named = " ".join(i["issue"] for i in issues)
             issues += [{"id": f"{c['claim']}.{c['source']}", "section": c["section"], "severity": "major",
-                        "issue": f"The claim \"{c['sentence']}\" is contradicted by [{c['source']}]"}
+                        "issue": f"The claim \"{c['sentence']}\" is contradicted by [{c['source']}] "
+                                 f"({c['reason']})"}
                        for c in wrong if c["sentence"][:60] not in named]  # fmt: skip
             update["known_issues"] = issues
         return update

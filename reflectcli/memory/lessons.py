@@ -9,8 +9,8 @@ numbers: no database here (bank.py stores and recalls).
   a lesson that says the same, which it supersedes); a critique asking for the opposite of a
   lesson on the same thing ("Expand the introduction" against "Shorten the introduction")
   supersedes it too.
-- **Similarity**: two lessons say the same thing when their content-word stems (first five
-  letters, stop words out) overlap by at least 60 % of the smaller set (and share 2 stems).
+- **Similarity**: two lessons say the same thing when their content-word stems (Snowball's,
+  `writing.lexicon.stem`; stop words out) overlap by at least 60 % of the smaller set (and share 2 stems).
 - **Strength**: a new lesson starts at 1 (`recurring`: 1.5); reinforcing adds 1 to its decayed
   strength (at most 10). It halves every `half_life_days` since it was last seen, unless pinned;
   below 0.25 it is archived.
@@ -19,12 +19,13 @@ numbers: no database here (bank.py stores and recalls).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from reflectcli.writing.citations import CITATION
+from reflectcli.writing.lexicon import stem
 from reflectcli.writing.textops import CJK, match_section, section_bodies
 
-STEM = 5
 SAME = 0.6  # overlap coefficient of stems: two lessons this alike are one
 FLOOR = 0.25  # below this (decayed) strength a lesson is archived
 CAP = 10.0
@@ -43,15 +44,8 @@ _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 
 def _stem(word: str) -> str:
-    """A word's stem: a plural or -ing/-ed ending off (a doubled last consonant with it:
-    "adding" → "add"), then its first STEM letters ("examples" → "examp")."""
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-            word = word[: -len(suffix)]
-            if suffix in ("ing", "ed") and len(word) >= 4 and word[-1] == word[-2]:
-                word = word[:-1]
-            break
-    return word[:STEM]
+    """A word's stem: the project's one stemmer (`writing.lexicon.stem`: Snowball)."""
+    return stem(word)
 
 
 def stems(text: str) -> frozenset[str]:
@@ -87,16 +81,21 @@ def same(a: str, b: str) -> bool:
 NEGATORS = frozenset({"not", "never", "avoid", "don", "dont", "refrain", "stop"})
 _NEGATED = re.compile(r"^\W*(?:please\s+)?(?:do not|don't|dont|never|avoid|refrain from|stop|no)\b|"
                       r"\b(?:should|must|need)(?: not|n't)\b", re.I)  # fmt: skip
-# antonyms (as stems) that share no prefix; "informal"/"formal", "unclear"/"clear" are found by
+# antonyms (as words) that share no prefix; "informal"/"formal", "unclear"/"clear" are found by
 # the prefix
-_ANTONYMS = {("activ", "passi"), ("simpl", "compl"), ("short", "long"), ("short", "longe"),
-             ("fewer", "more"), ("less", "more"), ("inclu", "exclu"), ("inclu", "omit"),
-             ("incre", "decre"), ("incre", "reduc"), ("early", "late"), ("befor", "after"),
-             ("first", "last"), ("concr", "abstr"), ("broad", "narro"), ("add", "remov"),
-             ("add", "delet"), ("add", "drop"), ("add", "omit"), ("add", "cut"), ("expan", "short"),
-             ("expan", "trim"), ("expan", "conde"), ("expan", "cut"), ("lengt", "short"),
-             ("expli", "impli")}  # fmt: skip
+_ANTONYM_WORDS = [("active", "passive"), ("simple", "complex"), ("short", "long"), ("shorter", "longer"),
+                  ("fewer", "more"), ("less", "more"), ("include", "exclude"), ("include", "omit"),
+                  ("increase", "decrease"), ("increase", "reduce"), ("early", "late"), ("before", "after"),
+                  ("first", "last"), ("concrete", "abstract"), ("broad", "narrow"), ("add", "remove"),
+                  ("add", "delete"), ("add", "drop"), ("add", "omit"), ("add", "cut"), ("expand", "shorten"),
+                  ("expand", "trim"), ("expand", "condense"), ("expand", "cut"), ("lengthen", "shorten"),
+                  ("length", "short"), ("explicit", "implicit")]  # fmt: skip
 _NEGATING_PREFIX = ("in", "im", "il", "ir", "un", "non", "non-")
+
+
+@lru_cache(maxsize=1)
+def _antonyms() -> set[tuple[str, str]]:
+    return {(stem(a), stem(b)) for a, b in _ANTONYM_WORDS}
 
 
 def negated(text: str) -> bool:
@@ -104,13 +103,16 @@ def negated(text: str) -> bool:
     return bool(_NEGATED.search(text))
 
 
-def _antonym(x: str, y: str) -> bool:
-    """Two stems of opposite meaning: a listed pair, or one is the other negated by a prefix."""
-    if (x, y) in _ANTONYMS or (y, x) in _ANTONYMS:
+def _antonym(x: str, y: str, u: str = "", v: str = "") -> bool:
+    """Two stems (of the words `u`, `v`) of opposite meaning: a listed pair, or one word is the
+    other negated by a prefix ("informal" / "formal")."""
+    pairs = _antonyms()
+    if (x, y) in pairs or (y, x) in pairs:
         return True
-    if min(len(x), len(y)) < 4:
+    if min(len(u or x), len(v or y)) < 4:
         return False
-    return any(x == (p + y)[:STEM] or y == (p + x)[:STEM] for p in _NEGATING_PREFIX)
+    return any(u == p + v or v == p + u or x == stem(p + (v or y)) or y == stem(p + (u or x))
+               for p in _NEGATING_PREFIX)  # fmt: skip
 
 
 def _swapped(a: str, b: str) -> bool:
@@ -120,7 +122,7 @@ def _swapped(a: str, b: str) -> bool:
     x, y = stems(a), stems(b)
     for u in set(words[0]) - set(words[1]):
         for v in set(words[1]) - set(words[0]):
-            if _antonym(words[0][u], words[1][v]):
+            if _antonym(words[0][u], words[1][v], u, v):
                 rest_x, rest_y = x - {words[0][u]}, y - {words[1][v]}
                 shared = rest_x & rest_y
                 return bool(shared) and len(shared) >= SAME * min(len(rest_x), len(rest_y))
@@ -152,7 +154,7 @@ def _object(text: str) -> str | None:
         return None
     rest = _LESS.sub(" ", _MORE.sub(" ", text[found.end() :]))
     words = [w for w in _WORD.findall(rest.lower()) if len(w) >= 3 and w not in STOP]
-    return words[0][:STEM] if words else None
+    return _stem(words[0]) if words else None
 
 
 def opposes(a: str, b: str) -> bool:

@@ -151,6 +151,10 @@ def export_html(run: dict[str, Any], state: dict[str, Any], version: dict[str, A
         f"<article>{_linked_html(version['text'], state)}</article>",
     ]
     found = rows.reference_rows(state, version["text"])
+    note = rows.contradiction_note(state, version["text"])
+    if note:
+        parts.append(f'<p class="contradicted">{e(note[0].replace("**", ""))}</p><ul>'
+                     + "".join(f"<li>{e(line[2:])}</li>" for line in note[1:]) + "</ul>")  # fmt: skip
     if found:
         parts.append('<h2>References</h2><ul class="refs">')
         for r in found:

@@ -16,7 +16,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from reflectcli.output import rows
-from reflectcli.output.rows import plural, stop_words
+from reflectcli.output.rows import CLAIM_COLOURS, plural, stop_words
 
 _STEP = re.compile(r"^(?P<kind>[a-z]+)(?::[srg](?P<num>\d+))?(?::s(?P<sec>\d+))?(?::retry(?P<retry>\d+))?$")
 
@@ -265,12 +265,10 @@ class Renderer:
         if review["feedback"]:
             self._print(f"  [dim]feedback:[/] {escape(review['feedback'])}")
         if review.get("claims"):
-            counts = {v: sum(1 for c in review["claims"] if c["verdict"] == v)
-                      for v in ("supported", "unsupported", "contradicted", "unjudged")}  # fmt: skip
-            self._print(f"  [dim]cited claims:[/] [green]{counts['supported']} supported[/], "
-                        f"[yellow]{counts['unsupported']} unsupported[/], "
-                        f"[red]{counts['contradicted']} contradicted[/]"
-                        + (f", {counts['unjudged']} unjudged" if counts["unjudged"] else ""))  # fmt: skip
+            counts = rows.claim_counts(review["claims"])
+            shown = [f"[{CLAIM_COLOURS[v]}]{n} {v}[/]" for v, n in counts.items()
+                     if n or v in ("supported", "contradicted")]  # fmt: skip
+            self._print("  [dim]cited claims:[/] " + ", ".join(shown))
         for imp in review["improvements"]:
             colour = "red" if imp["severity"] == "major" else "yellow"
             self._print(f"  [{colour}]{imp['severity']}[/] {escape(rows.where(imp))}: "
@@ -344,8 +342,10 @@ class Renderer:
             f"{s['tokens']} tokens{cost} · {result.elapsed:.1f}s"
         )
         if s.get("claims") or s.get("sources_used") or s.get("citations_removed"):
+            flagged = "".join(f" · [{CLAIM_COLOURS[k]}]{s.get('claims_' + k, 0)} {k}[/]"
+                              for k in ("unverified", "contradicted") if s.get("claims_" + k))  # fmt: skip
             self._print(f"[dim]sources:[/] {s['sources_used']} cited · cited claims "
-                        f"{s['claims_supported']}/{s['claims']} supported · "
+                        f"{s['claims_supported']}/{s['claims']} supported{flagged} · "
                         f"{s['citations_removed']} invented citations removed")  # fmt: skip
         self.console.print(f"article: {result.artifact}", soft_wrap=True, markup=False)
 

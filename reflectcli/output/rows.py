@@ -9,7 +9,7 @@ from typing import Any
 
 from reflectcli.writing.citations import place, references, run_labels
 from reflectcli.writing.markdown import inline, one_line
-from reflectcli.writing.rubric import DIMENSIONS
+from reflectcli.writing.rubric import DIMENSIONS, VERDICTS
 
 WHOLE = "whole article"
 CUT = {"length": "stopped by the token cap", "loop": "cut: the text began repeating itself"}
@@ -143,10 +143,17 @@ def _claims_of(state: dict[str, Any], text: str) -> list[dict[str, Any]]:
     return (review or {}).get("claims") or []
 
 
+# the colour a claim's final verdict is shown in (Rich); an older run's "unjudged" is dim
+CLAIM_COLOURS = {"contradicted": "red", "unsupported": "yellow", "unverified": "magenta",
+                 "supported": "green", "consistent": "cyan"}  # fmt: skip
+CLAIM_FIELDS = ("claim", "verdict", "sentence", "quote", "by", "reason", "missing", "critic", "check")
+
+
 def reference_rows(state: dict[str, Any], text: str) -> list[dict[str, Any]]:
     """The References of `text`: one entry per cited source (the passages of one page or file
     cited under several ids are one entry: `ids`, `label` "S1, S2"), with its title and place,
-    and the claims citing it with their verdict and the passage sentence quoted for it."""
+    and the claims citing it with their record (sources/verify.py: the final verdict, who
+    decided it, the names and numbers the passage lacks, the passage sentence quoted for it)."""
     verdicts = _claims_of(state, text)
     grouped: dict[Any, list[dict[str, Any]]] = {}
     for e in references(state.get("evidence") or [], text, run_labels(state)):
@@ -158,27 +165,69 @@ def reference_rows(state: dict[str, Any], text: str) -> list[dict[str, Any]]:
         where = ", ".join([first["location"], *dict.fromkeys(spots)]) if first["location"] else place(first)
         out.append({"id": first["id"], "ids": ids, "label": ", ".join(ids), "title": one_line(first["title"]),
                     "place": one_line(where), "location": first["location"], "kind": first["kind"],
-                    "claims": [{k: c.get(k, "") for k in ("claim", "verdict", "sentence", "quote", "by")}
+                    "claims": [{k: c.get(k, "") for k in CLAIM_FIELDS}
                                for c in verdicts if c["source"] in ids]})  # fmt: skip
     return out
 
 
+def not_in_passage(item: dict[str, Any]) -> str:
+    """`not in the passage: England, 1455` for a claim whose names or numbers its passage holds
+    in no form ("" when it holds them all)."""
+    missing = item.get("missing") or []
+    return f"not in the passage: {', '.join(missing)}" if missing else ""
+
+
 def cited_claim(item: dict[str, Any], esc: Callable[[str], str] = one_line) -> str:
-    """`C2 supported: “Gutenberg printed …” — the source: “He printed …”` (no quote: says so);
-    each quoted text through `esc` (one plain line; `markdown.inline` for a Markdown page)."""
+    """`C2 supported: “Gutenberg printed …” — the source: “He printed …”`; an unverified claim
+    says what the passage lacks (`not in the passage: England`), a contradicted one why; no
+    quote: says so. Each quoted text through `esc` (one plain line; `markdown.inline` for a
+    Markdown page)."""
     quote = f"the source: “{esc(item['quote'])}”" if item.get("quote") else "no sentence of the source quoted"
     label = f"{item['claim']} " if item.get("claim") else ""
-    return f"{label}{item['verdict']}: “{esc(item['sentence'])}” — {quote}"
+    why = ""
+    if item.get("verdict") == "contradicted" and item.get("reason"):
+        why = f" ({item['reason'].split(': “')[0]})"
+    elif item.get("verdict") in ("unverified", "supported", "unsupported") and not_in_passage(item):
+        why = f" ({not_in_passage(item)})"
+    why = f" {one_line(why)}" if why else ""
+    return f"{label}{item['verdict']}{why}: “{esc(item['sentence'])}” — {quote}"
+
+
+def contradicted_claims(state: dict[str, Any], text: str) -> list[dict[str, Any]]:
+    """The claims of `text` found contradicted by their source (code or critic)."""
+    return [c for c in _claims_of(state, text) if c.get("verdict") == "contradicted"]
+
+
+def contradiction_note(state: dict[str, Any], text: str, esc: Callable[[str], str] = one_line) -> list[str]:
+    """What the article says above its References when a claim of it is contradicted by its
+    source (a run that could not make a clean version ends with it): one line per claim, the
+    claim's and the passage's words through `esc`."""
+    wrong = contradicted_claims(state, text)
+    if not wrong:
+        return []
+    lines = [f"**Contradicted by its source ({len(wrong)}):** the claim{'s' if len(wrong) != 1 else ''} "
+             "below could not be corrected; do not rely on "
+             f"{'them' if len(wrong) != 1 else 'it'}."]  # fmt: skip
+    lines += [f"- {c['claim']} “{esc(c['sentence'])}” [{c['source']}] — {esc(c['reason'])}" for c in wrong]
+    return lines
+
+
+def claim_counts(claims: list[dict[str, Any]]) -> dict[str, int]:
+    """How many claims have each final verdict (`writing.claims.VERDICTS`, worst first)."""
+    return {v: sum(1 for c in claims if c.get("verdict") == v) for v in VERDICTS}
 
 
 def references_markdown(state: dict[str, Any], text: str, level: int = 2) -> str:
     """`## References`, one line per cited source and under it the claims citing it (verdict,
-    quoted passage sentence); empty when `text` cites nothing. Titles, places and quotes are
-    outside text: one line each, escaped (no heading, link or HTML of theirs is live)."""
+    quoted passage sentence), after a note naming the claims a source contradicts; empty when
+    `text` cites nothing. Titles, places and quotes are outside text: one line each, escaped
+    (no heading, link or HTML of theirs is live)."""
     found = reference_rows(state, text)
     if not found:
         return ""
-    lines = [f"{'#' * level} References", ""]
+    note = contradiction_note(state, text, inline)
+    lines = [*note, ""] if note else []
+    lines += [f"{'#' * level} References", ""]
     for r in found:
         lines.append(f"- [{r['label']}] {inline(r['title'])} — {inline(r['place'])}")
         lines += [f"  - {cited_claim(c, inline)}" for c in r["claims"]]

@@ -55,7 +55,8 @@ def summarize(state: dict[str, Any]) -> dict[str, Any]:
 
 def grounding(state: dict[str, Any]) -> dict[str, Any]:
     """Sources the output cites, citations removed as invented, and the verdicts on the
-    output's cited claims (from its latest review; the latest version while unfinished)."""
+    output's cited claims (from its latest review; the latest version while unfinished):
+    supported, unverified (a name or number its passage lacks) and contradicted."""
     versions = state.get("versions") or []
     wanted = state.get("final_version") or (versions[-1]["n"] if versions else None)
     text = next((v["text"] for v in versions if v["n"] == wanted), "")
@@ -73,6 +74,8 @@ def grounding(state: dict[str, Any]) -> dict[str, Any]:
         "citations_rewritten": rewritten,  # into the run's form, by code (each named in the trace)
         "claims": len(claims),
         "claims_supported": sum(1 for c in claims if c["verdict"] == "supported"),
+        "claims_unverified": sum(1 for c in claims if c["verdict"] == "unverified"),
+        "claims_contradicted": sum(1 for c in claims if c["verdict"] == "contradicted"),
     }
 
 

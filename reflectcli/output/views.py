@@ -225,24 +225,22 @@ class Views:
         review = next((r for r in reversed(state.get("reviews") or [])
                        if r["version"] == wanted), None)  # fmt: skip
         if review and review.get("claims") is not None and (review["claims"] or searches):
+            counts = ", ".join(f"{n} {v}" for v, n in rows.claim_counts(review["claims"]).items() if n)
             p(
                 f"\n[bold]Cited claims[/] (version {wanted}): {s['claims_supported']} of "
-                f"{s['claims']} supported · {s['citations_removed']} invented citations removed"
+                f"{s['claims']} supported ({counts or 'none'}) · {s['citations_removed']} invented "
+                "citations removed"
             )
-            colours = {
-                "supported": "green",
-                "unsupported": "yellow",
-                "contradicted": "red",
-                "unjudged": "dim",
-            }
             for c in review["claims"]:
                 p(
-                    f"  [{colours.get(c['verdict'], 'dim')}]{c['verdict']:<12}[/] "
+                    f"  [{rows.CLAIM_COLOURS.get(c['verdict'], 'dim')}]{c['verdict']:<12}[/] "
                     f"{escape(c.get('claim', ''))} {escape('[' + c['source'] + ']')} "
                     f"{escape(c['sentence'])} [dim]— {escape(c['reason'])} ({c['by']})[/]"
                 )
         text = next((v["text"] for v in versions if v["n"] == wanted), "")
         found = rows.reference_rows(state, text)
+        for line in rows.contradiction_note(state, text):
+            p(f"[red]{escape(line)}[/]" if not line.startswith("- ") else f"  {escape(line)}", soft_wrap=True)
         if found:
             p("\n[bold]References[/]")
             for r in found:

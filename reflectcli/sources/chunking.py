@@ -9,6 +9,7 @@ from itertools import pairwise
 from typing import Any
 
 from reflectcli.sources.readers import Document
+from reflectcli.writing.sentences import ends
 from reflectcli.writing.textops import searchable
 
 __all__ = ["TARGET", "chunk_document", "searchable"]
@@ -58,7 +59,6 @@ def _paragraphs(text: str, code: list[tuple[int, int]]) -> list[tuple[int, int, 
     return [(a, b, any(a <= c < b for c, _ in code)) for a, b in pairwise([0, *breaks, len(text)]) if a < b]
 
 
-_SENTENCE_END = re.compile(r"(?<![.\s])[.!?。！？][)\]\"'’”]*\s")  # not "...", the prompt or an ellipsis
 _STATEMENT = re.compile(r"\n(?![ \t]|\.\.\.(?: |$))", re.M)  # a line end the next line does not continue
 
 
@@ -78,10 +78,11 @@ def _split_long(text: str, start: int, end: int, code: bool = False) -> list[tup
 def _cut(window: str, code: bool) -> int:
     """Where to end a piece of `window` (0: nowhere good), never in its first third: code at
     a line end before a new statement (not a `... ` continuation or an indented line), else
-    any line end; prose at a sentence end, else such a line end, else a space."""
+    any line end; prose at a sentence end (the segmenter's, `writing.sentences`), else such a
+    line end, else a space."""
     statements = [m.end() for m in _STATEMENT.finditer(window)]
     if code:
-        ends = [statements, [window.rfind("\n") + 1]]
+        cuts = [statements, [window.rfind("\n") + 1]]
     else:
-        ends = [[m.end() for m in _SENTENCE_END.finditer(window)], statements, [window.rfind(" ") + 1]]
-    return next((max(c) for c in ends if c and max(c) > TARGET // 3), 0)
+        cuts = [[e for e in ends(window) if e < len(window)], statements, [window.rfind(" ") + 1]]
+    return next((max(c) for c in cuts if c and max(c) > TARGET // 3), 0)

@@ -1,28 +1,29 @@
 """Hard facts of a sentence, as the veto in `verify.check` compares them with a passage: numbers
-read as values (decimals, percentages, currency, units, number words), names (capitalised words
-and acronyms, in the forms real text writes them), polarity (negation, in English and Chinese)
-and a few opposite words ("increased" / "decreased")."""
+read as values (decimals, percentages, currency, units, number words) and names (capitalised
+words and acronyms, in the forms real text writes them). Denials and opposite words are in
+`polarity.py`."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+from reflectcli.writing.lexicon import stem
 from reflectcli.writing.textops import CJK, fold
 
-STEM = 5
 _WORD = re.compile(r"\w+", re.UNICODE)
 STOP = frozenset(
     "the and for that with this from were was are has have had its his her their they them "
     "been being which who whom whose what when where while into onto than then there these "
     "those such also but nor can could would should will may might must very most "
     "any each other about per via upon within because however although though "
-    "one two many much only just even still yet both either our your you she him how why out off".split()
+    "one two many much only just even still yet both either our your you she him how why out off "
+    "did does not never cannot".split()
 )
 
 
 def terms(text: str) -> list[str]:
-    """Content words (folded, cut to their stem) and single CJK characters."""
+    """Content words (folded, as their stem: `writing.lexicon.stem`) and single CJK characters."""
     out = []
     for word in _WORD.findall(text):
         if CJK.search(word):
@@ -30,7 +31,7 @@ def terms(text: str) -> list[str]:
             continue
         folded = fold(word)
         if folded.isdigit() or (len(folded) >= 3 and folded not in STOP):
-            out.append(folded if folded.isdigit() else folded[:STEM])
+            out.append(folded if folded.isdigit() else stem(folded))
     return out
 
 
@@ -70,7 +71,7 @@ _HEDGES = re.compile(r"\b(about|around|approximately|roughly|nearly|almost|some|
 _UNIT_AFTER = "|".join(sorted((re.escape(u) for u in _UNITS if u not in "$€£¥"), key=len, reverse=True))
 _SCALE_AFTER = "|".join(sorted(map(re.escape, _SCALES), key=len, reverse=True))
 _NUMBER = re.compile(
-    r"(?P<cur>US\$|[$€£¥])?\s?(?P<num>(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?P<cur>US\$|[$€£¥])?\s?(?P<num>(?<![A-Za-z0-9_.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"(?P<decade>s\b|'s\b)?(?P<ord>st|nd|rd|th)?"
     r"(?:[\s-]?(?P<scale>" + _SCALE_AFTER + r")(?![a-z]))?"
     r"(?:[\s-]?(?P<unit>" + _UNIT_AFTER + r")(?![a-z]))?",
@@ -121,7 +122,7 @@ _ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四":
               "八": 8, "九": 9}  # fmt: skip
 _ZH_UNITS = {"十": 10, "百": 100, "千": 1000}
 _ZH_NUMBER = re.compile(
-    r"(?<![数几上成第零〇一二两三四五六七八九十百千万亿])"
+    r"(?<![数几上成零〇一二两三四五六七八九十百千万亿])"
     r"[零〇一二两三四五六七八九十百千万亿]+(?P<more>[多余来几])?"
 )
 _ZH_NOT_NUMBER = re.compile(
@@ -158,7 +159,9 @@ def _zh_quantities(text: str) -> list[Quantity]:
         run = m.group().rstrip("多余来几")
         if not set(run) - {"万", "亿"}:
             continue
-        if _ZH_NOT_NUMBER.search(run + text[m.end() : m.end() + 1]) or _ZH_NOT_NUMBER.search(run):
+        ordinal = text[: m.start()].endswith("第")  # 第一, 第三: a rank, never a word
+        word = _ZH_NOT_NUMBER.search(run + text[m.end() : m.end() + 1]) or _ZH_NOT_NUMBER.search(run)
+        if word and not ordinal:
             continue
         if text[m.end() : m.end() + 2] == "分之" or (
             text[: m.start()].endswith("分之") and not text[: m.start()].endswith("百分之")
@@ -168,6 +171,7 @@ def _zh_quantities(text: str) -> list[Quantity]:
             unit = _UNITS.get(text[m.end() : m.end() + 1]) or _UNITS.get(text[m.end() : m.end() + 2])
             unit = "%" if text[: m.start()].endswith("百分之") else unit
             value, span, said = _period(value, m.group(), text[m.end() :], False)
+            said = "第" + said if ordinal else said
             found.append(Quantity(value, None if span else unit, said, span, hedged=bool(m.group("more"))))
     return found
 
@@ -398,8 +402,8 @@ def missing_names(sentence: str, passage: str) -> list[str]:
         proper = [w for w in words if w not in DESIGNATORS]
         if proper and len(proper) < len(words) and all(_known(w, held) for w in proper):
             continue  # "Hamamatsu Air Base" / "Hamamatsu": the kind of place is no name
-        if len(words) == len(run) <= 3 and _known(run[-1], held):  # a surname alone ("Gutenberg")
-            continue
+        if len(words) == len(run) <= 3 and _known(run[-1], held) and not _namesake(run, passage_runs, held):
+            continue  # a surname alone ("Gutenberg"), unless the passage gives it another given name
         if len(words) >= 3 and all(_known(w, held) for w in words[-2:]):  # titles: "Secretary Mike Pompeo"
             continue
         if len(words) > 1 and "".join(w[0] for w in words) in acronyms:
@@ -416,158 +420,85 @@ def missing_names(sentence: str, passage: str) -> list[str]:
             years[0] <= q.value <= years[1] for q in quantities(passage) + dates(passage)[0]
         ):  # "World War I" / "in 1916"
             continue
-        missing.append(" ".join(run))
+        missing.append(_written(run, sentence))
     return missing
+
+
+def _written(run: list[str], sentence: str) -> str:
+    """A name as `sentence` writes it ("Dürer's" for the compared form "durer")."""
+    found = [m for m in _NAME.finditer(sentence)]
+    folded = [_name_form(m.group().rstrip(".-") or m.group()) if m.group()[:1].isupper() else fold(m.group())
+              for m in found]  # fmt: skip
+    for i in range(len(found) - len(run) + 1):
+        if folded[i : i + len(run)] == run:
+            said = sentence[found[i].start() : found[i + len(run) - 1].end()]
+            return re.sub(r"['’]s$", "", said).rstrip(".")
+    return " ".join(run)
 
 
 _WARS = {"world war i": (1914, 1918), "world war ii": (1939, 1945), "first world war": (1914, 1918),
          "second world war": (1939, 1945)}  # fmt: skip
 
 
-# --- polarity and opposites ----------------------------------------------------------------
-
-_NEGATION = re.compile(
-    r"\b(not|never|no|none|nor|neither|nobody|nothing|nowhere|without|cannot|lacks?|lacked|"
-    r"fail(?:s|ed)? to|no longer)\b(?!\s+(?:only|just|merely|least|doubt)\b)|n't\b",
-    re.I,
-)  # "not only", "not just", "at least", "no doubt" deny nothing
-# Chinese: 不 没 未 无 非 否 别 勿, but not in words where they do not deny (不断 "constantly",
-# 不同 "different", 未来 "future", 非常 "very", 无论 "whatever", 不仅 "not only", 有没有 and 是否
-# "whether", 别人 "others", 特别 "especially", 非洲 "Africa"), nor twice (不能不 "must", 无不 "all")
-_ZH_NOT_NEGATION = re.compile(r"[不没]有?[能会可敢]不|无不|不无|没有不|不断|不同|不一(?!定)|不相同|不止|非同|"
-                              r"不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|"
-                              r"无数|相安无事|毫不犹豫|不管|不论|无疑|莫过于|别人|别的|特别|区别|分别|告别|级别|"
-                              r"类别|性别|个别|识别|辨别|派别|差别|是否|能否|可否|与否|非洲|除非|"
-                              r"([是有能会要好对行])\s?[不没]\s?\1")  # fmt: skip
-_ZH_NEGATION = re.compile(r"[不没未无非否别勿]")
-DENIED = 2  # content words an English negation denies after it ("not invent the press": invent, press)
-SCOPE = 4  # CJK characters after a Chinese negation that it denies
-PASSAGE_SCOPE = 2  # ... in a passage: the claim must share the very next word (chosen on OCNLI dev)
-_CLAUSE_END = re.compile(r"[,;:.!?，；：。！？]|\b(but|and|while|whereas|although)\b", re.I)
+def _namesake(run: list[str], passage_runs: list[list[str]], held: set[str]) -> list[str] | None:
+    """The passage's name with the surname of `run` and another given name ("Pierre Curie" for
+    "Marie Curie"), when the passage holds the claim's given name nowhere."""
+    if len(run) < 2 or _known(run[0], held):
+        return None
+    return next((r for r in passage_runs if len(r) > 1 and r[-1] == run[-1] and r[0] != run[0]
+                 and r[0] not in JOINERS), None)  # fmt: skip
 
 
-def _bigram_list(text: str) -> list[str]:
-    chars = [ch for ch in text if CJK.match(ch)]
-    return [a + b for a, b in zip(chars, chars[1:], strict=False)]
-
-
-def _bigrams(text: str) -> set[str]:
-    return set(_bigram_list(text))
-
-
-_LIGHT = frozenset("是有会能在可要得了过")  # 不是 / 没有 ...: the words after them say what is denied
-
-
-def denials(text: str, scope: int = SCOPE, clause: bool = False) -> list[list[str]]:
-    """What each negation of `text` denies, in order: the first content words after it (all of
-    its clause when `clause`); in CJK, the pairs of characters in the few characters after it
-    (its clause), led by the negation and the character after it ("不多") unless that is a
-    light verb (不是, 没有: the words after it say what is denied, if any)."""
-    out: list[list[str]] = []
-    for match in _NEGATION.finditer(text):
-        after = text[match.end() :]
-        stop = _CLAUSE_END.search(after)
-        words = terms(after[: stop.start()] if stop else after)
-        out.append(words if clause else words[:DENIED])
-    cleaned = _ZH_NOT_NEGATION.sub(lambda m: "\0" * len(m.group()), text)
-    for match in _ZH_NEGATION.finditer(cleaned):
-        after = text[match.end() :]
-        stop = _CLAUSE_END.search(after)
-        span = after[: stop.start()] if stop else after
-        pairs = _bigram_list(span if clause else span[:scope])
-        cjk = bool(after[:1]) and bool(CJK.match(after[0]))
-        head = [match.group() + after[0]] if cjk and (after[0] not in _LIGHT or not pairs) else []
-        out.append(head + pairs)
+def namesakes(sentence: str, passage: str) -> list[tuple[str, str]]:
+    """(the sentence's name, the passage's) for each name of `sentence` whose surname the
+    passage gives to another person ("Marie Curie" / "Pierre Curie"): another person named."""
+    words = _NAME.findall(passage)
+    held = {_name_form(w) for w in words}
+    passage_runs = name_runs(passage)
+    out = []
+    for run in name_runs(sentence):
+        if (other := _namesake(run, passage_runs, held)) is not None:
+            out.append((_written(run, sentence), _written(other, passage)))
     return out
 
 
-def denied(text: str, scope: int = SCOPE, clause: bool = False) -> set[str]:
-    """What the negations of `text` deny (`denials`, together)."""
-    return {word for group in denials(text, scope, clause) for word in group}
+def _context(text: str, start: int, end: int) -> tuple[str | None, str | None]:
+    """The content words (stems) right before and right after `text[start:end]`, with no other
+    number between."""
+    before = terms(re.split(r"\d", text[max(0, start - 40) : start])[-1])  # no other number between
+    after = terms(re.split(r"\d", text[end : end + 40])[0])
+    return (before[-1] if before else None), (after[0] if after else None)
 
 
-def negated(text: str) -> bool:
-    """Whether `text` denies something (English or Chinese negation)."""
-    return bool(_NEGATION.search(text) or _ZH_NEGATION.search(_ZH_NOT_NEGATION.sub("", text)))
+def _located(text: str, held: bool) -> list[tuple[Quantity, int, int]]:
+    out, at = [], 0
+    for q in quantities(text, held=held):
+        start = text.find(q.text, at)
+        if start < 0:
+            start = text.find(q.text)
+        if start >= 0:
+            out.append((q, start, start + len(q.text)))
+            at = start + len(q.text)
+    return out
 
 
-# Words that deny without a negation: "not allowed" is said "prohibited", 不许 is said 禁止
-_DENYING = re.compile(r"\b(prohibit\w*|forbid\w*|ban|banned|bans|barred|abstain\w*|abstinence|refus\w*|"
-                      r"reject\w*|declin\w*|turn\w* down|against|absent|absence|avoid\w*|"
-                      r"denied|denies|deny)\b|"
-                      r"禁止|严禁|避免|拒绝|反对|缺乏|缺少|取消|停止|杜绝", re.I)  # fmt: skip
+def _kind(q: Quantity) -> str:
+    return "year" if q.unit is None and not q.span and 1000 <= q.value <= 2100 else (q.unit or "")
 
 
-def unmatched(sentence: str, passage: str) -> list[list[str]]:
-    """The negations of `sentence` that no negation of `passage` matches: a negation matches
-    when the passage denies a word it denies (the first words after a negation; in CJK a pair
-    of characters in its clause) ("hasn't done" / "hasn't done
-    shit"; 话不多 / 话不多). A negation that denies no word ("of all faiths and none.") is left out,
-    and so is not knowing (不知道, 不确定) when the passage asks or doubts (请问 ... 怎么走)."""
-    said = denied(passage) | {w for w in denied(passage, clause=True) if CJK.search(w)}
-    doubt = bool(_DOUBT.search(passage))
-    against = doubt or negated(passage)
-    return [g for g in denials(sentence) if g and not set(g) & said
-            and not (doubt and g[0] in _NOT_KNOWING) and not (against and g[0] in _DISAGREEING)]  # fmt: skip
-
-
-# Not knowing (不知道, 不确定, 不清楚) is what a passage that asks (问), or doubts, says too;
-# disagreeing (不赞成, 不认同) what a passage that asks or denies says
-_NOT_KNOWING = frozenset(("不知", "不确", "不清", "不晓"))
-_DISAGREEING = frozenset(("不赞", "不认", "不支"))
-_DOUBT = re.compile(
-    r"[吗呢][\s.。?？!！]*$|[?？]|怎么|为什么|什么|能否|是否|对不对|是不是|问(?!题)|不好说|说不清|难说|不知|"
-    r"不确定|不清楚"
-)
-
-
-def polarity_clash(
-    sentence: str, passage_sentence: str, clause: str | None = None, passage: str = ""
-) -> str | None:
-    """Which side denies what the other asserts: "sentence" when `sentence` holds a negation
-    that `passage` says nowhere (`unmatched`) and the `clause` of `passage_sentence` carrying
-    the claim denies none of its words, or when it denies words that `passage_sentence` asserts;
-    "passage" when `passage_sentence` denies, with the first word after its negation, a word
-    that `sentence` asserts."""
-    clause = passage_sentence if clause is None else clause
-    mine = unmatched(sentence, passage or passage_sentence)
-    claimed = set(terms(sentence)) | _bigrams(sentence)
-    if mine and not denied(clause) & claimed and not _DENYING.search(clause):
-        return "sentence"
-    asserted = set(terms(passage_sentence)) | _bigrams(passage_sentence)
-    if ({w for group in mine for w in group} & asserted) - denied(passage_sentence, clause=True):
-        return "sentence"
-    heads = {group[0] for group in denials(passage_sentence, PASSAGE_SCOPE) if group}
-    if (heads & (set(terms(sentence)) | _bigrams(sentence))) - denied(sentence):
-        return "passage"
-    return None
-
-
-# (word in the sentence, word in the passage) that say the opposite
-_OPPOSITE_PAIRS = [
-    ("increas", "decreas"), ("rise", "fall"), ("rose", "fell"), ("risen", "fallen"), ("gain", "loss"),
-    ("before", "after"), ("earlier", "later"), ("above", "below"), ("over", "under"),
-    ("more", "fewer"), ("more", "less"), ("higher", "lower"), ("larger", "smaller"),
-    ("largest", "smallest"), ("highest", "lowest"), ("maximum", "minimum"), ("first", "last"),
-    ("won", "lost"), ("win", "lose"), ("majority", "minority"), ("north", "south"), ("east", "west"),
-    ("accept", "reject"), ("legal", "illegal"), ("success", "failure"), ("oldest", "youngest"),
-    ("增加", "减少"), ("上升", "下降"), ("之前", "之后"), ("以前", "以后"), ("最大", "最小"),
-    ("最高", "最低"), ("多于", "少于"), ("成功", "失败"), ("赢", "输"),
-    ("不同", "相同"), ("不同", "一样"), ("不一", "一样"), ("不一", "一致"),  # 不同, 不一: "different"
-]  # fmt: skip
-OPPOSITES = [*_OPPOSITE_PAIRS, *((b, a) for a, b in _OPPOSITE_PAIRS)] + [("all", "some"), ("every", "some")]
-
-
-def _has(text: str, word: str) -> bool:
-    if CJK.search(word):  # 一样 in 不一样 is not said
-        return any(not text[: m.start()].endswith(("不", "没")) for m in re.finditer(re.escape(word), text))
-    ending = r"\w*" if len(word) >= 6 else r"(?:s|es|d|ed)?\b"  # "increas" is a stem, "win" a word
-    return bool(re.search(r"\b" + re.escape(word) + ending, text, re.I))
-
-
-def opposite(sentence: str, passage_sentence: str) -> tuple[str, str] | None:
-    """A word of `sentence` whose opposite `passage_sentence` says instead of it."""
-    for mine, theirs in OPPOSITES:
-        if _has(sentence, mine) and _has(passage_sentence, theirs) and not _has(passage_sentence, mine):
-            return mine, theirs
+def renumbered(sentence: str, carrier: str, missing: list[str]) -> tuple[str, str] | None:
+    """(the sentence's number, the carrier's) when `carrier` gives a different number of the same
+    kind in the same place: the same word before it or after it ("sank in 1912" / "sank in
+    1913", "25 points" / "20 points"), for a number of `sentence` the passage lacks."""
+    theirs = _located(carrier, held=True)
+    for q, start, end in _located(sentence, held=False):
+        if q.text not in missing:
+            continue
+        before, after = _context(sentence, start, end)
+        for h, h_start, h_end in theirs:
+            if _kind(h) != _kind(q) or _same_quantity(q, h):
+                continue
+            h_before, h_after = _context(carrier, h_start, h_end)
+            if (before and before == h_before) or (after and after == h_after):
+                return q.text, h.text
     return None

@@ -3,28 +3,59 @@ evidence, not in the critic's belief).
 
 Who decides what. The critic judges entailment: for each claim (`C1 … Cn`, see
 `writing.claims`) and each source it cites, supported, unsupported or contradicted, quoting the
-passage's sentence that decides it. Code keeps a veto on hard facts only (`check`): a claim the
-critic calls supported is unsupported when the passage does not hold its numbers (as values:
-"3.5 %" is not "5.3 %", "$30" is not "30 florins"), holds its names in no form, or says the
-opposite (a negation, or an opposite word, in the passage sentences that carry the claim's
-terms: a claim that denies is judged on the clause carrying its words, and a negation the
-passage says too is no clash). A share of content words is reported, never used to veto:
-real writers paraphrase.
-Verdicts are paired to claims by id; a claim the critic skipped is `unjudged` unless a passage
-sentence says nearly the same thing verbatim (then code calls it supported, quoting it)."""
+passage's sentence that decides it. Code finds contradictions and shows what it cannot verify:
+`check(sentence, passage)` returns `(verdict, reason)`, the verdict one of
+
+- `contradicted`: the passage says otherwise — a denial on either side (`polarity`), an opposite
+  word, a different number or date in the same place ("sank in 1913" for "sank in 1912"), or
+  another person of the same surname ("Pierre Curie" for "Marie Curie");
+- `unverified`: the sentence holds a name or a number the passage holds in no form (an
+  inference or a fabrication: code cannot tell them apart, the reader decides);
+- `consistent`: code found nothing against it. Never "supported": code does not judge
+  entailment.
+
+Each (claim, cited id) gets one record, stored in the review (`review["claims"]`) and read
+unchanged by every output (References, the artifact, `show`, the exports):
+
+    claim     "C2": the claim's id in the article
+    sentence  the claim as the article says it (citations and emphasis removed)
+    source    "S1": the cited id
+    section   the section's title ("" outside any)
+    verdict   the final verdict (`final_verdict`), one of `VERDICTS`:
+              contradicted  code or the critic found the passage says otherwise (blocks a pass)
+              unsupported   the critic found the passage does not say it (an improvement)
+              unverified    code found a name or number the passage lacks ("not in the passage:
+                            England"); shown and counted, blocks nothing
+              supported     the critic found the passage says it, and code found nothing against
+              consistent    no critic judged it (the checklist; a claim the critic skipped) and
+                            code found nothing against it
+    by        who decided the verdict: "critic", "check" or "critic and check"
+    reason    why, in the deciding side's words
+    quote     the passage sentence that decides it ("" when none carries the claim)
+    critic    the critic's own verdict (supported / unsupported / contradicted), None if none
+    check     code's verdict (contradicted / unverified / consistent) and
+    check_reason  its reason
+    missing   the sentence's names and numbers the passage holds in no form (["England"])
+
+Verdicts are paired to claims by id; a verdict on an id the article lacks is dropped."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
 
-from reflectcli.sources.facts import missing_names, missing_numbers, opposite, polarity_clash, terms
+from reflectcli.sources.facts import missing_names, missing_numbers, namesakes, renumbered, terms
+from reflectcli.sources.polarity import opposite, passage_denies, sentence_denies, units
 from reflectcli.writing.citations import CITATION
-from reflectcli.writing.claims import claims_in, pieces, sentences, states_something
-from reflectcli.writing.textops import CJK, normalize
+from reflectcli.writing.claims import VERDICTS, claims_in, pieces, sentences, states_something
+from reflectcli.writing.textops import normalize
 
-VERDICTS = ("supported", "unsupported", "contradicted", "unjudged")
+__all__ = ["VERDICTS", "attribute", "check", "examine", "final_verdict", "judge", "verbatim"]
+CHECKS = ("contradicted", "unverified", "consistent")  # code's verdicts
+CARRIERS = 3  # passage sentences, the best carrying first, compared for a contradiction
+NEAR = 0.6  # ... each holding this share of the words the best one holds
 VERBATIM_TERMS = 0.9  # share of the claim's content words a near-verbatim passage sentence holds
 VERBATIM_ORDER = 0.7  # and the word-order likeness (difflib ratio over words) it must reach
 
@@ -34,61 +65,121 @@ def _share(sentence_terms: list[str], passage: str) -> float:
     return sum(1 for t in sentence_terms if t in have) / len(sentence_terms) if sentence_terms else 0.0
 
 
+def _ranked(sentence: str, passage: str) -> list[tuple[int, str]]:
+    """The passage sentences that state something, with how many of `sentence`'s words
+    (content-word stems; CJK pairs of characters) each holds, the most first and, on a tie, the
+    densest (the fewest other words) first."""
+    wanted = units(sentence)
+    scored = []
+    for s in sentences(passage):
+        if states_something(s):
+            have = units(s)
+            scored.append((len(wanted & have), -len(have - wanted), s))
+    return [(n, s) for n, _, s in sorted(scored, key=lambda x: (-x[0], -x[1]))]
+
+
 def carrying(sentence: str, passage: str) -> list[str]:
-    """The passage sentences that hold the most of `sentence`'s content words (ties all kept);
-    none when no passage sentence holds any. A question in the passage asserts nothing."""
-    wanted = set(terms(sentence))
-    scored = [(len(wanted & set(terms(s))), s) for s in sentences(passage) if states_something(s)]
-    best = max((n for n, _ in scored), default=0)
-    return [s for n, s in scored if n == best] if best else []
+    """The passage sentences that hold the most of `sentence`'s words (ties all kept, the
+    densest first); none when no passage sentence holds any. A question asserts nothing."""
+    ranked = _ranked(sentence, passage)
+    best = ranked[0][0] if ranked else 0
+    return [s for n, s in ranked if n == best] if best else []
 
 
-_CLAUSE = re.compile(r"[,;:，；：]|\s(?:but|while|whereas|although)\s", re.I)
+def _carriers(sentence: str, passage: str) -> list[str]:
+    """The passage sentences compared for a contradiction: those holding at least `NEAR` of
+    the most any holds (one word at least), `CARRIERS` at most: a claim often says what two
+    sentences of its passage say."""
+    ranked = _ranked(sentence, passage)
+    best = ranked[0][0] if ranked else 0
+    return [s for n, s in ranked if n >= max(1, NEAR * best)][:CARRIERS]
 
 
-def _clause(sentence: str, carrier: str) -> str:
-    """The clause of `carrier` that holds the most of `sentence`'s words (CJK: pairs of
-    characters): the one a negation elsewhere in `carrier` does not reach."""
-    wanted = set(terms(sentence)) | _pairs(sentence)
-    parts = [p for p in _CLAUSE.split(carrier) if p and p.strip()]
-    return max(parts, key=lambda p: len(wanted & (set(terms(p)) | _pairs(p))), default=carrier)
+def _quoted_short(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _pairs(text: str) -> set[str]:
-    chars = [ch for ch in text if CJK.match(ch)]
-    return {a + b for a, b in zip(chars, chars[1:], strict=False)}
+@dataclass
+class Finding:
+    """Code's verdict on a sentence against a passage, with the passage sentence that decides it
+    and the sentence's names and numbers the passage holds in no form."""
+
+    verdict: str
+    reason: str
+    quote: str = ""
+    missing: list[str] = field(default_factory=list)
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return self.verdict, self.reason
 
 
-def _polarity(sentence: str, carriers: list[str], passage: str = "") -> str | None:
-    """Why the claim's polarity differs from the passage sentences that carry it, or None: a
-    negation on one side denying what the other asserts (in every carrying sentence, judged on
-    its clause that carries the claim), or an opposite word ("decreased" where the claim says
-    "increased")."""
+def _contradiction(
+    sentence: str, carriers: list[str], passage: str, numbers: list[str]
+) -> tuple[str, str] | None:
+    """Why the passage says otherwise than `sentence`, and the passage sentence that says it."""
+    said = _carriers(sentence, passage)
+    if found := passage_denies(sentence, said):
+        return f"the passage denies it ({found[1]}): “{_quoted_short(found[0])}”", found[0]
+    if found := sentence_denies(sentence, said, passage):
+        return f"the sentence denies what the passage says ({found[1]}): “{_quoted_short(found[0])}”", found[
+            0
+        ]
+    for carrier in said:
+        if flip := opposite(sentence, carrier):
+            shown = _quoted_short(carrier)
+            return f"the sentence says “{flip[0]}” where the passage says “{flip[1]}”: “{shown}”", carrier
     if not carriers:
         return None
-    clashes = [polarity_clash(sentence, c, _clause(sentence, c), passage) for c in carriers]
-    if all(clashes):
-        if clashes[0] == "sentence":
-            return f"the sentence denies what the passage asserts: “{carriers[0]}”"
-        return f"the passage denies it: “{carriers[0]}”"
-    flips = [opposite(sentence, c) for c in carriers]
-    if all(flips):
-        mine, theirs = flips[0]
-        return f"the sentence says “{mine}” where the passage says “{theirs}”: “{carriers[0]}”"
+    carrier = carriers[0]
+    shown = _quoted_short(carrier)
+    if numbers and (changed := renumbered(sentence, carrier, numbers)):
+        return f"the passage says {changed[1]} where the sentence says {changed[0]}: “{shown}”", carrier
     return None
 
 
-def check(sentence: str, passage: str) -> tuple[str, str]:
-    """The veto on hard facts: `unsupported` and why when the passage lacks the sentence's
-    numbers or names or says the opposite; else `supported` (no hard fact disagrees)."""
-    if numbers := missing_numbers(sentence, passage):
-        return "unsupported", f"the passage does not hold {', '.join(numbers[:3])}"
-    if names := missing_names(sentence, passage):
-        return "unsupported", f"the passage does not mention {', '.join(names[:3])}"
-    if flipped := _polarity(sentence, carrying(sentence, passage), passage):
-        return "unsupported", flipped
+def examine(sentence: str, passage: str) -> Finding:
+    """Code's verdict on `sentence` against `passage` (see the module docstring)."""
+    numbers = missing_numbers(sentence, passage)
+    names = missing_names(sentence, passage)
+    carriers = carrying(sentence, passage)
+    quote = carriers[0] if carriers else ""
+    if found := _contradiction(sentence, carriers, passage, numbers):
+        return Finding("contradicted", found[0], found[1], numbers + names)
+    if names and (other := namesakes(sentence, passage)):
+        mine, theirs = other[0]
+        return Finding("contradicted", f"the passage names {theirs}, not {mine}", quote,
+                       numbers + names)  # fmt: skip
+    if numbers or names:
+        return Finding("unverified", f"not in the passage: {', '.join((numbers + names)[:4])}", quote,
+                       numbers + names)  # fmt: skip
     share = _share(list(dict.fromkeys(terms(sentence))), passage)
-    return "supported", f"no number, name or polarity disagrees; the passage holds {share:.0%} of its words"
+    return Finding("consistent", f"nothing in the passage says otherwise; it holds {share:.0%} of the "
+                   "sentence's words", quote)  # fmt: skip
+
+
+def check(sentence: str, passage: str) -> tuple[str, str]:
+    """Code's verdict on `sentence` against `passage` and why: `contradicted`, `unverified` or
+    `consistent` (the module docstring says what each means)."""
+    return examine(sentence, passage).pair
+
+
+def final_verdict(critic: str | None, code: str) -> tuple[str, str]:
+    """The one rule that combines the critic's verdict (supported / unsupported / contradicted,
+    None when it gave none) with code's (contradicted / unverified / consistent) into a claim's
+    final verdict, and who decided it. A contradiction wins whoever found it; the critic's
+    unsupported stands; a name or number the passage lacks makes a supported claim unverified."""
+    if code == "contradicted":
+        return "contradicted", "critic and check" if critic == "contradicted" else "check"
+    if critic == "contradicted":
+        return "contradicted", "critic"
+    if critic == "unsupported":
+        return "unsupported", "critic"
+    if code == "unverified":
+        return "unverified", "check"
+    if critic == "supported":
+        return "supported", "critic"
+    return "consistent", "check"
 
 
 def verbatim(sentence: str, passage: str) -> str | None:
@@ -101,7 +192,7 @@ def verbatim(sentence: str, passage: str) -> str | None:
             continue
         if SequenceMatcher(None, words, normalize(candidate).split()).ratio() < VERBATIM_ORDER:
             continue
-        if check(sentence, candidate)[0] == "supported":
+        if check(sentence, candidate)[0] == "consistent":
             return candidate
     return None
 
@@ -128,45 +219,42 @@ def _by_id(critic: list[dict[str, Any]], claims: list[dict[str, Any]]) -> dict[t
 def judge(
     text: str, titles: list[str], evidence: list[dict[str, Any]], critic: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """One verdict per (claim, cited id) of `text`, with the passage sentence that decides it:
-    the critic's (by claim id), vetoed in code on hard facts; unjudged when the critic skipped
-    it. Ids the run does not hold are skipped (they were removed before the text was kept)."""
+    """One record per (claim, cited id) of `text` (the module docstring lists its fields): code's
+    check and the critic's verdict (by claim id; none for the checklist) combined by
+    `final_verdict`. Ids the run does not hold are skipped (they were removed before the text
+    was kept)."""
     passages = {e["id"]: e["text"] for e in evidence}
     if not passages:  # nothing a claim could cite: no sentence needs segmenting
         return []
     said = _by_id(critic, claims := claims_in(text, titles))
-    verdicts = []
+    records = []
     for claim in claims:
         for ident in claim["ids"]:
             if (passage := passages.get(ident)) is None:
                 continue
-            code, why = check(claim["sentence"], passage)
-            carriers = carrying(claim["sentence"], passage)
-            quote = carriers[0] if carriers else ""
+            found = examine(claim["sentence"], passage)
             given = said.get((claim["id"], ident))
-            if code != "supported":
-                verdict, reason, by = "unsupported", why, "check"
-                if given and given["verdict"] == "contradicted":
-                    verdict, reason, by = "contradicted", given.get("reason") or why, "critic"
-                elif given and given["verdict"] == "supported":
-                    reason = f"the critic said supported, but {why}"
-            elif given is not None:
-                verdict, reason, by = given["verdict"], given.get("reason") or "", "critic"
-                if _quoted(given.get("quote") or "", passage):
+            opinion = given["verdict"] if given else None
+            verdict, by = final_verdict(opinion, found.verdict)
+            quote = found.quote
+            if by == "critic":
+                reason = (given or {}).get("reason") or f"the critic found it {verdict}"
+                if _quoted((given or {}).get("quote") or "", passage):
                     quote = given["quote"]
-            elif same := verbatim(claim["sentence"], passage):
-                verdict, reason, by, quote = (
-                    "supported",
-                    "a passage sentence says nearly the same",
-                    "check",
-                    same,
-                )
+            elif by == "critic and check":
+                said_why = (given or {}).get("reason") or "the critic found it contradicted"
+                reason = f"{said_why}; {found.reason}"
             else:
-                verdict, reason, by = "unjudged", "the critic did not judge this claim", "none"
-            verdicts.append({"claim": claim["id"], "sentence": claim["sentence"], "source": ident,
-                             "verdict": verdict, "reason": reason, "by": by, "quote": quote,
-                             "section": claim["section"]})  # fmt: skip
-    return verdicts
+                reason = found.reason
+                if verdict == "unverified" and opinion == "supported":
+                    reason = f"the critic said supported, but {found.reason}"
+                elif verdict == "consistent" and (same := verbatim(claim["sentence"], passage)):
+                    reason, quote = "a passage sentence says nearly the same", same
+            records.append({"claim": claim["id"], "sentence": claim["sentence"], "source": ident,
+                            "section": claim["section"], "verdict": verdict, "by": by, "reason": reason,
+                            "quote": quote, "critic": opinion, "check": found.verdict,
+                            "check_reason": found.reason, "missing": found.missing})  # fmt: skip
+    return records
 
 
 _HEADING_OR_CODE = re.compile(r"^\s*(#|```|~~~|    |\t|\|)")

@@ -26,6 +26,7 @@ from typing import Any
 
 from reflectcli.writing.citations import cited_ids
 from reflectcli.writing.rubric import DIMENSIONS
+from reflectcli.writing.sentences import pieces
 from reflectcli.writing.textops import CJK, normalize, section_bodies
 from reflectcli.writing.titles import STOP, content_stems
 
@@ -78,18 +79,11 @@ def _cjk(text: str) -> bool:
     return len(CJK.findall(text)) > len(text) // 10
 
 
-@lru_cache(maxsize=4)
-def _segmenter(language: str):
-    import pysbd
-
-    return pysbd.Segmenter(language=language, clean=False)
-
-
 def sentences(text: str) -> list[str]:
     """The sentences of a body (pysbd: abbreviations and decimals are not ends), without
     headings, list markers or citations' brackets getting in the way."""
     prose = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
-    parts = _segmenter("zh" if _cjk(prose) else "en").segment(prose)
+    parts = pieces(prose, "zh" if _cjk(prose) else "en")
     return [" ".join(p.split()) for p in parts if len(p.split()) >= 1 and re.search(r"\w", p)]
 
 
@@ -324,6 +318,21 @@ def _uncited(title: str, said: list[str], evidence: list[dict[str, Any]]) -> lis
     return []
 
 
+def contradicted_findings(claims: list[dict[str, Any]]) -> list[Finding]:
+    """A major accuracy finding for each claim its source contradicts (one per sentence), the
+    passage's sentence quoted: what the writer must correct or remove."""
+    out, seen = [], set()
+    for claim in claims:
+        if claim.get("verdict") != "contradicted" or claim["sentence"] in seen:
+            continue
+        seen.add(claim["sentence"])
+        said = f"; the source says: “{_quote(claim['quote'], 200)}”" if claim.get("quote") else ""
+        out.append(Finding(claim.get("section") or "", "contradicted", "accuracy", "major",
+                           f'Correct or remove "{_quote(claim["sentence"], 140)}": [{claim["source"]}] '
+                           f"contradicts it ({claim['reason']}{said})."))  # fmt: skip
+    return out
+
+
 # --- the score ------------------------------------------------------------------------------
 
 
@@ -351,11 +360,15 @@ def checklist_review(
     target_words: int,
     evidence: list[list[dict[str, Any]]] | None = None,
     open_items: list[dict[str, Any]] | None = None,
+    claims: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """A review in the critic's shape (score, dimensions, feedback, improvements, addressed),
     each improvement carrying the `check` that found it; earlier checklist improvements whose
-    (section, check) is no longer found are `addressed`."""
+    (section, check) is no longer found are `addressed`. `claims`: code's verdicts on the
+    cited claims (`sources.verify.judge`); each contradicted one is a major finding, its quote
+    beside it, and the review carries them all."""
     findings, measured = review_article(task, text, outline, target_words, evidence)
+    findings = contradicted_findings(claims or []) + findings
     sourced = any(evidence or [])
     score, dims = score_findings(findings, accuracy_checked=sourced)
     ranked = sorted(findings, key=lambda f: f.severity != "major")
@@ -389,7 +402,7 @@ def checklist_review(
             for f in shown
         ],  # fmt: skip
         "addressed": addressed,
-        "claims": [],
+        "claims": list(claims or []),
         "search_queries": [],
         "measured": measured,
     }

@@ -3,7 +3,8 @@ CJK punctuation) splits prose; Markdown is read through markdown-it-py's tokens,
 code are never prose and each list item is its own paragraph.
 
 A claim is a sentence of the article that cites a source and states something: a question
-("What is asyncio [S4]?") or a label ("Speed [S2]:") is not one. Claims are numbered `C1 … Cn`
+("What is asyncio [S4]?"), a label ("Speed [S2]:", a list item's "**Speed** [S1]"), a heading
+or a table's cells are not one. Claims are numbered `C1 … Cn`
 through the whole article, in order; the critic's verdicts are paired to them by that id."""
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any
 
 from reflectcli.writing.citations import CITATION, ids_in
 from reflectcli.writing.reflist import without_references
+from reflectcli.writing.rubric import VERDICTS  # noqa: F401 (the claims' verdicts, named here too)
+from reflectcli.writing.sentences import pieces, sentences  # noqa: F401 (the one segmenter)
 from reflectcli.writing.textops import CJK, section_bodies
 from reflectcli.writing.textops import markdown_parser as _parser
 
@@ -21,31 +24,17 @@ _LEADING = re.compile(r"^(?:\s*" + CITATION.pattern + r")+", re.I)
 _QUESTION_OR_LABEL = ("?", "？", ":", "：")
 
 
-@lru_cache(maxsize=2)
-def _segmenter(language: str) -> Any:
-    """pysbd's segmenter for `language` (imported when first needed: ~20 ms)."""
-    import pysbd
-
-    return pysbd.Segmenter(language=language, clean=False, char_span=False)
-
-
-def sentences(text: str) -> list[str]:
-    """`text` (plain prose, one paragraph) split into sentences, each stripped."""
-    text = " ".join(text.split())
-    return [s.strip() for s in pieces(text) if s.strip()] if text else []
-
-
-def pieces(line: str) -> list[str]:
-    """`line` cut into its sentences as written: the pieces join back to `line` exactly."""
-    language = "zh" if len(CJK.findall(line)) * 3 > len(line) else "en"
-    return _segmenter(language).segment(line) if line.strip() else [line]
+@lru_cache(maxsize=1)
+def _with_tables() -> Any:
+    """The Markdown parser with GFM tables read (a table's cells are no paragraph)."""
+    return _parser().__class__("commonmark").enable("table")
 
 
 def paragraphs(markdown: str) -> list[str]:
     """The prose of a Markdown text: each paragraph and each list item's text, its inline
-    marks (`**bold**`, `*em*`) kept as written; headings, code and HTML left out."""
+    marks (`**bold**`, `*em*`) kept as written; headings, tables, code and HTML left out."""
     out: list[str] = []
-    tokens = _parser().parse(markdown)
+    tokens = _with_tables().parse(markdown)
     for i, token in enumerate(tokens):
         if token.type == "inline" and i and tokens[i - 1].type == "paragraph_open":
             out.append(token.content)
@@ -59,9 +48,22 @@ def _plain(raw: str) -> str:
     return re.sub(r"\s+([.,;:!?。，；：！？])", r"\1", plain)
 
 
+LABEL_WORDS = 2  # words a piece without a full stop may have and still be a label ("Speed", "Cost: low")
+
+
 def states_something(sentence: str) -> bool:
     """A question or a label (ending in `?` or `:`) states nothing a source could hold."""
     return bool(sentence) and not sentence.rstrip(" *_").endswith(_QUESTION_OR_LABEL)
+
+
+def is_label(sentence: str) -> bool:
+    """A word or two with no full stop (a list item's "**Speed** [S1]"): a label, no claim."""
+    bare = sentence.rstrip(" *_")
+    if bare.endswith((".", "!", "。", "！")):
+        return False
+    if CJK.search(bare):
+        return len(CJK.findall(bare)) <= 4
+    return len(re.findall(r"\w+", bare)) <= LABEL_WORDS
 
 
 def cited_sentences(body: str) -> list[tuple[str, list[str]]]:
@@ -90,7 +92,7 @@ def claims_in(text: str, titles: list[str]) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     for title, body in parts:
         for sentence, ids in cited_sentences(body):
-            if ids and states_something(sentence):
+            if ids and states_something(sentence) and not is_label(sentence):
                 found.append({"id": f"C{len(found) + 1}", "sentence": sentence, "ids": ids,
                               "section": title})  # fmt: skip
     return found

@@ -20,3 +20,7 @@ class LazyPattern:
         if self._compiled is None:
             self._compiled = re.compile(self.pattern, self.flags)
         return getattr(self._compiled, name)
+
+
+# a CJK character (kana, CJK ideographs, Hangul, compatibility ideographs): one word each
+CJK = LazyPattern(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")

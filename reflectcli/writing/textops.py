@@ -22,9 +22,10 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
 from reflectcli.writing import markdown
-from reflectcli.writing.patterns import LazyPattern
+from reflectcli.writing.patterns import CJK, LazyPattern
+from reflectcli.writing.sentences import ends, pieces
 
-CJK = LazyPattern(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+__all__ = ["CJK"]  # re-exported: the CJK pattern is imported from here across the package
 _BLANK_LINES = re.compile(r"\A(?:[ \t]*(?:\r\n|\r|\n))+")
 MIN_RATIO = 0.5  # a rewrite shorter than half the previous version is rejected
 MAX_RATIO = 6.0  # ... and one more than six times longer (the seed's 777 → 35,000 blow-up)
@@ -262,7 +263,6 @@ LOOP_WORDS = 12  # a span repeated back to back, 12 words or more of it again, t
 LOOP_SENTENCES = 3  # ... or the same sentence three times with at most two others between
 _SENTENCE_GAP = 3  # ... at most two other sentences between
 _TOKEN = LazyPattern(rf"{CJK.pattern}|(?:(?!{CJK.pattern})\w)+")  # a CJK character is a word
-_SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?=\s|$)|[。！？][”’」』）]*")
 
 
 def _read_text(text: str) -> list[markdown.Block | None]:
@@ -305,8 +305,8 @@ def _sentences(text: str, blocks: list[markdown.Block | None]) -> list[tuple[int
             words += 10**6
             continue
         at = block.start
-        for m in [*_SENTENCE_END.finditer(text, block.start, block.end), None]:
-            end = block.end if m is None else m.end()
+        for piece in pieces(text[block.start : block.end]):
+            end = at + len(piece)
             said = _norm(text[at:end])
             n = len(_TOKEN.findall(said))
             if n:
@@ -349,19 +349,20 @@ def find_loop(text: str) -> int | None:
 
 
 def _may_repeat(text: str) -> bool:
-    """Whether one of the last two sentences (paragraphs split at blank lines and sentence ends)
-    of four words or more occurs three times: what `_repeated_sentence` needs, found unparsed."""
-    pieces = []
+    """Whether one of the last two sentences (paragraphs split at blank lines, then by the
+    segmenter) of four words or more occurs three times: what `_repeated_sentence` needs. Cheap
+    first: a sentence said three times repeats each run of four of its words three times, so the
+    text is segmented only when one of its last words' runs of four does."""
+    words = _TOKEN.findall(text.lower())
+    tail = words[-80:]
+    runs = Counter(tuple(words[i : i + 4]) for i in range(len(words) - 3))
+    if not any(runs[tuple(tail[i : i + 4])] >= LOOP_SENTENCES for i in range(len(tail) - 3)):
+        return False
+    said = []
     for paragraph in re.split(r"\n[ \t]*\n", text):
-        at = 0
-        for m in [*_SENTENCE_END.finditer(paragraph), None]:
-            end = len(paragraph) if m is None else m.end()
-            said = _norm(paragraph[at:end])
-            if said:
-                pieces.append(said)
-            at = end
-    counts = Counter(pieces)
-    return any(counts[said] >= LOOP_SENTENCES and len(_TOKEN.findall(said)) >= 4 for said in pieces[-2:])
+        said += [n for n in (_norm(p) for p in pieces(paragraph)) if n]
+    counts = Counter(said)
+    return any(counts[s] >= LOOP_SENTENCES and len(_TOKEN.findall(s)) >= 4 for s in said[-2:])
 
 
 def cut_loop(text: str) -> tuple[str, bool]:
@@ -389,8 +390,8 @@ _WIDE = re.compile("[\u2e80-\U0010ffff]")  # CJK and beyond: code points above U
 
 def last_sentence_end(text: str) -> int | None:
     """The offset just past the last full sentence (None when there is none)."""
-    ends = [m.end() for m in re.finditer(r"[.!?。！？][\"')\]]*(?=\s|$)", text)]
-    return ends[-1] if ends else None
+    found = ends(text)
+    return found[-1] if found else None
 
 
 def trim_generation(text: str, finish_reason: str | None) -> tuple[str, str | None]:

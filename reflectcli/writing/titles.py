@@ -5,9 +5,9 @@ with a problem is refused like a placeholder, and the model is asked again."""
 from __future__ import annotations
 
 import re
-import threading
 from difflib import SequenceMatcher
 
+from reflectcli.writing.lexicon import stems
 from reflectcli.writing.textops import CJK, normalize
 
 MAX_TITLE_WORDS = 12
@@ -26,24 +26,12 @@ _INSTRUCTION = re.compile(
 )
 
 
-_LOCAL = threading.local()
-
-
-def _stemmer():
-    """This thread's Snowball stemmer: one keeps its word in its own fields while it stems, so
-    two threads sharing one (a run's searches at once) corrupt each other's words."""
-    if not hasattr(_LOCAL, "stemmer"):
-        import snowballstemmer
-
-        _LOCAL.stemmer = snowballstemmer.stemmer("english")
-    return _LOCAL.stemmer
-
-
 def content_stems(text: str) -> set[str]:
-    """Content words as Snowball stems ("revise", "revision", "revising" → "revis"), stop words
+    """Content words as their stems (`writing.lexicon.stem`: "revise", "revision", "revising" →
+    "revis"), stop words
     out; and each CJK character (a Chinese title shares characters with its task)."""
     words = [w for w in re.findall(r"[^\W\d_]{3,}", text.lower()) if w not in STOP and not CJK.search(w)]
-    return set(_stemmer().stemWords(words)) | set(CJK.findall(text))
+    return set(stems(words)) | set(CJK.findall(text))
 
 
 def title_problem(title: str, task: str | None = None, goal: str = "", strict: bool = False) -> str | None:

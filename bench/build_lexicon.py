@@ -1,0 +1,116 @@
+"""Build the compact word lists shipped in `reflectcli/writing/data/` (run once; the output is
+committed, the sources never are):
+
+- `antonyms_en.txt`: WordNet 3.0's antonym relation (Debian `wordnet-base`, /usr/share/wordnet):
+  every lexical antonym pair (`!` pointers) of single words, "be born" read as "born", plus the
+  members of the opposite synset that are the word with a negating prefix ("safe" / "unsafe":
+  WordNet points "safe" at "dangerous", whose synset holds "unsafe"); pairs of function words
+  that deny nothing by themselves (`SKIP`) left out.
+- `irregular_en.txt`: WordNet's exception lists (verb.exc, adj.exc, noun.exc): irregular forms
+  and their base ("sank sink", "won win", "children child"), for the words WordNet's sense
+  counts show in use (cntlist.rev).
+- `antonyms_zh.txt`: the Chinese antonym list of github.com/guotong1988/chinese_dictionary
+  (`dict_antonym.txt`), pairs of two or three characters (one character is part of too many
+  words to be matched in running text; four are idioms a claim rarely repeats).
+
+    python bench/build_lexicon.py [--wordnet /usr/share/wordnet] [--zh dict_antonym.txt]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "reflectcli" / "writing" / "data"
+POS = {"adj": "a", "adv": "r", "noun": "n", "verb": "v"}
+PREFIXES = ("un", "in", "im", "il", "ir", "non", "dis")
+# function words and readings that deny nothing on their own ("all" / "no", "have" / "lack":
+# "have" is an auxiliary; "first" / "second": ordinals, compared as numbers)
+SKIP = {"all", "no", "have", "lack", "let", "first", "second", "last", "middle", "early", "late", "more",
+        "less", "most", "least", "in", "out", "on", "off", "up", "down", "here", "there", "this", "that",
+        "some", "any", "do", "be", "get", "go", "come", "give", "take", "make", "keep", "put", "set",
+        "same", "other", "live", "recorded", "well", "ill", "yes", "one"}  # fmt: skip
+
+
+def _synsets(wordnet: Path) -> dict[tuple[str, str], tuple[list[str], list[tuple[str, str, str, str]]]]:
+    found = {}
+    for name, pos in POS.items():
+        for line in (wordnet / f"data.{name}").read_text(encoding="latin-1").splitlines():
+            if line.startswith("  "):
+                continue
+            fields = line.split("|")[0].split()
+            count = int(fields[3], 16)
+            words = [re.sub(r"\(.*\)$", "", fields[4 + 2 * i]).lower() for i in range(count)]
+            at = 4 + 2 * count
+            pointers = [tuple(fields[at + 1 + 4 * k : at + 5 + 4 * k]) for k in range(int(fields[at]))]
+            found[(pos, fields[0])] = (words, pointers)
+    return found
+
+
+def _word(w: str) -> str | None:
+    w = re.sub(r"^be_", "", w)
+    return None if re.search(r"[^a-z]", w) else w
+
+
+def english_antonyms(wordnet: Path) -> list[tuple[str, str]]:
+    synsets = _synsets(wordnet)
+    pairs = set()
+    for (_, _), (words, pointers) in synsets.items():
+        for symbol, offset, pos, numbers in pointers:
+            if symbol != "!":
+                continue
+            other = synsets[("a" if pos == "s" else pos, offset)][0]
+            a, b = words[int(numbers[:2], 16) - 1], other[int(numbers[2:], 16) - 1]
+            candidates = [(a, b)] + [(a, w) for w in other if w in {p + a for p in PREFIXES}]
+            for x, y in candidates:
+                x, y = _word(x), _word(y)
+                if x and y and x != y and not {x, y} & SKIP:
+                    pairs.add(tuple(sorted((x, y))))
+    return sorted(pairs)
+
+
+def irregular(wordnet: Path) -> list[tuple[str, str]]:
+    used = collections.Counter()
+    for line in (wordnet / "cntlist.rev").read_text(encoding="latin-1").splitlines():
+        key, _, n = line.split()
+        used[key.split("%")[0]] += int(n)
+    out = {}
+    for name in ("verb", "adj", "noun"):
+        for line in (wordnet / f"{name}.exc").read_text(encoding="latin-1").splitlines():
+            form, *bases = line.split()
+            base = next((b for b in bases if used[b]), None)
+            if base and used[base] and re.fullmatch(r"[a-z]+", form + base) and form != base:
+                out.setdefault(form, base)
+    return sorted(out.items())
+
+
+def chinese_antonyms(path: Path) -> list[tuple[str, str]]:
+    pairs = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        parts = [p for p in re.split(r"[—─―\-]+", line.strip()) if p]
+        if (
+            len(parts) == 2
+            and all(re.fullmatch(r"[\u4e00-\u9fff]{2,3}", p) for p in parts)
+            and parts[0] != parts[1]
+        ):
+            pairs.add(tuple(sorted(parts)))
+    return sorted(pairs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--wordnet", type=Path, default=Path("/usr/share/wordnet"))
+    parser.add_argument("--zh", type=Path, default=Path("/work/corpus/antonyms-zh/dict_antonym.txt"))
+    args = parser.parse_args()
+    for name, rows in (("antonyms_en.txt", english_antonyms(args.wordnet)),
+                       ("irregular_en.txt", irregular(args.wordnet)),
+                       ("antonyms_zh.txt", chinese_antonyms(args.zh))):  # fmt: skip
+        (OUT / name).write_text("".join(f"{a} {b}\n" for a, b in rows), encoding="utf-8")
+        print(f"{name}: {len(rows)} lines, {(OUT / name).stat().st_size:,} bytes")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,330 @@
+"""Denials and opposite words, on both sides: whether a claim and the passage sentence that
+carries it say opposite things (for `verify.check`, which calls that `contradicted`).
+
+- **A negation's scope.** English: `not`, `n't`, `never`, `no`, `no longer`, `neither`/`nor`,
+  `without`, `cannot`, `fail(ed) to`, ... deny the content words after them, to the end of their
+  clause ("not only", "not until", "no doubt", "no more than" deny nothing). Chinese: 不 没 未 无
+  非 否 别 勿 (so 没有, 并未, 不会, 从未 ...) deny the characters after them in their clause, a
+  light verb after the negation skipped (不是, 没有, 不会, 不能: what follows says what is denied);
+  the words in which they deny nothing (不断, 不同, 未来, 非常, 无论 ...) and double negations
+  (不能不, 无不) are left out. Aspect particles (了 过 着) are dropped before comparing: 他去了北京
+  is what 他不去北京 denies.
+- **The passage denies what the claim asserts**: a negation in the clause of the carrying
+  sentence that holds the claim denies, as the first word after it (its verb: "did not sink",
+  没有发明; a Chinese pair of characters), a word the claim asserts.
+- **The claim denies what the passage asserts**: a negation of the claim denies one of the
+  first words after it that the carrying clause asserts (says outside any negation), unless the
+  clause denies in other words ("prohibit", "refused", 禁止, 拒绝), or the claim says it does not
+  know what the passage asks or doubts (不知道 / 请问 ... 吗).
+- **Opposite words**: a word the claim asserts whose opposite the carrying clause asserts, and
+  not the word itself: WordNet's antonym relation and the Chinese antonym list
+  (`writing.lexicon`), with a few pairs of our own that neither list holds (before / after,
+  all / some, enact / repeal, 增长 / 下降)."""
+
+from __future__ import annotations
+
+import re
+
+from reflectcli.sources.facts import terms
+from reflectcli.writing.lexicon import chinese_opposites, english_opposites, forms
+from reflectcli.writing.textops import CJK, fold
+
+_NEGATION = re.compile(
+    r"\b(no longer|not|never|no|none|nor|neither|nobody|nothing|nowhere|without|cannot|lacks?|lacked|"
+    r"fail(?:s|ed|ing)? to)\b"
+    r"(?!\s+(?:only|just|merely|least|doubt|until|till|later|earlier|more|less|fewer|longer than|sooner|"
+    r"other|to mention|but)\b)|n't\b(?!\s+(?:only|just|until|till)\b)",
+    re.I,
+)  # "not only", "not until 1990", "no doubt", "no more than", "nothing but" deny nothing
+# Chinese: 不 没 未 无 非 否 别 勿, but not in words where they do not deny (不断 "constantly",
+# 不同 "different", 未来 "future", 非常 "very", 无论 "whatever", 不仅 "not only", 有没有 and 是否
+# "whether", 别人 "others", 特别 "especially", 非洲 "Africa"), nor twice (不能不 "must", 无不 "all")
+_ZH_NOT_NEGATION = re.compile(r"[不没]有?[能会可敢]不|无不|不无|没有不|不断|不同|不一(?!定)|不相同|不止|非同|"
+                              r"不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|不敌|"
+                              r"无数|相安无事|毫不犹豫|不管|不论|无疑|莫过于|别人|别的|特别|区别|分别|告别|级别|"
+                              r"类别|性别|个别|识别|辨别|派别|差别|是否|能否|可否|与否|非洲|除非|"
+                              r"([是有能会要好对行])\s?[不没]\s?\1")  # fmt: skip
+_ZH_NEGATION = re.compile(r"[不没未无非否别勿]")
+_ASPECT = re.compile(r"[了过着]")
+# light verbs and modals after a Chinese negation: the words after them say what is denied
+_LIGHT = frozenset("是有会能在可要得曾再太很够以该必")
+DENIED = 2  # content words an English negation of a claim denies after it ("not invent the press")
+SCOPE = 4  # CJK characters after a Chinese negation that it denies
+_CLAUSE_END = re.compile(r"[,;:.!?，；：。！？()\[\]\"“”]|\b(but|and|while|whereas|although|though|because|after|"  # noqa: E501
+                         r"before|when|since|until|unless|who|which|whom|whose|where|if|so)\b|"
+                         r"但|而|因为|所以|如果|虽然|可是", re.I)  # fmt: skip
+_CLAUSE = re.compile(r"[,;:，；：]|\s(?:but|while|whereas|although)\s", re.I)
+
+
+def _zh(text: str) -> str:
+    """The CJK characters of `text` as compared: aspect particles dropped."""
+    return _ASPECT.sub("", "".join(ch for ch in text if CJK.match(ch) or ch in "，,；;：:。.！!？?"))
+
+
+def _pairs(text: str) -> list[str]:
+    chars = [ch for ch in _zh(text) if CJK.match(ch)]
+    return [a + b for a, b in zip(chars, chars[1:], strict=False)]
+
+
+def units(text: str) -> set[str]:
+    """What a text says, as compared: content-word stems, and pairs of CJK characters."""
+    return set(terms(text)) | set(_pairs(text))
+
+
+def denials(text: str, scope: int = SCOPE, clause: bool = False) -> list[list[str]]:
+    """What each negation of `text` denies, in order: the first content words after it (all of
+    its clause when `clause`); in CJK, the pairs of characters in the few characters after it
+    (a light verb skipped; its clause when `clause`), or the one character a clause ends on."""
+    out: list[list[str]] = []
+    for match in _NEGATION.finditer(text):
+        after = text[match.end() :]
+        stop = _CLAUSE_END.search(after)
+        words = terms(after[: stop.start()] if stop else after)
+        out.append(words if clause else words[:DENIED])
+    if not CJK.search(text):
+        return out
+    cleaned = _ZH_NOT_NEGATION.sub(lambda m: "\0" * len(m.group()), text)
+    for match in _ZH_NEGATION.finditer(cleaned):
+        after = text[match.end() :]
+        stop = _CLAUSE_END.search(after)
+        span = _zh(after[: stop.start()] if stop else after)
+        head = [match.group() + span[:1]] if span else []  # 不去, 无效: the negated word itself
+        if match.group() in "没无" and span[:1] != "有":
+            head.append("有" + span[:1])  # 无效 denies 有效, 没钱 denies 有钱
+        while len(span) > 1 and span[0] in _LIGHT:
+            span = span[1:]
+        pairs = _pairs(span if clause else span[:scope])
+        out.append(head + (pairs or ([span] if len(span) == 1 else [])))
+    return out
+
+
+def denied(text: str, scope: int = SCOPE, clause: bool = False) -> set[str]:
+    """What the negations of `text` deny (`denials`, together)."""
+    return {word for group in denials(text, scope, clause) for word in group}
+
+
+def negated(text: str) -> bool:
+    """Whether `text` denies something (English or Chinese negation)."""
+    return bool(_NEGATION.search(text) or _ZH_NEGATION.search(_ZH_NOT_NEGATION.sub("", text)))
+
+
+def asserted(text: str) -> set[str]:
+    """What `text` says outside the scope of its negations."""
+    return units(text) - denied(text, clause=True)
+
+
+# Words that deny without a negation: "not allowed" is said "prohibited", 不许 is said 禁止
+_DENYING = re.compile(r"\b(prohibit\w*|forbid\w*|ban|banned|bans|barred|abstain\w*|abstinence|refus\w*|"
+                      r"reject\w*|declin\w*|turn\w* down|against|absent|absence|avoid\w*|"
+                      r"denied|denies|deny)\b|"
+                      r"禁止|严禁|避免|拒绝|反对|缺乏|缺少|取消|停止|杜绝", re.I)  # fmt: skip
+# Not knowing (不知道, 不确定, 不清楚) is what a passage that asks (问), or doubts, says too;
+# disagreeing (不赞成, 不认同) what a passage that asks or denies says
+_NOT_KNOWING = frozenset(("不知", "不确", "不清", "不晓"))
+_DISAGREEING = frozenset(("不赞", "不认", "不支"))
+_DOUBT = re.compile(
+    r"[吗呢][\s.。?？!！]*$|[?？]|怎么|为什么|什么|能否|是否|对不对|是不是|问(?!题)|不好说|说不清|难说|不知|"
+    r"不确定|不清楚"
+)
+
+
+def clauses(sentence: str, carrier: str) -> list[str]:
+    """The clause of `carrier` that holds the most of `sentence`'s words (on a tie, the one
+    with the fewest other words), as a list (empty for an empty carrier)."""
+    wanted = units(sentence)
+    parts = [p for p in _CLAUSE.split(carrier) if p and p.strip()] or [carrier]
+    return [max(parts, key=lambda p: (len(wanted & units(p)), -len(units(p) - wanted)))]
+
+
+def _heads(group: list[str]) -> list[str]:
+    """What a negation denies first: its first content word (English: "did not sink" → sink);
+    in Chinese its first pairs of characters after a light verb (没有发明 → 发明), and the pair
+    the negation makes with what follows (无效 → 有效)."""
+    if not group:
+        return []
+    if not CJK.search(group[0]):
+        return group[:1]
+    return [w for w in group if len(w) >= 2 and not _ZH_NEGATION.match(w) and "的" not in w][:2]
+
+
+COVER = 0.5  # share of a negation's clause the other side must say for the two to be one statement
+
+
+def _parts(text: str) -> list[str]:
+    return [p for p in _CLAUSE.split(text) if p and p.strip()] or [text]
+
+
+def _one_statement(clause: str, other: str) -> bool:
+    """Whether `other` says what `clause` says: `COVER` of the clause's words, and no number
+    the other lacks (a clause about 1912 is not a sentence about 1913)."""
+    mine = units(clause)
+    if not mine:
+        return False
+    numbers = {w for w in mine if w.isdigit()}
+    theirs = units(other)
+    return len(mine & theirs) >= COVER * len(mine) and numbers <= theirs
+
+
+def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None:
+    """(the passage sentence, the word) when a negation in a clause of a sentence carrying
+    `sentence` denies, first, a word `sentence` asserts ("did not sink" / "sank"; 并未发明 /
+    发明了), and `sentence` says what the rest of that clause says; unless `sentence` denies
+    that word too."""
+    said = asserted(sentence)
+    for carrier in carriers:
+        best = clauses(sentence, carrier)[0]
+        for clause in _parts(carrier):
+            for group in denials(clause):
+                found = [w for w in _heads(group) if w in said]
+                if found and (clause == best or _one_statement(clause, sentence)):
+                    return carrier, found[0]
+    return None
+
+
+def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[str, str] | None:
+    """(the passage sentence, the word) when a negation in a clause of `sentence` denies, first,
+    a word a sentence carrying it asserts, and that sentence says what the rest of the clause
+    says; not when that sentence denies it too, in a negation or in other words ("prohibit",
+    拒绝), nor when `sentence` says it does not know (or agree with) what the passage asks or
+    doubts."""
+    doubt = bool(_DOUBT.search(passage))
+    also = denied(passage)  # what the passage denies too, anywhere ("hasn't done" / "hasn't done")
+    for clause in _parts(sentence):
+        for group in denials(clause):
+            if not group or (doubt and group[0] in _NOT_KNOWING) or set(_heads(group)) & also:
+                continue
+            if group[0] in _DISAGREEING and (doubt or negated(passage)):
+                continue
+            for carrier in carriers:
+                best = clauses(sentence, carrier)[0]
+                where = carrier if _one_statement(clause, carrier) else best
+                if _DENYING.search(where):
+                    continue
+                if found := [w for w in _heads(group) if w in asserted(where)]:
+                    return carrier, found[0]
+    return _unmatched(sentence, carriers[:1], passage, also, doubt)
+
+
+def _unmatched(sentence: str, carriers: list[str], passage: str, also: set[str], doubt: bool):
+    """(the carrier, the word) when `sentence` denies something (a word after its negation)
+    that the passage denies nowhere, and the clause of the best carrying sentence that carries
+    it denies none of the sentence's words, in a negation or in other words: the passage says
+    it without the denial (the rule of issue 20, kept), when the carrier says the clause of
+    `sentence` that holds the negation (`_one_statement`) and not the opposite of its word."""
+    if not carriers:
+        return None
+    clause = clauses(sentence, carriers[0])[0]
+    if _DENYING.search(clause) or denied(clause) & units(sentence):
+        return None
+    said = also | {w for w in denied(passage, clause=True) if CJK.search(w)}
+    for part in _parts(sentence):
+        if not _one_statement(part, carriers[0]):
+            continue  # the carrier does not say this clause: a detail it lacks, no contradiction
+        for group in denials(part):
+            if not group or set(group) & said or (doubt and group[0] in _NOT_KNOWING):
+                continue
+            if group[0] in _DISAGREEING and (doubt or negated(passage)) or _opposed(group, carriers[0]):
+                continue
+            return carriers[0], group[0]
+    return None
+
+
+def _opposed(group: list[str], carrier: str) -> bool:
+    """Whether `carrier` says the opposite of a word `group` denies ("not dangerous" / "safe")."""
+    theirs = units(carrier) | set().union(*(forms(fold(w)) for w in _WORD.findall(carrier)))
+    table, zh = english_opposites(), chinese_opposites()
+    return any((table.get(w, frozenset()) | zh.get(w, frozenset())) & theirs for w in group)
+
+
+# (word, word) of opposite meaning that neither list holds, or holds with a sense we compare
+_OURS = [
+    ("before", "after"), ("earlier", "later"), ("above", "below"), ("over", "under"), ("more", "fewer"),
+    ("more", "less"), ("majority", "minority"), ("first", "last"), ("all", "some"), ("every", "some"),
+    ("enact", "repeal"), ("accept", "reject"), ("won", "lost"), ("oldest", "youngest"),
+    ("largest", "smallest"), ("highest", "lowest"), ("maximum", "minimum"),
+    ("增加", "减少"), ("增长", "下降"), ("增长", "减少"), ("上升", "下降"), ("之前", "之后"),
+    ("以前", "以后"), ("最大", "最小"), ("最高", "最低"), ("多于", "少于"), ("成功", "失败"),
+    ("不同", "相同"), ("不同", "一样"), ("不一", "一样"), ("不一", "一致"), ("第一", "最后"),
+]  # fmt: skip
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+
+
+def _english(text: str) -> list[tuple[str, set[str], str, str]]:
+    """The words of `text` outside its negations' scope, each with the stems it may be and the
+    words before and after it (folded)."""
+    denied_stems = {w for w in denied(text, clause=True) if not CJK.search(w)}
+    words = [w for w in _WORD.findall(text) if not CJK.search(w)]
+    folded = [fold(w) for w in words]
+    out = []
+    for i, word in enumerate(words):
+        stems = forms(folded[i])
+        if not stems & denied_stems:
+            out.append((word, stems, folded[i - 1] if i else "", folded[i + 1] if i + 1 < len(words) else ""))
+    return out
+
+
+def _ours_en() -> dict[str, set[str]]:
+    table: dict[str, set[str]] = {}
+    for a, b in _OURS:
+        if not CJK.search(a):
+            for x, y in ((a, b), (b, a)):
+                for s in forms(x):
+                    table.setdefault(s, set()).update(forms(y))
+    return table
+
+
+_OURS_EN: dict[str, set[str]] | None = None
+
+
+def _zh_words(text: str) -> list[tuple[str, str, str]]:
+    """The Chinese words of two or three characters in `text` that no negation precedes, each
+    with the character before and after it."""
+    chars = _zh(text)
+    found = []
+    for n in (2, 3):
+        for i in range(len(chars) - n + 1):
+            if i and _ZH_NEGATION.match(chars[i - 1]):
+                continue  # 不一致 does not say 一致
+            found.append((chars[i : i + n], chars[i - 1] if i else "", chars[i + n : i + n + 1]))
+    return found
+
+
+def opposite(sentence: str, carrier: str) -> tuple[str, str] | None:
+    """A word `sentence` asserts and the opposite word `carrier` asserts in its place: in the
+    same surroundings (the word before it or the word after it is the same: "increased
+    sharply" / "decreased sharply", 具有准确 / 具有错误), and not the word itself anywhere."""
+    global _OURS_EN
+    if _OURS_EN is None:
+        _OURS_EN = _ours_en()
+    table = english_opposites()
+    mine, theirs = _english(sentence), _english(carrier)
+    their_stems = set().union(*(s for _, s, _, _ in theirs)) if theirs else set()
+    my_stems = set().union(*(s for _, s, _, _ in mine)) if mine else set()
+    for word, stems, before, after in mine:
+        if stems & their_stems:
+            continue  # the carrier says the word itself
+        against = set().union(*(table.get(s, frozenset()) | _OURS_EN.get(s, set()) for s in stems))
+        for other, other_stems, o_before, o_after in theirs:
+            near = (before and before == o_before) or (after and after == o_after)
+            if other_stems & against and not other_stems & my_stems and near:
+                return word, other
+    if CJK.search(sentence) and CJK.search(carrier):
+        zh = chinese_opposites()
+        ours: dict[str, set[str]] = {}
+        for a, b in _OURS:
+            if CJK.search(a):
+                ours.setdefault(a, set()).add(b)
+                ours.setdefault(b, set()).add(a)
+        have = _zh_words(carrier)
+        said = {w for w, _, _ in have}
+        words = _zh_words(sentence)
+        mine_zh = {w for w, _, _ in words}
+        for word, before, after in words:
+            if word in said:
+                continue  # the carrier says the word itself
+            against = zh.get(word, frozenset()) | ours.get(word, set())
+            for other, o_before, o_after in have:
+                near = (before and before == o_before) or (after and after == o_after)
+                if other in against and other not in mine_zh and near:
+                    return word, other
+    return None

@@ -1,0 +1,76 @@
+"""Words as the project compares them: one stemmer (Snowball's English, after WordNet's irregular
+forms: "sank" is "sink", "won" is "win", "children" is "child") and the opposite words of English
+(WordNet 3.0's antonym relation) and Chinese (guotong1988/chinese_dictionary's antonym list).
+
+The lists are compact files derived once from their public sources by `bench/build_lexicon.py`
+and shipped in `writing/data/` with their licences (see the README there). They are read the
+first time a word is compared: commands that compare none never load them."""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from importlib import resources
+
+_LOCAL = threading.local()
+
+
+def _stemmer():
+    """This thread's Snowball stemmer: one keeps its word in its own fields while it stems, so
+    two threads sharing one (a run's searches at once) corrupt each other's words."""
+    if not hasattr(_LOCAL, "stemmer"):
+        import snowballstemmer
+
+        _LOCAL.stemmer = snowballstemmer.stemmer("english")
+    return _LOCAL.stemmer
+
+
+def _pairs(name: str) -> list[tuple[str, str]]:
+    text = resources.files("reflectcli.writing").joinpath("data", name).read_text(encoding="utf-8")
+    return [tuple(line.split(" ", 1)) for line in text.splitlines() if " " in line]
+
+
+@lru_cache(maxsize=1)
+def irregular() -> dict[str, str]:
+    """An irregular form's base ("sank" → "sink", "better" → "good")."""
+    return dict(_pairs("irregular_en.txt"))
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A lower-case English word's stem: its base if the form is irregular, then Snowball's stem
+    ("works", "worked", "working" → "work"; "sank" → "sink"; "revision" → "revis")."""
+    return _stemmer().stemWord(irregular().get(word, word))
+
+
+def stems(words: list[str]) -> list[str]:
+    return [stem(w) for w in words]
+
+
+def forms(word: str) -> set[str]:
+    """The stems a word may be compared as: its stem, and Snowball's stem of the form itself
+    when it is irregular ("born": "bear" and "born", the word "born" / "died" opposes)."""
+    return {stem(word), _stemmer().stemWord(word)}
+
+
+@lru_cache(maxsize=1)
+def english_opposites() -> dict[str, frozenset[str]]:
+    """Each stem and the stems of its opposite words ("increas" → {"decreas"}, "safe" →
+    {"danger", "unsaf"}), both ways."""
+    out: dict[str, set[str]] = {}
+    for a, b in _pairs("antonyms_en.txt"):  # lemmas: stemmed as written ("born" is no "bear")
+        x, y = _stemmer().stemWord(a), _stemmer().stemWord(b)
+        if x != y:
+            out.setdefault(x, set()).add(y)
+            out.setdefault(y, set()).add(x)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+@lru_cache(maxsize=1)
+def chinese_opposites() -> dict[str, frozenset[str]]:
+    """Each Chinese word of the list and its opposite words (有效 → {无效}), both ways."""
+    out: dict[str, set[str]] = {}
+    for a, b in _pairs("antonyms_zh.txt"):
+        out.setdefault(a, set()).add(b)
+        out.setdefault(b, set()).add(a)
+    return {k: frozenset(v) for k, v in out.items()}

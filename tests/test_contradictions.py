@@ -1,0 +1,215 @@
+"""A contradiction never ships (issue 32): code's verdicts (contradicted / unverified /
+consistent) block a pass like the critic's, with a credulous critic and with the checklist; the
+passage's own denials and opposite words are caught; list labels are no claims. Each case of
+the issue's first list is here."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from reflectcli.models.fake import prompt_text
+from reflectcli.output.exporters import export
+from reflectcli.runner import Runner
+from reflectcli.sources import library
+from reflectcli.sources.verify import check, final_verdict, judge
+from reflectcli.store.db import Store
+from reflectcli.writing.claims import claims_in
+from tests.helpers import quiet_ui, settings
+
+NOTE = "The Zorbel press was built in Mainz in 1473. Its printers worked there for ten years."
+FLIPPED = "The Zorbel press was not built in Mainz [{i}]. It printed its first broadsheet in 1481 [{i}]."
+TITLES = ["The Zorbel press", "Its printers"]
+SUPPORTED = {"claim": "C1", "source": "S1", "verdict": "supported", "quote": "", "reason": "ok"}
+FEEDBACK = "The article is clear and cites its source for each claim."
+
+
+def credulous(step: str, messages) -> str:
+    """A writer that keeps the two flipped claims whatever it is asked, and a critic that
+    scores 9 and believes every claim."""
+    prompt = prompt_text(messages)
+    kind = step.split(":")[0]
+    if kind == "plan":
+        return json.dumps({"sections": [{"title": t, "goal": "Zorbel press Mainz 1473"} for t in TITLES]})
+    ident = (re.findall(r"\[(S\d+)\]", prompt) or ["S1"])[0]
+    if kind == "review":
+        claims = [{"claim": c, "source": s, "verdict": "supported", "quote": "", "reason": "it says so"}
+                  for c, s in re.findall(r"^(C\d+) \[(S\d+)[^\]]*\]:", prompt, re.M)]  # fmt: skip
+        return json.dumps({"score": 9, "dimensions": dict.fromkeys(
+            ("accuracy", "completeness", "readability", "structure"), 9), "feedback": FEEDBACK,
+            "improvements": [], "claims": claims})  # fmt: skip
+    body = FLIPPED.format(i=ident)
+    if kind == "revise" and "<section>" not in prompt:
+        return "\n\n".join(f"## {t}\n\n{body}" for t in TITLES)
+    return body
+
+
+@pytest.fixture
+def zorbel(fake, runs_dir, tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "zorbel.md").write_text(f"# The Zorbel press\n\n{NOTE}\n")
+    library.add(runs_dir, [str(notes)])
+    fake.responder = credulous
+    return fake
+
+
+def outputs(runs_dir, thread_id):
+    store = Store(runs_dir)
+    run, state = store.get_run(thread_id), store.load_state(thread_id)
+    store.close()
+    return state, {f: export(run, state, f, "final") for f in ("md", "json", "html")} | {
+        "artifact": (runs_dir / f"{thread_id}.md").read_text()
+    }
+
+
+@pytest.mark.parametrize("critic", ["llm", "checklist"])
+def test_a_run_never_passes_holding_a_claim_code_found_contradicted(zorbel, runs_dir, critic):
+    result = Runner(quiet_ui()).write("The Zorbel press", settings(
+        runs_dir, max_sections=2, max_rounds=2, threshold=8, critic=critic,
+        research={"sources": "local"}))  # fmt: skip
+    state, out = outputs(runs_dir, result.thread_id)
+    assert state["stop_reason"] != "passed"
+    assert any("The Zorbel press was not built in Mainz" in k["issue"] for k in state["known_issues"])
+    claims = json.loads(out["json"])["claims"]
+    verdicts = {c["sentence"]: (c["verdict"], c["check"]) for c in claims}
+    assert verdicts["The Zorbel press was not built in Mainz."] == ("contradicted", "contradicted")
+    assert verdicts["It printed its first broadsheet in 1481."][0] == "unverified"
+    for name in ("md", "artifact"):
+        text = out[name]
+        note, refs = text.index("Contradicted by its source"), text.index("References")
+        assert note < refs  # the article says so above References
+        assert "unverified (not in the passage: 1481)" in text[refs:]
+        assert "contradicted (the sentence denies what the passage says" in text[refs:]
+    assert "Contradicted by its source" in out["html"]
+    review = state["reviews"][-1]
+    assert any(i["severity"] == "major" and "contradicts it" in i["issue"] or "contradicted" in i["issue"]
+               for i in review["improvements"])  # fmt: skip
+
+
+def test_an_unverified_claim_blocks_nothing_and_is_counted(fake, runs_dir, tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "n.md").write_text("# Press\n\nThe Zorbel press was built in Mainz in 1473.\n")
+    library.add(runs_dir, [str(notes)])
+
+    def answer(step, messages):
+        if step == "plan":
+            return json.dumps({"sections": [{"title": "Where it was built", "goal": "Zorbel Mainz 1473"}]})
+        if step.startswith("review"):
+            return json.dumps({"score": 9, "dimensions": dict.fromkeys(
+                ("accuracy", "completeness", "readability", "structure"), 9), "feedback": FEEDBACK,
+                "improvements": [], "claims": [SUPPORTED]})  # fmt: skip
+        return "The Zorbel press was built in Mainz, England, in 1473 [S1]."
+
+    fake.responder = answer
+    result = Runner(quiet_ui()).write("The Zorbel press", settings(
+        runs_dir, max_sections=1, max_rounds=2, threshold=8, research={"sources": "local"}))  # fmt: skip
+    state, out = outputs(runs_dir, result.thread_id)
+    assert state["stop_reason"] == "passed"
+    assert result.summary["claims_unverified"] == 1 and result.summary["claims_contradicted"] == 0
+    assert "unverified (not in the passage: England)" in out["md"]
+
+
+# --- the issue's cases, one by one -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("The Zorbel press was not built in Mainz.", NOTE),
+        ("毕昇发明了活字印刷术", "毕昇没有发明活字印刷术"),
+        ("毕昇发明了活字印刷术", "毕昇没发明活字印刷术"),
+        ("毕昇发明了活字印刷术", "毕昇并未发明活字印刷术"),
+        ("他去了北京", "他不去北京"),
+        ("他去了北京", "他不会去北京"),
+        ("这种方法有效", "这种方法无效"),
+        ("The method works.", "The method does not work."),
+        ("The drug is safe.", "The drug is unsafe."),
+        ("He was born in 1900.", "He died in 1900."),
+        ("The law was enacted in 1990.", "The law was repealed in 1990."),
+        ("Marie Curie won the prize.", "Pierre Curie won the prize."),
+        ("The ship sank in 1912.", "The ship did not sink in 1912; it sank in 1913."),
+        ("销量增长了", "销量下降了"),
+        ("他排名第一", "他排名第三"),
+        ("He never returned to Ohio.", "He returned to Ohio in 1990."),
+        ("The plan failed to pass.", "The plan passed."),
+        ("He no longer lives in Ohio.", "He lives in Ohio."),
+    ],
+)  # fmt: skip
+def test_denials_and_opposites_on_either_side_are_contradictions(sentence, passage):
+    assert check(sentence, passage)[0] == "contradicted", check(sentence, passage)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("The ship sank in 1913.", "The ship did not sink in 1912; it sank in 1913."),
+        ("The method does not work.", "The method does not work at all."),
+        ("毕昇没有发明活字印刷术", "毕昇并未发明活字印刷术"),
+        ("The drug is not dangerous.", "The drug is safe."),
+        ("Pierre and Marie Curie won the prize.", "Pierre Curie and his wife Marie won the prize."),
+    ],
+)
+def test_the_same_denial_or_a_negated_opposite_is_no_contradiction(sentence, passage):
+    assert check(sentence, passage)[0] == "consistent", check(sentence, passage)
+
+
+def test_a_name_or_number_the_passage_lacks_is_unverified_and_named():
+    verdict, reason = check(
+        "He was born in England in 1564.", "He was born at Henley Street, Stratford, in 1564."
+    )
+    assert (verdict, reason) == ("unverified", "not in the passage: England")
+    assert check("It printed its first broadsheet in 1481.", NOTE)[0] == "unverified"
+
+
+def test_code_never_says_supported():
+    assert check("The Zorbel press was built in Mainz in 1473.", NOTE)[0] == "consistent"
+
+
+@pytest.mark.parametrize(
+    ("critic", "code", "final"),
+    [
+        (None, "contradicted", ("contradicted", "check")),
+        ("supported", "contradicted", ("contradicted", "check")),
+        ("contradicted", "contradicted", ("contradicted", "critic and check")),
+        ("contradicted", "consistent", ("contradicted", "critic")),
+        ("unsupported", "unverified", ("unsupported", "critic")),
+        ("supported", "unverified", ("unverified", "check")),
+        (None, "unverified", ("unverified", "check")),
+        ("supported", "consistent", ("supported", "critic")),
+        (None, "consistent", ("consistent", "check")),
+    ],
+)
+def test_one_rule_combines_the_critics_verdict_with_codes(critic, code, final):
+    assert final_verdict(critic, code) == final
+
+
+def test_the_record_keeps_both_sides_and_what_the_passage_lacks():
+    text = "The Zorbel press was built in Mainz, England [S1]."
+    [record] = judge(text, [], [{"id": "S1", "text": NOTE}],
+                     [{"claim": "C1", "source": "S1", "verdict": "supported", "reason": "yes"}])  # fmt: skip
+    assert {k: record[k] for k in ("verdict", "by", "critic", "check", "missing")} == {
+        "verdict": "unverified", "by": "check", "critic": "supported", "check": "unverified",
+        "missing": ["England"]}  # fmt: skip
+    assert record["quote"].startswith("The Zorbel press was built in Mainz")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- **Speed** [S1]\n- **Cost** [S1]: low",
+        "| Speed [S1] | Cost |\n|---|---|\n| fast | low |",
+        "## Speed [S1]\n\nText.",
+        "Speed [S1]",
+    ],
+)
+def test_list_labels_headings_and_table_headers_are_not_claims(text):
+    assert [c["sentence"] for c in claims_in(text, [])] == []
+
+
+def test_a_list_item_that_states_something_is_a_claim():
+    found = claims_in("- **Speed**: the press printed 240 sheets an hour [S1].", [])
+    assert [c["sentence"] for c in found] == ["Speed: the press printed 240 sheets an hour."]

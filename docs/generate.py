@@ -364,6 +364,118 @@ def doc_files() -> list[Path]:
     return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 
+# --- the README's picture: a scripted run, recorded as the terminal shows it ---------------------
+
+SVG = ROOT / "docs" / "assets" / "run.svg"
+PACE = 0.0  # seconds a scripted call takes (the picture: 0.4; the drift test: 0)
+_NOTE = """# The Fresnel lens
+
+Augustin Fresnel presented his lens to the French Academy of Sciences in 1819. It was first
+installed in the Cordouan lighthouse in 1823. Its rings of glass prisms bend the lamp's light
+into a single beam, so a small flame can be seen more than 30 kilometres out at sea. A
+first-order lens stands about 3.7 metres tall.
+"""
+
+
+def _demo_responder(step: str, messages: list[dict[str, str]]) -> str:
+    """A capable writer and critic, scripted: a two-section outline, drafts that cite the note,
+    a first review asking for a date, a revision that adds it, a second review that passes."""
+    import json
+    import re
+    import time
+
+    time.sleep(PACE * (1 + 0.05 * len(step)))  # a model takes its time; the picture shows it
+    kind = step.split(":")[0]
+    if kind == "plan":
+        return json.dumps({"sections": [
+            {"title": "How the lens bends light", "goal": "Explain the rings of prisms."},
+            {"title": "From Cordouan to the world", "goal": "Say where it was first used."}]})  # fmt: skip
+    if kind == "draft":
+        if step.endswith("s1"):
+            return ("A Fresnel lens replaces one thick lens with rings of glass prisms. The rings "
+                    "bend the lamp's light into a single beam [S1], so a small flame reaches "
+                    "ships far out at sea [S1].")  # fmt: skip
+        return ("Augustin Fresnel presented the design to the French Academy of Sciences in 1819 "
+                "[S1]. Within a few decades, lighthouses on every coast used it.")  # fmt: skip
+    if kind == "review":
+        second = "r2" in step
+        claims = re.findall(r"^(C\d+) \[", "\n".join(m["content"] for m in messages), re.M)
+        return json.dumps({
+            "score": 8.6 if second else 6.5,
+            "dimensions": {"accuracy": 9 if second else 7, "completeness": 8.5 if second else 6,
+                           "readability": 8.5, "structure": 8.5 if second else 6.5},
+            "feedback": "Clear and well sourced." if second else
+            "The mechanism is clear, but the history stops before the lens was ever used.",
+            "improvements": [] if second else [{
+                "section": "From Cordouan to the world", "severity": "major",
+                "issue": "Say when and where the lens was first installed, with its source."}],
+            "claims": [{"claim": c, "source": "S1", "verdict": "supported", "quote": "",
+                        "reason": "the note says so"} for c in claims],
+            "addressed": [], "search_queries": [],
+        })  # fmt: skip
+    if kind == "revise":
+        return ("Augustin Fresnel presented the design to the French Academy of Sciences in 1819 "
+                "[S1]. It was first installed in the Cordouan lighthouse in 1823 [S1], and within "
+                "a few decades lighthouses on every coast used it.")  # fmt: skip
+    raise AssertionError(f"unscripted step {step!r}")
+
+
+def run_svg() -> str:
+    """The terminal of `reflectcli write` on a scripted run with a source note, as an SVG."""
+    import io
+    import os
+    import tempfile
+
+    from rich.console import Console
+    from typer.testing import CliRunner
+
+    from reflectcli.cli import write as write_command
+    from reflectcli.cli.app import app
+    from reflectcli.models.fake import FakeClient, install_fake
+    from reflectcli.output.render import Renderer
+
+    console = Console(record=True, width=96, force_terminal=True, color_system="truecolor",
+                      file=io.StringIO(), highlight=False)  # fmt: skip
+
+    def renderer(quiet: bool) -> Renderer:
+        ui = Renderer(console=console, quiet=quiet)
+        ui.live = False  # no spinners: a picture shows the lines they leave
+        return ui
+
+    client = FakeClient("demo/writer", responder=_demo_responder, price=3e-7)
+    undo = install_fake("demo", lambda model: client)
+    before, cwd = write_command._renderer, os.getcwd()
+    with tempfile.TemporaryDirectory() as work:
+        try:
+            os.chdir(work)
+            os.environ["REFLECTCLI_CONFIG_DIR"] = os.path.join(work, "config")
+            os.makedirs("notes")
+            with open("notes/fresnel.md", "w", encoding="utf-8") as fh:
+                fh.write(_NOTE)
+            runner = CliRunner()
+            runner.invoke(app, ["sources", "add", "notes"])
+            write_command._renderer = renderer
+            console.print('[bold]$ reflectcli write "How does a Fresnel lens work?" --sources local[/]')
+            result = runner.invoke(app, ["write", "How does a Fresnel lens work?", "--sources", "local",
+                                         "--model", "demo/writer", "--thread-id", "fresnel",
+                                         "--no-memory"])  # fmt: skip
+            if result.exit_code != 0:
+                raise RuntimeError(f"the scripted run failed: {result.output}")
+        finally:
+            write_command._renderer = before
+            os.chdir(cwd)
+            undo()
+    return console.export_svg(title="reflectcli write")
+
+
+def _masked(svg: str) -> str:
+    """An SVG's visible text with its digits and Rich's per-export ids masked: what a rerun keeps."""
+    import html
+
+    text = " ".join(html.unescape(t) for t in re.findall(r">([^<>]+)</text>", svg)).replace("\xa0", " ")
+    return re.sub(r"\d", "0", text)
+
+
 def generated() -> dict[str, str]:
     return {"cli": cli_reference(), "config": config_reference()}
 
@@ -372,7 +484,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 when a page is stale")
     parser.add_argument("--commands", action="store_true", help="check every shown command line")
+    parser.add_argument("--svg", action="store_true", help="record docs/assets/run.svg again")
     args = parser.parse_args(argv)
+    if args.svg:
+        global PACE
+        PACE = 0.4
+        SVG.parent.mkdir(parents=True, exist_ok=True)
+        SVG.write_text(run_svg(), encoding="utf-8")
+        print(f"wrote {SVG.relative_to(ROOT)}")
+        return 0
     if args.commands:
         problems = check_docs(doc_files())
         print("\n".join(problems) or "every shown command line names commands and flags the app has")

@@ -124,3 +124,13 @@ def test_the_readme_tour_runs_against_the_scripted_server(tmp_path, monkeypatch)
             result = runner.invoke(app, words[1:])
             assert result.exit_code == 0, f"{line}\n{result.output}"
     assert (tmp_path / "lighthouses.html").exists()
+
+
+def test_the_readmes_picture_is_what_a_run_shows_now():
+    """docs/assets/run.svg is a recorded scripted run: recorded again, its text is the same
+    (digits aside: times and token counts vary); `python docs/generate.py --svg` refreshes it."""
+    fresh = generate.run_svg()
+    assert generate._masked(fresh) == generate._masked(generate.SVG.read_text(encoding="utf-8")), (
+        "docs/assets/run.svg is stale: run python docs/generate.py --svg"
+    )
+    assert "cited claims" in generate._masked(fresh) and "passed" in generate._masked(fresh)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -46,6 +47,7 @@ class FakeClient:
                  budget=None) -> Completion:  # fmt: skip
         self.history.append({"step": step, "messages": messages, "json_schema": json_schema,
                              "stop": stop})  # fmt: skip
+        started = time.monotonic()
         if self.queue:
             answer = self.queue.popleft()
         elif self.responder is not None:
@@ -66,6 +68,7 @@ class FakeClient:
             prompt_tokens=prompt,
             completion_tokens=max(1, len(answer) // 4),
             cost=0.0 if self.price is None else (prompt + max(1, len(answer) // 4)) * self.price,
+            duration=time.monotonic() - started,  # as long as its responder took
         )
 
 

@@ -238,7 +238,8 @@ def test_every_tool_through_the_sdk_client(tmp_path):
             assert "unknown thread id 'nope'" in error(await client.call_tool("status", {"thread": "nope"}))
             # the source library
             added = data(await client.call_tool("sources_add", {"targets": ["notes"]}))["outcomes"]
-            assert [(o["location"], o["status"]) for o in added] == [("notes/revision.md", "added")]
+            # shown relative to the folder added, as `sources add` shows it
+            assert [(o["location"], o["status"]) for o in added] == [("revision.md", "added")]
             hits = data(await client.call_tool("sources_search", {"query": "Hemingway endings"}))["hits"]
             assert hits and "Hemingway" in hits[0]["snippet"]
             # a write, followed: progress notifications in order

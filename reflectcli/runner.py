@@ -19,6 +19,7 @@ from typing import Any
 from reflectcli.config import Settings, resume_settings
 from reflectcli.errors import LostClaim, RunInterrupted, UserError
 from reflectcli.graph.human import edit_version, output_version, review_first, steer, unheeded
+from reflectcli.graph.pick import more_round
 from reflectcli.graph.rules import call_events, pending_step
 from reflectcli.graph.state import initial_state
 from reflectcli.memory.bank import Memory
@@ -199,7 +200,9 @@ class Runner:
         self.ui.started(thread_id, run["task"], settings, path, resumed=True)
         if state:
             gates = {"gate_outline": "your approval of the outline",
-                     "gate_stop": "your decision after the stop"}  # fmt: skip
+                     "gate_stop": "your decision after the stop",
+                     "gate_steer": "your steering of the next revision",
+                     "gate_pick": pending_step(state)}  # fmt: skip
             nxt = (gates.get((snapshot.next or ("",))[0]) or pending_step(state)
                    or "nothing left to run; recording the finished run")  # fmt: skip
             self.ui.notice(f"{progress(state)} → {nxt}" + replayable(store, thread_id, state))
@@ -216,10 +219,12 @@ class Runner:
             self.ui.notice("overriding for this resume: " + flags_changed(state["params"], settings))
         return self._drive(store, thread_id, settings, graph, config, start, state)
 
-    def steer(self, thread_id: str, runs_dir: str, feedback: str, section: str | None = None,
-              severity: str = "major", rounds: int = 1) -> RunResult:  # fmt: skip
+    def steer(self, thread_id: str, runs_dir: str, feedback: str | None, section: str | None = None,
+              severity: str = "major", rounds: int = 1, pick: str = "off") -> RunResult:  # fmt: skip
         """Continue a finished run with the person's own critique (graph/human.py): at most
-        `rounds` more rounds, with the run's own settings and budget."""
+        `rounds` more rounds, with the run's own settings and budget. `pick` (ask | all): the
+        person takes each proposed change or leaves it (graph/pick.py); then the critique may
+        be None: the rounds apply the critic's own list."""
         store = self._finished(thread_id, runs_dir, "revise")
         run = store.get_run(thread_id) or {}
         settings = resume_settings(run["settings"]).model_copy(update={"runs_dir": runs_dir})
@@ -230,9 +235,13 @@ class Runner:
             checkpointed = dict(graph.get_state(config).values or {})
             state = checkpointed or store.load_state(thread_id) or {}
             try:
-                update = steer(state, feedback, section, severity, rounds)
+                if feedback is None and pick != "off":
+                    update = more_round(state, rounds)
+                else:
+                    update = steer(state, feedback or "", section, severity, rounds)
             except ValueError as exc:
                 raise UserError(str(exc), exit_code=2) from None
+            update["params"] = {**state["params"], "pick": pick}  # this continuation's, not the last
             if not checkpointed:
                 grown = {k: [*state.get(k, []), *update[k]] for k in ("decisions", "trace")}
                 update = {**state, **update, **grown}
@@ -244,9 +253,9 @@ class Runner:
             raise
         path = artifact_path(runs_dir, thread_id)
         self.ui.started(thread_id, run["task"], settings, path, resumed=True)
-        item = next(e["id"] for e in reversed(update["trace"]) if e.get("kind") == "human")
-        self.ui.notice(f"your critique becomes {item}; up to {rounds} more "
-                       f"round{'s' if rounds != 1 else ''}")  # fmt: skip
+        item = next((e.get("id") for e in reversed(update["trace"]) if e.get("kind") == "human"), None)
+        more = f"up to {rounds} more round{'s' if rounds != 1 else ''}"
+        self.ui.notice(f"your critique becomes {item}; {more}" if item else f"the critic's list; {more}")
         return self._drive(store, thread_id, settings, graph, config, None, state)
 
     def output_of(self, thread_id: str, runs_dir: str) -> dict[str, Any]:

@@ -178,6 +178,12 @@ class Views:
                 colour = "green" if c["status"] == "addressed" else "yellow"
                 p(f"  {c['id']:<6} [{colour}]{rows.critique_status(c):<20}[/] "
                   f"{escape(rows.where(c))}: {escape(c['issue'])}")  # fmt: skip
+        for q in state.get("questions") or []:
+            from reflectcli.output.questions import answer_lines
+
+            p(f"\n[bold]Question[/] {escape(answer_lines(q, [])[0])}")
+            for line in answer_lines(q, state.get("evidence") or [])[1:]:
+                p(f"  {escape(line)}" if line else "", soft_wrap=True)
         known = state.get("known_issues") or []
         if known:
             p("\n[bold]Known issues[/] (the output did not pass)")

@@ -112,6 +112,15 @@ def test_strike_and_add_steer_what_the_revision_applies(scripted, runs_dir):
     assert any(c.get("of") == "r1.1" for c in state["critiques"].values())  # struck: a preference
 
 
+def test_turning_down_a_rewrite_of_your_own_critique_makes_no_preference_against_it(scripted, runs_dir):
+    finished(scripted, runs_dir)
+    result, _ = picked(runs_dir, [{"action": "go"}, {"action": "reject"}], feedback="Open with a real case.",
+                       section="1")  # fmt: skip
+    critiques = result.state["critiques"]
+    assert critiques["h1"]["status"] == "rejected"
+    assert not any(c.get("kind") == "preference" for c in critiques.values())
+
+
 def test_rejecting_every_change_makes_no_version_and_says_so(scripted, runs_dir):
     finished(scripted, runs_dir)
     result, _ = picked(runs_dir, [{"action": "go"}, {"action": "reject"}, {"action": "reject"},

@@ -96,15 +96,17 @@ def preference(item: dict[str, Any], number: int, round_no: int, why: str) -> di
 
 def _turn_down(critiques: dict[str, Any], items: list[dict[str, Any]], round_no: int,
                status: str, why: str) -> list[str]:  # fmt: skip
-    """Close `items` with `status` and keep each as the writer's preference; their new ids."""
+    """Close `items` with `status` and keep each of the critic's as the writer's preference
+    (the writer's own items are closed only: turning down a rewrite of what you asked for is
+    no wish against it); the preferences' new ids."""
     made = []
     for item in items:
         ident = item.get("id")
+        mine = critiques.get(ident, item).get("by") == "human"
         if ident in critiques:
             critiques[ident] = {**critiques[ident], "status": status, "closed_in": round_no,
-                                **({"applied_in": round_no} if critiques[ident].get("by") == "human"
-                                   else {})}  # fmt: skip
-        if critiques.get(ident, item).get("kind") == "preference":
+                                **({"applied_in": round_no} if mine else {})}  # fmt: skip
+        if mine:
             continue
         number = 1 + sum(1 for c in critiques.values() if c.get("kind") == "preference")
         pref = preference(item, number, round_no, why)

@@ -26,7 +26,7 @@ from reflectcli.graph.common import call_event, generated_text, note_event
 from reflectcli.graph.human import output_version, steer
 from reflectcli.models.structured import complete_structured
 from reflectcli.sources.evidence import number, relevant
-from reflectcli.sources.verify import attribute, judge
+from reflectcli.sources.verify import attribute, carrying, judge
 from reflectcli.writing import prompts
 from reflectcli.writing.citations import cited_ids, strip_invented
 from reflectcli.writing.claims import cited_sentences, claims_in, pieces
@@ -87,7 +87,8 @@ class Asker:
         tiny = _tiny(self.writer)
         shown = shown[:3] if tiny else shown
         params = state.get("params") or {}
-        messages = prompts.ask_messages(state.get("task", ""), version["text"], question, shown,
+        facts = [{**e, "text": _carried(question, e["text"])} for e in shown] if tiny else shown
+        messages = prompts.ask_messages(state.get("task", ""), version["text"], question, facts,
                                         params.get("language"), compact=tiny)  # fmt: skip
         completion = self.writer.complete(messages, step=f"ask:q{n}",
                                           max_tokens=COMPACT_TOKENS if tiny else ANSWER_TOKENS,
@@ -140,6 +141,13 @@ class Asker:
                                          "unusable; code's check alone", question=n))  # fmt: skip
             said = [c.model_dump() for c in result.value.claims]
         return judge(text, [], passages, said), events
+
+
+def _carried(question: str, passage: str) -> str:
+    """The passage's sentence that holds most of the question's words (a tiny model is shown
+    one sentence a passage, not its first lines), or the passage when none does."""
+    best = carrying(question, passage)
+    return best[0] if best else passage
 
 
 def _mark(claims: list[dict[str, Any]]) -> str:

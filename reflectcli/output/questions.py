@@ -16,7 +16,8 @@ def verdict_counts(record: dict[str, Any]) -> str:
     counts: dict[str, int] = {}
     for claim in record.get("claims") or []:
         counts[claim["verdict"]] = counts.get(claim["verdict"], 0) + 1
-    return ", ".join(f"{n} {verdict}" for verdict, n in counts.items()) or "no cited claim"
+    return (", ".join(f"{n} {verdict}" for verdict, n in counts.items())
+            or "none: the answer cites no source, so nothing in it was checked")  # fmt: skip
 
 
 def source_lines(record: dict[str, Any], evidence: list[dict[str, Any]]) -> list[str]:

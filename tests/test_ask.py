@@ -178,3 +178,22 @@ def test_a_kill_during_ask_resumes_with_no_repeated_call(finished, runs_dir, tmp
         assert "✗ contradicted" in again.stdout
     _, state = stored(runs_dir)
     assert len(state["questions"]) == 1 and state["questions"][0]["claims"][0]["verdict"] == "contradicted"
+
+
+@pytest.mark.slow
+def test_ask_works_with_the_embedded_model(finished, runs_dir):
+    """SmolLM2 answers (fetched once into the user cache if missing): the short prompt, no ids
+    shown, every citation one the run holds, the record kept."""
+    args = ["ask", "me", "What did the Mainz workshop cast?", "--model", "local/smollm2"]
+    result = CliRunner().invoke(app, [*args, "--runs-dir", str(runs_dir)])
+    assert result.exit_code == 0, result.output
+    _, state = stored(runs_dir)
+    q = state["questions"][0]
+    assert q["model"] == "local/smollm2" and q["text"].strip()
+    held = {e["id"] for e in state["evidence"]}
+    assert set(re.findall(r"\[(S\d+)\]", q["text"])) <= held
+    call = next(e for e in state["trace"] if e.get("step") == "ask:q1")
+    assert call["model"] == "local/smollm2"
+    assert not any(
+        e.get("step", "").startswith("check:") for e in state["trace"]
+    )  # a tiny critic judges none

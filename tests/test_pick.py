@@ -186,3 +186,23 @@ def test_your_critique_with_pick(scripted, runs_dir, feedback):
     assert [i["id"] for i in ui.questions[0]["items"]] == ["h1"]
     assert result.state["critiques"]["h1"]["applied_in"] == 2
     assert [p["answer"] for p in result.state["versions"][-1]["picked"]] == ["accept"]
+
+
+def test_ctrl_c_at_a_change_keeps_the_answers_given(scripted, runs_dir):
+    from reflectcli.errors import RunInterrupted
+
+    class Interrupting(ScriptedUI):
+        def ask(self, question, state):
+            if question["gate"] == "pick" and question["index"] == 2:
+                raise KeyboardInterrupt
+            return super().ask(question, state)
+
+    finished(scripted, runs_dir)
+    with pytest.raises(RunInterrupted):
+        Runner(Interrupting([{"action": "go"}, {"action": "accept"}, {"action": "x"}])).steer(
+            "me", str(runs_dir), None, pick="ask"
+        )
+    again = ScriptedUI([{"action": "reject"}, {"action": "accept"}])
+    state = Runner(again).resume("me", str(runs_dir), {}).state
+    assert [q["index"] for q in again.questions] == [2, 3]
+    assert [p["answer"] for p in state["versions"][-1]["picked"]] == ["accept", "reject", "accept"]

@@ -197,3 +197,20 @@ def test_ask_works_with_the_embedded_model(finished, runs_dir):
     assert not any(
         e.get("step", "").startswith("check:") for e in state["trace"]
     )  # a tiny critic judges none
+
+
+@pytest.mark.parametrize("text", [
+    "The log notes twelve ships\nin the winter gale [S2]. It was hard.",  # a sentence over two lines
+    "- The log notes **twelve** ships in the winter gale [S2].\n- It was hard.",  # emphasis in a list
+    "日志记载了冬季风暴中的十二艘船[S2]。那年冬天很冷。",
+])  # fmt: skip
+def test_a_mark_stands_in_its_sentence(text):
+    from reflectcli.graph.ask import marked
+    from reflectcli.writing.claims import claims_in
+
+    verdicts = [
+        {"sentence": c["sentence"], "source": "S2", "verdict": "contradicted"} for c in claims_in(text, [])
+    ]
+    shown = marked(text, verdicts)
+    assert len(verdicts) == 1 and shown.count("(✗ contradicted by S2)") == 1
+    assert not shown.startswith("(✗") and shown.replace(" (✗ contradicted by S2)", "") == text

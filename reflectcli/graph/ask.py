@@ -158,8 +158,10 @@ def _mark(claims: list[dict[str, Any]]) -> str:
 
 def marked(text: str, verdicts: list[dict[str, Any]]) -> str:
     """The answer as it is shown and kept: each sentence whose cited source does not support it
-    marked where it stands (`(✗ contradicted by S2)`), contradicted or not; a mark that cannot
-    be placed (the sentence not found as written) goes on a line above the answer."""
+    marked where it stands, before its full stop (`(✗ contradicted by S2)`), contradicted or not;
+    a mark that cannot be placed (the sentence not found as written) goes on a line above the
+    answer. Sentences are found as the claim check finds them: per block of lines, its line
+    breaks read as spaces (one character for one, so a place found is a place in the text)."""
     bad: dict[str, list[dict[str, Any]]] = {}
     for v in verdicts:
         if v["verdict"] not in CLEAN:
@@ -167,19 +169,26 @@ def marked(text: str, verdicts: list[dict[str, Any]]) -> str:
     if not bad:
         return text
     placed: set[str] = set()
-    lines = text.split("\n")
-    for i, line in enumerate(lines):
-        parts = pieces(line)
-        for j, piece in enumerate(parts):
+    blocks = re.split(r"(\n[ \t]*\n)", text)
+    for b, block in enumerate(blocks):
+        if b % 2 or not block.strip():
+            continue
+        at, marks = 0, []
+        for piece in pieces(block.replace("\n", " ")):
             for sentence, _ in cited_sentences(piece):
-                if sentence in bad and sentence not in placed:  # before its full stop
-                    end = re.search(r"[.!?。！？]*\s*$", piece).start()
-                    parts[j] = piece[:end] + _mark(bad[sentence]) + piece[end:]
+                if sentence in bad and sentence not in placed:
+                    marks.append((at + _STOP.search(piece).start(), _mark(bad[sentence])))
                     placed.add(sentence)
-        lines[i] = "".join(parts)
+            at += len(piece)
+        for where, mark in reversed(marks):
+            block = block[:where] + mark + block[where:]
+        blocks[b] = block
     top = [f"{_mark(claims).strip()} “{sentence}”" for sentence, claims in bad.items()
            if sentence not in placed]  # fmt: skip
-    return "\n".join([*top, *lines]) if top else "\n".join(lines)
+    return "\n".join([*top, "".join(blocks)]) if top else "".join(blocks)
+
+
+_STOP = re.compile(r"[.!?。！？]*\s*$")
 
 
 def contradicted_claims(record: dict[str, Any]) -> list[dict[str, Any]]:

@@ -226,6 +226,12 @@ class Settings(BaseModel):
     backoff: float = Field(1.0, ge=0, le=60, description="First retry delay in seconds (doubles)")
     interactive: bool = Field(False, description="Ask before going on after the outline and "
                               "when the loop stops without passing")  # fmt: skip
+    pick: Literal["off", "ask", "all"] = Field(
+        "off",
+        description="Each change a revision proposes, one section's rewrite at a time: ask = shown "
+        "as a diff to accept, reject or edit at a terminal (and the critic's list to strike from "
+        "or add to first); all = every change accepted without asking; off = applied wholesale",
+    )
     policy: Policy = Field(default_factory=Policy, description="The revision policy")
     research: Research = Field(default_factory=Research, description="Evidence and citations")
     memory: MemorySettings = Field(default_factory=MemorySettings, description="Lessons across runs")

@@ -19,6 +19,7 @@ from typing import Any
 from reflectcli.config import Settings, resume_settings
 from reflectcli.errors import LostClaim, RunInterrupted, UserError
 from reflectcli.graph.human import edit_version, output_version, review_first, steer, unheeded
+from reflectcli.graph.pick import more_round
 from reflectcli.graph.rules import call_events, pending_step
 from reflectcli.graph.state import initial_state
 from reflectcli.memory.bank import Memory
@@ -199,7 +200,9 @@ class Runner:
         self.ui.started(thread_id, run["task"], settings, path, resumed=True)
         if state:
             gates = {"gate_outline": "your approval of the outline",
-                     "gate_stop": "your decision after the stop"}  # fmt: skip
+                     "gate_stop": "your decision after the stop",
+                     "gate_steer": "your steering of the next revision",
+                     "gate_pick": pending_step(state)}  # fmt: skip
             nxt = (gates.get((snapshot.next or ("",))[0]) or pending_step(state)
                    or "nothing left to run; recording the finished run")  # fmt: skip
             self.ui.notice(f"{progress(state)} → {nxt}" + replayable(store, thread_id, state))
@@ -216,10 +219,12 @@ class Runner:
             self.ui.notice("overriding for this resume: " + flags_changed(state["params"], settings))
         return self._drive(store, thread_id, settings, graph, config, start, state)
 
-    def steer(self, thread_id: str, runs_dir: str, feedback: str, section: str | None = None,
-              severity: str = "major", rounds: int = 1) -> RunResult:  # fmt: skip
+    def steer(self, thread_id: str, runs_dir: str, feedback: str | None, section: str | None = None,
+              severity: str = "major", rounds: int = 1, pick: str = "off") -> RunResult:  # fmt: skip
         """Continue a finished run with the person's own critique (graph/human.py): at most
-        `rounds` more rounds, with the run's own settings and budget."""
+        `rounds` more rounds, with the run's own settings and budget. `pick` (ask | all): the
+        person takes each proposed change or leaves it (graph/pick.py); then the critique may
+        be None: the rounds apply the critic's own list."""
         store = self._finished(thread_id, runs_dir, "revise")
         run = store.get_run(thread_id) or {}
         settings = resume_settings(run["settings"]).model_copy(update={"runs_dir": runs_dir})
@@ -230,9 +235,13 @@ class Runner:
             checkpointed = dict(graph.get_state(config).values or {})
             state = checkpointed or store.load_state(thread_id) or {}
             try:
-                update = steer(state, feedback, section, severity, rounds)
+                if feedback is None and pick != "off":
+                    update = more_round(state, rounds)
+                else:
+                    update = steer(state, feedback or "", section, severity, rounds)
             except ValueError as exc:
                 raise UserError(str(exc), exit_code=2) from None
+            update["params"] = {**state["params"], "pick": pick}  # this continuation's, not the last
             if not checkpointed:
                 grown = {k: [*state.get(k, []), *update[k]] for k in ("decisions", "trace")}
                 update = {**state, **update, **grown}
@@ -244,10 +253,99 @@ class Runner:
             raise
         path = artifact_path(runs_dir, thread_id)
         self.ui.started(thread_id, run["task"], settings, path, resumed=True)
-        item = next(e["id"] for e in reversed(update["trace"]) if e.get("kind") == "human")
-        self.ui.notice(f"your critique becomes {item}; up to {rounds} more "
-                       f"round{'s' if rounds != 1 else ''}")  # fmt: skip
+        item = next((e.get("id") for e in reversed(update["trace"]) if e.get("kind") == "human"), None)
+        more = f"up to {rounds} more round{'s' if rounds != 1 else ''}"
+        self.ui.notice(f"your critique becomes {item}; {more}" if item else f"the critic's list; {more}")
         return self._drive(store, thread_id, settings, graph, config, None, state)
+
+    def ask(self, thread_id: str, runs_dir: str, question: str, flags: dict[str, Any] | None = None,
+            research: bool = False, apply: bool = False,
+            section: str | None = None) -> tuple[dict[str, Any], RunResult | None]:  # fmt: skip
+        """A reader's question about a finished run, answered from its output and evidence and
+        checked like the article (graph/ask.py); the record joins the run's state (the snapshot,
+        the index row and the artifact). `apply`: the answer becomes a revision, reviewed and
+        chosen by the best-version rule, as `steer` does (then the run's result too). The same
+        question asked again reuses its record: nothing is paid twice."""
+        from reflectcli.graph.ask import (
+            Asker,
+            answer_critique,
+            answer_section,
+            contradicted_claims,
+            same_question,
+            target_section,
+        )
+
+        question = " ".join((question or "").split())
+        if not question:
+            raise UserError("the question is empty: ask something about the article", exit_code=2)
+        if len(question) > MAX_TASK_CHARS:
+            raise UserError(f"the question is {len(question)} characters; the limit is {MAX_TASK_CHARS}",
+                            exit_code=2)  # fmt: skip
+        store = self._finished(thread_id, runs_dir, "ask")
+        run = store.get_run(thread_id) or {}
+        settings = resume_settings(run["settings"], {k: (flags or {}).get(k) for k in RESUME_FLAGS})
+        settings = settings.model_copy(update={"runs_dir": runs_dir})
+        path = artifact_path(runs_dir, thread_id)
+        models = None
+        try:
+            store.acquire(thread_id)  # no `revise`, `edit` or second `ask` while this one writes
+            # (no compaction first: the journal holds the answers of an `ask` killed before it
+            # recorded them, and asking again replays them)
+            state = self.state = store.load_state(thread_id) or {}
+            if not state.get("versions"):
+                raise UserError(f"thread {thread_id} has no article to ask about", exit_code=2)
+            record = same_question(state, question, research)
+            if record is not None:
+                self.ui.notice(f"asked before (q{record['n']}): its answer, not asked again")
+            else:
+                web_used = settings.research.sources in ("web", "hybrid")
+                if research and not web_used:
+                    self.ui.notice("the run used no web research: --research adds nothing here")
+                models = self._models(settings)
+                writer, critic = self._clients(store, thread_id, models)
+                library = None
+                if library_size(runs_dir):
+                    top_k = settings.research.top_k
+                    library = JournaledSearch(LocalRetriever(runs_dir, top_k), store, thread_id,
+                                              f"ask:library:{top_k}")  # fmt: skip
+                web = self._retriever(store, thread_id, settings) if research and web_used else None
+                checker = None if settings.critic == "checklist" else critic
+                found = Asker(writer, checker, library, web)(state, question, research)
+                record = found["record"]
+                state = {**state, "questions": [*(state.get("questions") or []), record],
+                         "evidence": [*(state.get("evidence") or []), *found["evidence"]],
+                         "trace": [*(state.get("trace") or []), *found["trace"]]}  # fmt: skip
+                self.state = state
+                self._record(store, thread_id, path, run, last=True)
+            if not apply:
+                store.release(thread_id)
+                store.close()
+                return record, None
+            if wrong := contradicted_claims(record):
+                raise UserError(f"not applied: the answer says “{wrong[0]['sentence']}”, which "
+                                f"[{wrong[0]['source']}] contradicts", exit_code=1,
+                                hint="ask again, or say what to change with `reflectcli revise`")  # fmt: skip
+            try:
+                index = target_section(state, record, section)
+            except ValueError as exc:
+                raise UserError(str(exc), exit_code=2) from None
+            store.compact(thread_id)  # the answer is recorded: the revision starts from the snapshot
+            graph, config = self._graph(store, thread_id, settings, models or self._models(settings))
+            if index is None:
+                graph.update_state(config, answer_section(state, record), as_node="revise")
+            else:
+                update = answer_critique(state, record, index)
+                grown = {k: [*state.get(k, []), *update[k]] for k in ("decisions", "trace")}
+                graph.update_state(config, {**state, **update, **grown},
+                                   as_node="revise" if review_first(state) else "gate_stop")  # fmt: skip
+            state = dict(graph.get_state(config).values or {})
+        except BaseException:
+            _quietly(store.release, thread_id)
+            _quietly(store.close)
+            raise
+        self.ui.started(thread_id, run["task"], settings, path, resumed=True)
+        self.ui.notice(f"the answer to q{record['n']}: {state['questions'][record['n'] - 1]['applied']}")
+        return record, self._drive(store, thread_id, settings, graph, config, None, state)
 
     def output_of(self, thread_id: str, runs_dir: str) -> dict[str, Any]:
         """The finished run's output version ({n, text, ...}), for the person to edit."""

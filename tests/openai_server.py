@@ -111,6 +111,8 @@ _KINDS = (
     ("draft", re.compile(r"Write section (\d+) of \d+")),
     ("review", re.compile(r"Review round (\d+)")),
     ("revise", re.compile(r"Revision for round (\d+)")),
+    ("ask", re.compile(r"The reader's question|Question: ")),  # `reflectcli ask`, full and compact
+    ("check", re.compile(r"Check the answer's cited claims")),
 )
 
 

@@ -6,7 +6,7 @@ from typing import Annotated
 import typer
 
 from reflectcli import __version__
-from reflectcli.cli import batch, edit, evals, inspect, memory, serve, sources, write
+from reflectcli.cli import ask, batch, edit, evals, inspect, memory, serve, sources, write
 
 app = typer.Typer(
     name="reflectcli",
@@ -22,6 +22,7 @@ app.command()(write.resume)
 app.command()(write.revise)
 app.command()(write.review)
 app.command()(edit.edit)
+app.command()(ask.ask)
 app.command("fetch-model")(write.fetch_model)
 for command in (
     inspect.history,

@@ -27,6 +27,26 @@ from reflectcli.cli.options import (
 )
 from reflectcli.errors import RunInterrupted, UserError
 
+PickOpt = Annotated[bool, typer.Option("--pick", help="Take or leave each change a revision "
+                    "proposes, like git add -p: its section's diff with the critique that asked "
+                    "for it; accept, reject, edit, accept all or quit (and strike or add to the "
+                    "critic's list first). Needs a terminal.")]  # fmt: skip
+AcceptAllOpt = Annotated[bool, typer.Option("--accept-all", help="Pick without asking: every change "
+                         "accepted, and recorded so (where there is no terminal).")]  # fmt: skip
+
+
+def pick_mode(ui, pick: bool, accept_all: bool) -> str:
+    """The run's `pick` setting from --pick / --accept-all: asking needs a person at a terminal."""
+    if accept_all:
+        return "all"
+    if not pick:
+        return "off"
+    if not ui.can_ask():
+        raise UserError("--pick asks you at a terminal, change by change, and there is none here",
+                        hint="add --accept-all to take every change, or run it in a terminal",
+                        exit_code=2)  # fmt: skip
+    return "ask"
+
 
 def write(
     task: Annotated[
@@ -107,6 +127,8 @@ def write(
     max_tokens: Annotated[int | None, typer.Option(help="Token budget for the run.")] = None,
     max_cost: Annotated[float | None, typer.Option(help="Cost budget in USD for the run.")] = None,
     interactive: InteractiveOpt = None,
+    pick: PickOpt = False,
+    accept_all: AcceptAllOpt = False,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
@@ -117,6 +139,8 @@ def write(
         from reflectcli.config import load_settings
         from reflectcli.runner import Runner
 
+        picked = pick_mode(ui, pick, accept_all) if pick or accept_all else None
+
         settings = load_settings(config, flags={
             "model": model, "critic_model": critic_model, "critic": critic, "threshold": threshold,
             "max_rounds": max_rounds, "max_sections": sections, "language": lang,
@@ -126,7 +150,7 @@ def write(
             "concurrency": concurrency, "draft": draft_mode,
             "policy": {"revision": revision, "max_tokens": max_tokens, "max_cost": max_cost},
             "research": {"sources": sources},
-            "memory": {"enabled": False if no_memory else None},
+            "memory": {"enabled": False if no_memory else None}, "pick": picked,
         })  # fmt: skip
         draft = None
         if from_file is not None:
@@ -205,12 +229,18 @@ def resume(
 
 def revise(
     thread: Annotated[str, typer.Argument(help="Thread id of a finished run.")],
-    feedback: Annotated[str, typer.Argument(help='Your critique, e.g. "Open with the 1455 date".')],
+    feedback: Annotated[
+        str | None,
+        typer.Argument(help='Your critique, e.g. "Open with the 1455 date" (optional with --pick: '
+                       "the critic's own list)."),
+    ] = None,  # fmt: skip
     section: Annotated[
         str | None, typer.Option(help="The section it concerns (a title, or its number).")
     ] = None,  # fmt: skip
     severity: Annotated[str, typer.Option(help="major or minor.")] = "major",
     rounds: Annotated[int, typer.Option(min=1, max=10, help="More rounds at most.")] = 1,
+    pick: PickOpt = False,
+    accept_all: AcceptAllOpt = False,
     runs_dir: RunsDirOpt = None,
     config: ConfigOpt = None,
     quiet: QuietOpt = False,
@@ -223,8 +253,12 @@ def revise(
         from reflectcli.configfile import resolve_runs_dir
         from reflectcli.runner import Runner
 
+        mode = pick_mode(ui, pick, accept_all)
+        if feedback is None and mode == "off":
+            raise UserError("say what to change (your critique), or pick from the critic's own "
+                            "changes with --pick", exit_code=2)  # fmt: skip
         where = resolve_runs_dir(runs_dir, config)
-        result = Runner(ui).steer(thread, str(where), feedback, section, severity, rounds)
+        result = Runner(ui).steer(thread, str(where), feedback, section, severity, rounds, mode)
     except (UserError, RunInterrupted, Exception) as exc:
         raise _fail(ui, exc, debug) from None
     _ending(ui, result)

@@ -63,7 +63,8 @@ def steer(
                              + "; ".join(titles))  # fmt: skip
         title = titles[index]
     critiques = dict(state.get("critiques") or {})
-    number = 1 + sum(1 for c in critiques.values() if c.get("by") == "human")
+    number = 1 + sum(1 for c in critiques.values()
+                     if c.get("by") == "human" and c.get("kind") != "preference")  # fmt: skip
     used = len(state.get("reviews") or [])
     params = state["params"]
     first = 1 if review_first(state) else 0  # the critic reviews your edit, then your critique is applied

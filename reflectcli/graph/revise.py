@@ -29,6 +29,7 @@ from reflectcli.graph.common import (
     section_tokens,
 )
 from reflectcli.graph.human import pending_human
+from reflectcli.graph.pick import picking, propose, steered
 from reflectcli.graph.rules import best_version, review_of
 from reflectcli.models.base import ModelClient
 from reflectcli.writing import prompts
@@ -136,6 +137,7 @@ class Reviser:
         if human:  # the person's own critique is this round's, and only it
             said = " ".join(h["issue"] for h in human)
             review = {**review, "improvements": human, "feedback": f"The reader's own critique: {said}"}
+        review = steered(state, review, round_no)  # the writer's strikes and additions (--pick)
         trace = []
         latest = state["versions"][-1]
         revision = state.get("revision")
@@ -147,6 +149,8 @@ class Reviser:
                 ))  # fmt: skip
             revision = None
         mode = (state["params"].get("policy") or {}).get("revision", "full")
+        if picking(state):
+            mode = "section"  # each change the writer answers is one section's rewrite
         titles = [s["title"] for s in state["outline"]["sections"]]
         if state.get("locked") or state.get("labels"):
             mode = "section"  # a whole-article rewrite would touch the locked sections, or the
@@ -178,7 +182,11 @@ class Reviser:
             return stop
         update["trace"] = trace + update["trace"]
         if update.get("revision") is None:  # the round is over: did it make a version?
-            update["rejected"] = None if update.get("versions") else round_no
+            if picking(state) and update.get("versions"):  # the writer answers each change first
+                proposed = propose(state, base, update.pop("versions")[0]["text"], review, round_no)
+                if proposed["changes"]:
+                    update["pick"] = proposed
+            update["rejected"] = None if update.get("versions") or update.get("pick") else round_no
             if human:
                 critiques = dict(state.get("critiques") or {})
                 for item in human:

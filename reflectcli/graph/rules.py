@@ -70,6 +70,10 @@ def pending_step(state: dict[str, Any]) -> str | None:
     """What a resume would run next, read from the state alone (None when finished)."""
     if state.get("status") == "finished":
         return None
+    pick = state.get("pick") or {}
+    if pick.get("changes"):  # a revision's changes wait for the writer (graph/pick.py)
+        return (f"your answer on change {len(pick['answers']) + 1} of {len(pick['changes'])} "
+                f"(round {pick['round']})")  # fmt: skip
     outline = state.get("outline")
     if not outline:
         return "outline"

@@ -38,6 +38,9 @@ class RunState(TypedDict, total=False):
     locked: list[int]  # sections no revision may touch (`write --from FILE --keep TITLE`)
     references: list[dict[str, Any]]  # an outside article's reference list, resolved (`review`)
     labels: list[str]  # the labels that list defines (`3`, `^3`): its citations' own form
+    steering: dict[str, Any] | None  # the writer's strikes and additions for a round (graph/pick.py)
+    pick: dict[str, Any] | None  # a revision's proposed changes and the writer's answers so far
+    questions: list[dict[str, Any]]  # `reflectcli ask`: each question, its answer and verdicts
 
 
 def initial_state(task: str, params: dict[str, Any], lessons: list[dict[str, Any]] | None = None) -> RunState:

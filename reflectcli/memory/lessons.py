@@ -202,9 +202,10 @@ _CLAIM = re.compile(r"^\W*correct or remove the claim\b|[\"“][^\"”]*?(?:\S+\
 
 
 def learnable(item: dict[str, Any]) -> bool:
-    """An improvement may become a general lesson: not a claim check's correction, and not
-    about one quoted sentence of one article (those are run-specific)."""
-    return item.get("origin") != "claim" and not _CLAIM.search(item.get("issue") or "")
+    """An improvement may become a general lesson: not a claim check's correction, nor an
+    answer to a reader's question worked in (`ask --apply`), and not about one quoted sentence
+    of one article (those are run-specific)."""
+    return item.get("origin") not in ("claim", "question") and not _CLAIM.search(item.get("issue") or "")
 
 
 def lesson_text(issue: str) -> str:
@@ -267,6 +268,7 @@ def learn(state: dict[str, Any]) -> list[dict[str, Any]]:
                       "detail": detail})  # fmt: skip
 
     critiques = state.get("critiques") or {}
+    refused = {k for k, c in critiques.items() if c.get("status") in ("rejected", "struck")}  # --pick
     for item in critiques.values():  # the critic said it was addressed, and the score rose
         closed = item.get("closed_in")
         if not learnable(item):
@@ -282,6 +284,8 @@ def learn(state: dict[str, Any]) -> list[dict[str, Any]]:
             continue
         change = round(after["score"] - review["score"], 2)
         for imp in filter(learnable, review["improvements"]):
+            if imp.get("id") in refused:  # the writer turned it down: it was never applied
+                continue
             if not any(same(imp["issue"], other["issue"]) for other in after["improvements"]):
                 add(imp["issue"], "worked", round_no + 1, change,
                     f"revised for in round {round_no + 1}; score {change:+g}")  # fmt: skip

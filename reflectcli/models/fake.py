@@ -207,6 +207,10 @@ class ScriptedResponder:
                 bodies = {parts[i].strip(): parts[i + 1].strip() for i in range(1, len(parts), 2)}
                 return "\n\n".join(f"## {t}\n\n{bodies.get(t, '')} {IMPROVED}" for t in titles)
             return re.sub(r"(\(draft:s\d+\))", r"\1 " + IMPROVED, text, count=1)
+        if kind == "ask":  # `reflectcli ask`: a plain answer, citing nothing
+            return "Writers revise to turn notes to self into an argument a reader can follow."
+        if kind == "check":  # the critic's verdicts on an answer's cited claims
+            return json.dumps({"claims": []})
         raise AssertionError(f"unscripted step {step!r}")
 
 

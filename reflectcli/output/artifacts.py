@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from reflectcli.output import rows
+from reflectcli.output.questions import questions_markdown
 from reflectcli.output.summary import summarize
 from reflectcli.writing import markdown
 
@@ -154,6 +155,8 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any],
             passage = " ".join(e["text"].split())
             passage = passage if len(passage) <= 200 else passage[:197] + "..."
             found = f"section {e['section']}" if e.get("section") else f"round {e.get('round')} query"
+            if e.get("question"):
+                found = f"question q{e['question']}"
             out.append(f"| {e['id']} | {found} | {markdown.inline(e['title'])} | "
                        f"{markdown.inline(rows.place(e))} | {markdown.inline(passage)} |")  # fmt: skip
         out.append("")
@@ -205,6 +208,7 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any],
         out += [f"## Final article (version {state.get('final_version')})", "", _demote(text, 1), ""]
         if refs := rows.references_markdown(state, text, level=3):
             out += [refs, ""]
+    out += questions_markdown(state)
     return "\n".join(out)
 
 

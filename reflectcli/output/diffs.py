@@ -65,3 +65,27 @@ def default_pair(state: dict[str, Any]) -> tuple[int, int]:
         return (versions[0]["n"], versions[0]["n"]) if versions else (1, 1)
     last = versions[-1]
     return last.get("base") or versions[-2]["n"], last["n"]
+
+
+LONG_LINE = 80  # characters: a changed line longer than this is shown as a word diff
+
+
+def section_diff(old: str, new: str, long_line: int = LONG_LINE) -> list[tuple[str, Any]]:
+    """One section's change as display rows: (`=` | `-` | `+`, line), or (`~`, word ops) where a
+    changed line is long (a paragraph rewritten in place reads better word by word)."""
+    a, b = old.splitlines(), new.splitlines()
+    rows: list[tuple[str, Any]] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            rows += [("=", line) for line in a[i1:i2]]
+            continue
+        gone, came = a[i1:i2], b[j1:j2]
+        pairs = min(len(gone), len(came)) if tag == "replace" else 0
+        for x, y in zip(gone[:pairs], came[:pairs], strict=True):
+            if max(len(x), len(y)) > long_line:
+                rows.append(("~", word_ops(x, y)))
+            else:
+                rows += [("-", x), ("+", y)]
+        rows += [("-", line) for line in gone[pairs:]]
+        rows += [("+", line) for line in came[pairs:]]
+    return rows

@@ -18,7 +18,7 @@ from rich.table import Table
 from reflectcli.output import rows
 from reflectcli.output.rows import CLAIM_COLOURS, plural, stop_words
 
-_STEP = re.compile(r"^(?P<kind>[a-z]+)(?::[srg](?P<num>\d+))?(?::s(?P<sec>\d+))?(?::retry(?P<retry>\d+))?$")
+_STEP = re.compile(r"^(?P<kind>[a-z]+)(?::[srgq](?P<num>\d+))?(?::s(?P<sec>\d+))?(?::retry(?P<retry>\d+))?$")
 
 
 def step_label(step: str, state: dict[str, Any]) -> str:
@@ -42,6 +42,10 @@ def step_label(step: str, state: dict[str, Any]) -> str:
         label = f"revising for round {num}, section {i}{title}"
     elif kind == "revise":
         label = f"revising for round {num}"
+    elif kind == "ask":
+        label = f"answering question {num}"
+    elif kind == "check":
+        label = f"checking the cited claims of answer {num}"
     else:
         label = step
     if retry:
@@ -214,7 +218,7 @@ class Renderer:
                 self._print(f"  [green]✓[/] research · {escape(event['note'])}")
             elif event.get("kind") == "checklist":
                 self._print(f"  [green]✓[/] checklist review · {escape(event['note'])}")
-            elif event.get("kind") in ("attributed", "memory"):
+            elif event.get("kind") in ("attributed", "memory", "pick", "steer"):
                 self.notice(f"  {event['note']}")
             elif "kind" in event:
                 self.warn(f"{event['kind']}: {event['note']}")
@@ -225,7 +229,7 @@ class Renderer:
             self._review(state["reviews"][-1], state["params"]["threshold"])
         elif node == "decide":
             self._decision(state["decisions"][-1])
-        elif node.startswith("gate_"):
+        elif node.startswith("gate_") and update.get("decisions"):  # a pick answer makes none
             self._decision(state["decisions"][-1])
 
     def _decision(self, d: dict[str, Any]) -> None:
@@ -286,6 +290,10 @@ class Renderer:
         from rich.prompt import Prompt
 
         self.close()
+        if question["gate"] in ("steer", "pick"):  # change by change (output/pickview.py)
+            from reflectcli.output.pickview import ask_gate
+
+            return ask_gate(self, question)
         if question["gate"] == "outline":
             if self._shown.get("outline") != question["outline"]:  # not on screen already
                 self._outline({"sections": question["outline"], "source": "llm"})
@@ -317,6 +325,10 @@ class Renderer:
         q = result.waiting
         what = ("approval of the outline" if q["gate"] == "outline"
                 else f"a decision after stopping ({q['reason']})")  # fmt: skip
+        if q["gate"] in ("steer", "pick"):
+            from reflectcli.output.pickview import waiting_words
+
+            what = waiting_words(q)
         self.console.print(
             f"waiting for {what}; answer at a terminal with: "
             f"reflectcli resume {result.thread_id} --interactive", markup=False, soft_wrap=True,

@@ -58,6 +58,8 @@ def dimension_rows(review: dict[str, Any]) -> list[tuple[str, float]]:
 
 
 def critique_status(item: dict[str, Any]) -> str:
+    if item.get("kind") == "preference":  # an improvement you turned down (graph/pick.py)
+        return f"your preference ({item.get('why') or 'turned down'})"
     status = item["status"] + (f" (round {item['closed_in']})" if item.get("closed_in") else "")
     if item.get("by") == "human":
         applied = (

@@ -10,6 +10,7 @@ from typing import Any
 
 from reflectcli.graph.rules import pending_step
 from reflectcli.output import rows
+from reflectcli.output.questions import answer_lines
 from reflectcli.output.summary import summarize
 from reflectcli.writing.markdown import one_line
 from reflectcli.writing.rubric import DIMENSIONS
@@ -179,6 +180,11 @@ class Views:
                 colour = "green" if c["status"] == "addressed" else "yellow"
                 p(f"  {c['id']:<6} [{colour}]{rows.critique_status(c):<20}[/] "
                   f"{escape(rows.where(c))}: {escape(c['issue'])}")  # fmt: skip
+        for q in state.get("questions") or []:  # `reflectcli ask`: each answer with its marks
+            head, *lines = answer_lines(q, state.get("evidence") or [])
+            p(f"\n[bold]Question[/] {escape(head)}")
+            for line in lines:
+                p(f"  {escape(line)}" if line else "", soft_wrap=True)
         known = state.get("known_issues") or []
         if known:
             p("\n[bold]Known issues[/] (the output did not pass)")

@@ -49,3 +49,17 @@ def edit_outline(sections: list[dict[str, Any]]) -> list[dict[str, str]]:
                             hint="set $EDITOR") from exc  # fmt: skip
         edited = text_to_outline(path.read_text(encoding="utf-8"))
     return edited or [dict(s) for s in sections]
+
+
+def edit_text(text: str, name: str = "section.md") -> str:
+    """Open `text` in $VISUAL / $EDITOR (default vi) and read back what was saved."""
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    with tempfile.TemporaryDirectory(prefix="reflectcli-") as tmp:
+        path = Path(tmp) / name
+        path.write_text(text, encoding="utf-8")
+        try:
+            subprocess.run([*shlex.split(editor), str(path)], check=True)
+        except (OSError, subprocess.CalledProcessError) as exc:
+            raise UserError(f"could not run the editor {editor!r}: {exc}",
+                            hint="set $EDITOR") from exc  # fmt: skip
+        return path.read_text(encoding="utf-8")

@@ -400,3 +400,15 @@ def review_schema(
             "type": "array", "maxItems": 3, "items": {"type": "string", "minLength": 3, "maxLength": 120},
         }  # fmt: skip
     return schema
+
+
+class AnswerCheck(BaseModel):
+    """The critic's verdicts on an answer's cited claims (`reflectcli ask`)."""
+
+    claims: list[Claim] = Field(default_factory=list)
+
+
+def answer_check_schema(claim_ids: list[str], source_ids: list[str]) -> dict[str, Any]:
+    """JSON schema for `AnswerCheck`: a verdict per (claim id, source id), held to the answer's ids."""
+    claims = review_schema(source_ids=source_ids, claim_ids=claim_ids)["properties"]["claims"]
+    return {"type": "object", "properties": {"claims": claims}, "required": ["claims"]}

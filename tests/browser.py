@@ -6,6 +6,7 @@ websocket, no outside package; the browser is Debian's `chromium`."""
 from __future__ import annotations
 
 import base64
+import fcntl
 import json
 import os
 import select
@@ -32,12 +33,15 @@ class Browser:
         to_child, self._send = os.pipe()
         self._recv, from_child = os.pipe()
 
-        # the shell puts the pipes at fds 3 and 4 after Popen has closed every other fd
-        wire = f'exec "$0" "$@" 3<&{to_child} 4>&{from_child}'
+        def wire() -> None:  # in the child: the pipes at fds 3 and 4 (moved out of the way first)
+            high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (to_child, from_child)]
+            os.dup2(high[0], 3)
+            os.dup2(high[1], 4)
+
+        # close_fds=False: our own pipe ends are not inheritable (Python's default), fds 3 and 4 are
         self.proc = subprocess.Popen(
-            ["sh", "-c", wire, binary, *FLAGS, f"--user-data-dir={self.profile}", "--remote-debugging-pipe",
-             "about:blank"], pass_fds=(to_child, from_child),
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [binary, *FLAGS, f"--user-data-dir={self.profile}", "--remote-debugging-pipe", "about:blank"],
+            preexec_fn=wire, close_fds=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         os.close(to_child)
         os.close(from_child)

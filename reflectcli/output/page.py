@@ -45,7 +45,7 @@ blockquote{margin:0;padding-left:1rem;border-left:3px solid #ddd;color:#444}
 .evidence{display:none;margin:.4rem 0 .6rem;padding:.5rem .8rem;border-left:4px solid var(--c);
 background:#f7f7f4;font:14px/1.5 system-ui,sans-serif;color:#222;cursor:auto}
 .claim:focus .evidence,.claim:focus-within .evidence,.claim:target .evidence{display:block}
-.legend{font:13px/1.5 system-ui,sans-serif;color:#555}.legend span{margin-right:1rem}
+.legend{font:13px/1.5 system-ui,sans-serif;color:#555}.legend>span{margin-right:1rem}
 .v{color:var(--c);font-weight:600}
 @media print{
 body{max-width:none;margin:0;font-size:11pt}a{color:inherit;text-decoration:none}

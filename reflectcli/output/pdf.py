@@ -162,7 +162,8 @@ def typst_source(doc: Document, cjk: str | None, script: str) -> str:
     out = [
         f"#set document(title: {s(doc.title)})",
         '#set page(paper: "a4", margin: (x: 2.2cm, y: 2.4cm), numbering: "1")',
-        f"#set text(font: ({', '.join(map(s, body_fonts))},), size: 10.5pt, lang: {s(lang)}, hyphenate: false)",
+        f"#set text(font: ({', '.join(map(s, body_fonts))},), size: 10.5pt, lang: {s(lang)}, "
+        "hyphenate: false)",  # a word cut by a hyphen is not the word to a reader's search
         "#set par(justify: true, leading: 0.65em)",
         "#set heading(numbering: none)",
         "#show heading: set block(above: 1.4em, below: 0.8em)",

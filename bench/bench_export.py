@@ -17,7 +17,7 @@ Debian's python3.11-doc 3.11.2-6+deb12u9, first 5,031 words, through pandoc rst�
 (ruanyf/weekly docs/issue-340.md at cf5e367d, images dropped), contra.md (the Sorting HOWTO of
 the same package).
 
-    python bench/bench_export.py [--corpus /work/corpus/h37] [--reps 5]
+    python bench/bench_export.py [--corpus /work/corpus/h37] [--reps 5] [--candidates DIR]
 """
 
 from __future__ import annotations
@@ -194,10 +194,102 @@ def timed(fn, reps: int) -> float:
     return statistics.median(times)
 
 
+def du(path: Path) -> float:
+    """MB on disk under `path`."""
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6
+
+
+def child(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system, its threads and children) of one command."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, capture_output=True, env={**os.environ, **(env or {})})
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def startup(baseline: Path, runs_dir: Path, reps: int) -> None:
+    """CPU time of `reflectcli export en -f FMT` (to stdout) on the baseline tree and on this one,
+    interleaved, both trees compiled to bytecode as an install is."""
+    import compileall
+
+    import reflectcli
+
+    here = Path(reflectcli.__file__).parent.parent
+    for tree in (baseline, here):
+        compileall.compile_dir(str(tree / "reflectcli"), quiet=1)
+    print(
+        f"start-up of `export en -f FMT` (CPU, median of {reps} interleaved), load {os.getloadavg()[0]:.2f}:"
+    )
+    for fmt in ("md", "json", "html"):
+        cmd = [sys.executable, "-m", "reflectcli", "export", "en", "-f", fmt, "--runs-dir", str(runs_dir)]
+        times: dict[Path, list[float]] = {baseline: [], here: []}
+        for _ in range(reps):
+            for tree in (baseline, here):
+                times[tree].append(child(cmd, {"PYTHONPATH": str(tree)})[1])
+        before, after = (statistics.median(times[t]) for t in (baseline, here))
+        ratio = after / before
+        print(f"  {fmt:<5} before {before * 1000:4.0f} ms, this tree {after * 1000:4.0f} ms (×{ratio:.2f})")
+
+
+def candidates(where: Path, runs: dict, runs_dir: Path, tmp: Path, reps: int) -> bool:
+    """The libraries the issue names, on the same articles, each as a new process: WeasyPrint
+    from our HTML export, pandoc (pypandoc-binary) from our Markdown export to DOCX, against
+    ours (Typst and python-docx, through `reflectcli export`)."""
+    import fontTools
+    import typst as typst_module
+
+    from reflectcli.output.exporters import export
+
+    pandoc = where / "pypandoc-binary" / "pypandoc" / "files" / "pandoc"
+    sizes = {"typst": du(Path(typst_module.__file__).parent),
+             "fonttools": du(Path(fontTools.__file__).parent),
+             "weasyprint (+ its 13 packages)": du(where / "weasyprint"),
+             "pypandoc-binary": du(where / "pypandoc-binary")}  # fmt: skip
+    print("installed size: " + ", ".join(f"{k} {v:.0f} MB" for k, v in sizes.items()))
+    for name in ("en", "zh"):
+        run, state = runs[name]
+        html, md = tmp / f"{name}.html", tmp / f"{name}.md"
+        html.write_text(export(run, state, "html", "final"))
+        md.write_text(export(run, state, "md", "final"))
+        jobs = {
+            "pdf  ours (typst)": [sys.executable, "-m", "reflectcli", "export", name, "-o",
+                                  str(tmp / f"{name}.pdf"), "--runs-dir", str(runs_dir)],
+            "pdf  weasyprint(html)": [sys.executable, "-c", "import sys, weasyprint; weasyprint.HTML("
+                                      "filename=sys.argv[1]).write_pdf(sys.argv[2])", str(html),
+                                      str(tmp / f"{name}-weasy.pdf")],
+            "docx ours (python-docx)": [sys.executable, "-m", "reflectcli", "export", name, "-o",
+                                        str(tmp / f"{name}.docx"), "--runs-dir", str(runs_dir)],
+            "docx pandoc(md)": [str(pandoc), str(md), "-f", "gfm", "-o", str(tmp / f"{name}-pandoc.docx")],
+        }  # fmt: skip
+        print(
+            f"{name} ({len(md.read_text().split())} words), median of {reps}, load {os.getloadavg()[0]:.2f}:"
+        )
+        for label, cmd in jobs.items():
+            env = {"PYTHONPATH": str(where / "weasyprint")} if "weasyprint" in label else None
+            runs_ = [child(cmd, env) for _ in range(reps)]
+            wall = statistics.median(r[0] for r in runs_)
+            cpu = statistics.median(r[1] for r in runs_)
+            print(f"  {label:<24} {wall:6.2f} s wall {cpu:6.2f} s CPU")
+        if name == "zh":
+            for label, path in (("ours", tmp / "zh.pdf"), ("weasyprint", tmp / "zh-weasy.pdf")):
+                data = path.read_bytes()
+                fonts = sorted({f.split("+")[-1] for f in pdf_fonts(data) if "CJK" in f})
+                print(f"  CJK in {label}'s PDF: fonts {fonts}, missing glyphs {missing_glyphs(data)}")
+    return True
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default="/work/corpus/h37")
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--baseline", help="a copy of the tree before this change (git archive main "
+                    "reflectcli | tar -x -C DIR): export start-up CPU against it")  # fmt: skip
+    ap.add_argument("--candidates", help="a folder with `pip install --target` copies of the other "
+                    "candidates (weasyprint/, pypandoc-binary/): measured against ours")  # fmt: skip
     args = ap.parse_args()
     corpus = Path(args.corpus)
     from reflectcli.output import document, pdf
@@ -276,6 +368,10 @@ def main() -> int:
             mode = oct(out.stat().st_mode & 0o777)
             print(f"  {fmt:<5} {seconds:6.3f} s  ×{seconds / base:4.2f}  file mode {mode}")
             ok &= mode == "0o600"
+        if args.baseline:
+            startup(Path(args.baseline), runs_dir, args.reps * 4)
+        if args.candidates:
+            ok &= candidates(Path(args.candidates), runs, runs_dir, Path(tmp), args.reps)
     print(f"load after: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
     return 0 if ok else 1
 

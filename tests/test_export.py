@@ -111,6 +111,8 @@ def test_every_format_carries_the_same_sections_citations_and_verdicts(shared):
     run, state = shared
     doc = json.loads(export(run, state, "json", "final"))["document"]
     assert doc["sections"] == TITLES
+    laid_out = document.build(run, state, state["versions"][-1]).summary()  # what html, pdf, docx draw
+    assert laid_out == doc  # the JSON's (built without laying the text out) is the same
     verdicts = {c["id"]: c["verdict"] for c in doc["claims"]}
     assert "contradicted" in verdicts.values() and "supported" in verdicts.values()
     labels = [r["label"] for r in doc["references"]]

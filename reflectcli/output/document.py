@@ -25,7 +25,6 @@ from reflectcli.output import rows
 from reflectcli.output.artifacts import run_status
 from reflectcli.output.summary import summarize
 from reflectcli.writing.citations import CITATION, ids_in
-from reflectcli.writing.textops import CJK
 
 # --- verdicts --------------------------------------------------------------------------------
 
@@ -209,6 +208,8 @@ class Document:
     def script(self) -> str | None:
         """`zh`, `ja` or `ko` when the article or its title holds CJK characters (kana: Japanese,
         Hangul: Korean, Han alone: Chinese), else None: what a font must cover."""
+        from reflectcli.writing.textops import CJK
+
         text = self.title + self.text
         if not CJK.search(text):
             return None
@@ -260,8 +261,11 @@ def _when(timestamp: float | None) -> str:
     return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def build(run: dict[str, Any], state: dict[str, Any], version: dict[str, Any]) -> Document:
-    """The report of `version` of a run, from its state."""
+def build(
+    run: dict[str, Any], state: dict[str, Any], version: dict[str, Any], blocks: bool = True
+) -> Document:
+    """The report of `version` of a run, from its state; without `blocks`, its headings alone
+    stand for the article (what `summary` shows: the JSON export need not lay out the text)."""
     text = version["text"]
     refs = rows.reference_rows(state, text)
     anchor_of = {i: r["id"] for r in refs for i in r.get("ids") or [r["id"]]}
@@ -283,7 +287,15 @@ def build(run: dict[str, Any], state: dict[str, Any], version: dict[str, Any]) -
         references.append(Reference(
             r["id"], r.get("label") or r["id"], _one_line(r["title"]), _one_line(shared_place(r)), href,
             [(c, k) for c in claims.values() for k in c.checks if k.label in ids]))  # fmt: skip
-    blocks = _Builder(text, anchor_of, list(claims.values())).blocks()
+    if blocks:
+        laid = _Builder(text, anchor_of, list(claims.values())).blocks()
+    else:
+        from reflectcli.writing.markdown import headings
+
+        laid = [
+            Heading(h.level, [Span(_sentence_text(h.title))], f"h-{n}")
+            for n, h in enumerate(headings(text), 1)
+        ]
     return Document(
         title=_one_line(state.get("task", "")),
         status=(status := run_status(state, run)),
@@ -291,7 +303,7 @@ def build(run: dict[str, Any], state: dict[str, Any], version: dict[str, Any]) -
         meta=_meta(run, state, version, status),
         text=text,
         version=version,
-        blocks=blocks,
+        blocks=laid,
         claims=list(claims.values()),
         references=references,
         known_issues=list(state.get("known_issues") or []),

@@ -11,9 +11,8 @@ from typing import Any
 
 from reflectcli.errors import UserError
 from reflectcli.graph.rules import best_version, pending_step
-from reflectcli.output import document, rows
+from reflectcli.output import rows
 from reflectcli.output.artifacts import render_artifact
-from reflectcli.output.document import shared_place  # noqa: F401  (its home was here)
 from reflectcli.output.summary import summarize
 from reflectcli.writing import markdown
 
@@ -56,10 +55,26 @@ def export_json(run: dict[str, Any], state: dict[str, Any], version: dict[str, A
         "version": chosen["n"] if chosen else None,
         "references": rows.reference_rows(state, chosen["text"]) if chosen else [],
         "claims": (review or {}).get("claims") or [],
-        "document": document.build(run, state, chosen).summary() if chosen else None,
+        "document": _document(run, state, chosen, blocks=False).summary() if chosen else None,
         "state": state,
     }
     return json.dumps(payload, ensure_ascii=False, indent=2)
+
+
+def _document(
+    run: dict[str, Any], state: dict[str, Any], version: dict[str, Any], blocks: bool = True
+) -> Any:
+    """The report's one model (output/document.py; imported when a format needs it)."""
+    from reflectcli.output import document
+
+    return document.build(run, state, version, blocks)
+
+
+def shared_place(ref: dict[str, Any]) -> str:
+    """Where a reference is, for a page others may read (output/document.py holds it now)."""
+    from reflectcli.output.document import shared_place as place
+
+    return place(ref)
 
 
 def format_for(fmt: str | None, output: Path | None) -> str:
@@ -78,11 +93,11 @@ def export(run: dict[str, Any], state: dict[str, Any], fmt: str, version: str) -
     if fmt == "pdf":
         from reflectcli.output import pdf
 
-        return pdf.render(document.build(run, state, choose_version(state, version)))
+        return pdf.render(_document(run, state, choose_version(state, version)))
     if fmt == "docx":
         from reflectcli.output import word
 
-        return word.render(document.build(run, state, choose_version(state, version)))
+        return word.render(_document(run, state, choose_version(state, version)))
     if fmt == "report":
         return render_artifact(state, run["thread_id"], run)
     if fmt == "json":
@@ -105,4 +120,4 @@ def export_html(run: dict[str, Any], state: dict[str, Any], version: dict[str, A
     """One self-contained page (output/page.py) from the document model."""
     from reflectcli.output import page
 
-    return page.render(document.build(run, state, version))
+    return page.render(_document(run, state, version))

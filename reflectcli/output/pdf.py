@@ -169,8 +169,8 @@ def typst_source(doc: Document, cjk: str | None, script: str) -> str:
         "#show heading: set block(above: 1.4em, below: 0.8em)",
         f"#show raw: set text(font: ({', '.join(map(s, mono_fonts))},), size: 9pt)",
         "#show raw.where(block: true): block.with(fill: luma(246), inset: 8pt, radius: 2pt, width: 100%)",
-        "#show quote.where(block: true): it => block(inset: (left: 12pt, y: 3pt), "
-        "stroke: (left: 2pt + luma(200)), it.body)",
+        "#show quote.where(block: true): it => block(width: 100%, inset: (left: 12pt, y: 4pt), "
+        "stroke: (left: 2pt + luma(190)), text(fill: luma(60), it.body))",
         "#set table(stroke: 0.5pt + luma(180), inset: 5pt)",
         "#{",
     ]

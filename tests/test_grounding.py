@@ -336,4 +336,4 @@ def test_references_show_each_sources_claims_with_verdict_and_quote(grounded, ru
     data = json.loads(out["json"])
     assert all(c["quote"] and c["verdict"] == "supported" for r in data["references"] for c in r["claims"])
     assert sum(len(r["claims"]) for r in data["references"]) == len(cited)
-    assert "<ul><li>C" in out["html"] and "the source: “" in out["html"]
+    assert '<a href="#claim-C1">C1</a> supported: “' in out["html"] and "the source: “" in out["html"]

@@ -120,7 +120,7 @@ def test_export_md_is_the_article_alone(runs):
 def test_export_bad_version_and_format(runs):
     bad = cli.invoke(app, ["export", "alpha", "--runs-dir", str(runs), "--version", "9"])
     assert bad.exit_code == 2 and "no version '9'" in bad.output
-    fmt = cli.invoke(app, ["export", "alpha", "--runs-dir", str(runs), "-f", "pdf"])
+    fmt = cli.invoke(app, ["export", "alpha", "--runs-dir", str(runs), "-f", "odt"])
     assert fmt.exit_code == 2 and "unknown format" in fmt.output
 
 

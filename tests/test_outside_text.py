@@ -204,7 +204,9 @@ def test_one_source_cited_under_several_ids_is_one_references_entry():
         ("S1, S2, S3", "https://example.org/p, “Intro”, “Method”")
     ]
     page = export_html({"thread_id": "t", "status": "finished"}, state, state["versions"][0])
-    assert page.count('<li id="ref-') == 1 and 'id="ref-S3"' in page and 'href="#ref-S2"' in page
+    # one entry; every citation links to it, and each id it is cited by is an anchor of it
+    assert page.count('<li id="ref-') == 1 and page.count('href="#ref-S1"') == 3
+    assert 'id="ref-S2"' in page and 'id="ref-S3"' in page
 
 
 # --- an outside article is quoted as data ----------------------------------------------------

@@ -260,9 +260,11 @@ EVIL = [
     "<script>alert(1)</script>", "<img src=x onerror=alert(2)>", "\"><svg onload=alert(3)>",
     "<a href=\"javascript:alert(4)\">x</a>", "</title><iframe src=//evil>", "'&amp;\"",
 ]  # fmt: skip
-ALLOWED_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "h4", "h5",
-                "h6", "table", "tr", "th", "td", "article", "p", "ul", "li", "strong", "span"}  # fmt: skip
-ALLOWED_ATTRS = {"lang", "charset", "name", "content", "class", "style"}
+ALLOWED_TAGS = {"html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "h4", "h5",
+                "h6", "table", "thead", "tbody", "tr", "th", "td", "article", "p", "ul", "ol", "li", "strong",
+                "em", "code", "pre", "blockquote", "br", "hr", "span", "a", "i"}  # fmt: skip
+ALLOWED_ATTRS = {"lang", "charset", "name", "content", "class", "style", "id", "href", "rel", "tabindex",
+                 "title", "role", "aria-label", "start"}  # fmt: skip
 
 
 class _Tags(HTMLParser):

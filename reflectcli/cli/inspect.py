@@ -70,14 +70,15 @@ def show(
 def export(
     thread: ThreadArg,
     fmt: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--format",
             "-f",
-            help="md (the article), report (the "
-            "full record), json (everything), html (one self-contained page).",
+            help="md (the article), report (the full record), json (everything), html (one "
+            "self-contained page), pdf or docx (a report to share: the article, its claims' verdicts "
+            "and References). Default: the one -o FILE's suffix names, else md.",
         ),
-    ] = "md",
+    ] = None,
     version: Annotated[
         str, typer.Option("--version", "-v", help="best, final or a version number.")
     ] = "final",  # fmt: skip
@@ -88,19 +89,23 @@ def export(
     config: ConfigOpt = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Export a run's article or record as Markdown, JSON or HTML."""
+    """Export a run's article or record as Markdown, JSON, HTML, PDF or Word (DOCX)."""
 
     def body(views) -> None:
         from reflectcli.output.artifacts import write_private
-        from reflectcli.output.exporters import FORMATS
+        from reflectcli.output.exporters import DOCUMENTS, FORMATS, format_for
         from reflectcli.output.exporters import export as render_export
         from reflectcli.store.catalog import load_run
 
-        if fmt not in FORMATS:
-            raise UserError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}",
+        chosen = format_for(fmt, output)
+        if chosen not in FORMATS + DOCUMENTS:
+            raise UserError(f"unknown format {chosen!r}: choose one of {', '.join(FORMATS + DOCUMENTS)}",
+                            exit_code=2)  # fmt: skip
+        if output is None and chosen in DOCUMENTS and views.is_terminal():
+            raise UserError(f"a {chosen} file is not for the terminal", hint=f"add -o FILE.{chosen}",
                             exit_code=2)  # fmt: skip
         run, state = load_run(_runs_dir(runs_dir, config), thread)
-        text = render_export(run, state, fmt, version)
+        text = render_export(run, state, chosen, version)
         if output is None:
             views.raw(text)
             return

@@ -19,14 +19,14 @@ def artifact_path(runs_dir: str | Path, thread_id: str) -> Path:
     return Path(runs_dir) / f"{thread_id}.md"
 
 
-def write_private(path: Path, text: str) -> None:
-    """Write atomically (temp file + rename), readable by the owner only."""
+def write_private(path: Path, text: str | bytes) -> None:
+    """Write atomically (temp file + rename), readable by the owner only (text as UTF-8)."""
     tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"  # one writer per process
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(text if isinstance(text, bytes) else text.encode("utf-8"))
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -1,9 +1,10 @@
 """Exports of a run: the article (md), the full record (report), everything (json), one
-self-contained page (html, every piece of text escaped). Pure functions of the run's state."""
+self-contained page (html, every piece of text escaped), a PDF and a Word file. Pure functions
+of the run's state: every format but the report is rendered from one document model
+(output/document.py), so all carry the same sections, citations, verdicts and References."""
 
 from __future__ import annotations
 
-import html
 import json
 from pathlib import Path
 from typing import Any
@@ -14,9 +15,11 @@ from reflectcli.output import rows
 from reflectcli.output.artifacts import render_artifact
 from reflectcli.output.summary import summarize
 from reflectcli.writing import markdown
-from reflectcli.writing.citations import citations, run_labels
 
-FORMATS = ("md", "report", "json", "html")
+FORMATS = ("md", "report", "json", "html")  # text
+DOCUMENTS = ("pdf", "docx")  # bytes: a file to hand to someone
+SUFFIXES = {".md": "md", ".markdown": "md", ".json": "json", ".html": "html", ".htm": "html",
+            ".pdf": "pdf", ".docx": "docx"}  # fmt: skip
 
 
 def choose_version(state: dict[str, Any], which: str) -> dict[str, Any]:
@@ -52,36 +55,59 @@ def export_json(run: dict[str, Any], state: dict[str, Any], version: dict[str, A
         "version": chosen["n"] if chosen else None,
         "references": rows.reference_rows(state, chosen["text"]) if chosen else [],
         "claims": (review or {}).get("claims") or [],
+        "document": _document(run, state, chosen, blocks=False).summary() if chosen else None,
         "state": state,
     }
     return json.dumps(payload, ensure_ascii=False, indent=2)
 
 
-def export(run: dict[str, Any], state: dict[str, Any], fmt: str, version: str) -> str:
+def _document(
+    run: dict[str, Any], state: dict[str, Any], version: dict[str, Any], blocks: bool = True
+) -> Any:
+    """The report's one model (output/document.py; imported when a format needs it)."""
+    from reflectcli.output import document
+
+    return document.build(run, state, version, blocks)
+
+
+def shared_place(ref: dict[str, Any]) -> str:
+    """Where a reference is, for a page others may read (output/document.py holds it now)."""
+    from reflectcli.output.document import shared_place as place
+
+    return place(ref)
+
+
+def format_for(fmt: str | None, output: Path | None) -> str:
+    """The format asked for, else the one the output file's suffix names, else Markdown."""
+    if fmt:
+        return fmt
+    return SUFFIXES.get(output.suffix.lower(), "md") if output is not None else "md"
+
+
+def export(run: dict[str, Any], state: dict[str, Any], fmt: str, version: str) -> str | bytes:
+    """The run in `fmt`: text, or bytes for pdf and docx."""
     if fmt == "md":
         text = choose_version(state, version)["text"].rstrip()
         refs = rows.references_markdown(state, text)
         return text + (f"\n\n{refs}" if refs else "") + "\n"
+    if fmt == "pdf":
+        from reflectcli.output import pdf
+
+        return pdf.render(_document(run, state, choose_version(state, version)))
+    if fmt == "docx":
+        from reflectcli.output import word
+
+        return word.render(_document(run, state, choose_version(state, version)))
     if fmt == "report":
         return render_artifact(state, run["thread_id"], run)
     if fmt == "json":
         return export_json(run, state, choose_version(state, version) if state.get("versions") else None)
     if fmt == "html":
         return export_html(run, state, choose_version(state, version))
-    raise UserError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}", exit_code=2)
+    raise UserError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS + DOCUMENTS)}", exit_code=2)
 
 
 # --- html --------------------------------------------------------------------------------
-
-_CSS = """
-body{font:16px/1.6 Georgia,serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#222}
-h1{font-size:1.6rem}h2{font-size:1.25rem;margin-top:2rem}h3{font-size:1.05rem}
-table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.2rem .6rem}
-.meta{color:#555;font:14px/1.5 system-ui,sans-serif}.bar{display:inline-block;height:.7rem;
-background:#4a7;vertical-align:middle}.major{color:#b33}.minor{color:#a70}
-article{border-top:1px solid #ddd;border-bottom:1px solid #ddd;padding:1rem 0}
-code,pre{font-family:ui-monospace,monospace;font-size:13px}.refs{list-style:none;padding-left:0}
-""".strip()
 
 
 def markdown_to_html(text: str) -> str:
@@ -90,114 +116,8 @@ def markdown_to_html(text: str) -> str:
     return markdown.to_html(text, shift=0)
 
 
-def shared_place(ref: dict[str, Any]) -> str:
-    """Where a reference is, for a page others may read: a URL (a web result's snippet too) as
-    it is, a file by its path relative to the folder it was added from (never where that folder
-    is: the library keeps the shown path), with its page or heading."""
-    if ref["kind"] in ("url", "web") or not ref["location"]:
-        return ref["place"]
-    if not Path(ref["location"]).is_absolute():
-        return ref["place"]
-    name = Path(ref["location"]).name  # a source added before shown paths were kept
-    return ref["place"].replace(ref["location"], name, 1)
-
-
-_MARK = "\ue000{}\ue001"  # a placeholder no Markdown syntax reads (private-use characters)
-
-
-def _linked_html(text: str, state: dict[str, Any]) -> str:
-    """The article as HTML, its citations of held sources links to their entry in the
-    References: the citations the parse recognises (writing/citations.py), each replaced by a
-    placeholder before rendering and by its links after, so that nothing else (a list `[1, 2]`,
-    a link, code) is touched."""
-    held = {e["id"] for e in state.get("evidence") or []}
-    labels = run_labels(state)
-    found = [c for c in citations(text, labels) if c.defined and any(i in held for i in c.ids)]
-    marked, last, links = [], 0, []
-    for n, cite in enumerate(found):
-        marked += [text[last : cite.start], _MARK.format(n)]
-        names = [i if cite.named else i[1:] for i in cite.ids]
-        links.append("[" + ", ".join(f'<a href="#ref-{i}">{name}</a>' if i in held else name
-                                     for i, name in zip(cite.ids, names, strict=True)) + "]")  # fmt: skip
-        last = cite.end
-    page = markdown_to_html("".join(marked) + text[last:])
-    for n, link in enumerate(links):
-        page = page.replace(_MARK.format(n), link)
-    return page
-
-
 def export_html(run: dict[str, Any], state: dict[str, Any], version: dict[str, Any]) -> str:
-    e = html.escape
-    s = summarize(state)
-    scores = scores_by_version(state)
-    score = scores.get(version["n"])
-    meta = [
-        ("thread", run["thread_id"]), ("status", run.get("status", "")),
-        ("models", f"{run.get('model')} / critic {run.get('critic_model')}"),
-        ("version", f"{version['n']} ({version['kind']})"
-                    + (f", score {score:g}/10" if score is not None else "")),
-        ("rounds", s["rounds"]), ("stop reason", s["stop_reason"] or "—"),
-        ("calls / tokens", f"{s['calls']} / {s['tokens']}"),
-    ]  # fmt: skip
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{e(state.get('task', ''))}</title><style>{_CSS}</style></head><body>",
-        f"<h1>{e(state.get('task', ''))}</h1>",
-        '<table class="meta">'
-        + "".join(f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in meta)
-        + "</table>",
-        f"<article>{_linked_html(version['text'], state)}</article>",
-    ]
-    found = rows.reference_rows(state, version["text"])
-    note = rows.contradiction_note(state, version["text"])
-    if note:
-        parts.append(f'<p class="contradicted">{e(note[0].replace("**", ""))}</p><ul>'
-                     + "".join(f"<li>{e(line[2:])}</li>" for line in note[1:]) + "</ul>")  # fmt: skip
-    if found:
-        parts.append('<h2>References</h2><ul class="refs">')
-        for r in found:
-            where = e(shared_place(r))
-            if r["kind"] in ("url", "web") and r["location"].startswith(("http://", "https://")):
-                where = f'<a href="{e(r["location"])}">{where}</a>'
-            cited = "".join(f"<li>{e(rows.cited_claim(c))}</li>" for c in r["claims"])
-            anchors = "".join(f'<span id="ref-{i}"></span>' for i in r["ids"][1:])
-            parts.append(f'<li id="ref-{r["id"]}">{anchors}[{e(r["label"])}] '
-                         f"{e(r['title'])} — {where}" + (f"<ul>{cited}</ul>" if cited else "")
-                         + "</li>")  # fmt: skip
-        parts.append("</ul>")
-    known = state.get("known_issues") or []
-    if known:
-        parts.append("<h2>Known issues</h2><ul>")
-        parts += [f'<li><span class="{i["severity"]}">{e(i["severity"])}</span> {e(rows.where(i))}: '
-                  f"{e(i['issue'])} ({e(i['id'])})</li>" for i in known]  # fmt: skip
-        parts.append("</ul>")
-    if state.get("reviews"):
-        parts.append("<h2>Reviews</h2>")
-    for review in state.get("reviews") or []:
-        parts.append(f"<h3>{e(rows.review_title(review))}</h3><table>")
-        for name, value in rows.dimension_rows(review):
-            parts.append(
-                f"<tr><td>{name}</td><td>{value:g}</td>"
-                f'<td><span class="bar" style="width:{value * 12:.0f}px"></span></td></tr>'
-            )
-        parts.append(f"</table><p>{e(review['feedback'])}</p><ul>")
-        for imp in review["improvements"]:
-            parts.append(
-                f'<li><span class="{imp["severity"]}">{e(imp["severity"])}</span> '
-                f"{e(rows.where(imp))}: {e(imp['issue'])}</li>"
-            )
-        parts.append("</ul>")
-    decisions = state.get("decisions") or []
-    if decisions:
-        parts.append("<h2>Decisions</h2><table><tr><th>round</th><th>decision</th>"
-                     "<th>reason</th><th>detail</th></tr>")  # fmt: skip
-        parts += [
-            f"<tr><td>{d['round']}</td><td>{e(d['decision'])}</td><td>{e(d['reason'])}</td>"
-            f"<td>{e(d['detail'])}</td></tr>"
-            for d in decisions
-        ]
-        parts.append("</table>")
-    parts.append("</body></html>\n")
-    return "\n".join(parts)
+    """One self-contained page (output/page.py) from the document model."""
+    from reflectcli.output import page
+
+    return page.render(_document(run, state, version))

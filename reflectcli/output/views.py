@@ -70,7 +70,12 @@ class Views:
     def json(self, data: Any) -> None:
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
 
-    def raw(self, text: str) -> None:
+    def raw(self, text: str | bytes) -> None:
+        if isinstance(text, bytes):  # a PDF or DOCX sent down a pipe
+            sys.stdout.flush()
+            sys.stdout.buffer.write(text)
+            sys.stdout.buffer.flush()
+            return
         sys.stdout.write(text)
 
     def message(self, text: str) -> None:

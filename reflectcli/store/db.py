@@ -281,18 +281,101 @@ def _set_wal(conn: sqlite3.Connection, patience: float = 30.0) -> None:
             time.sleep(0.01)
 
 
+# The fencing check's columns: the generation, and who holds the run (for the message)
+FENCE_COLUMNS = "generation, owner_pid, owner_host"
+
+
+def owner_of(pid: Any, host: Any) -> str | None:
+    """`pid 123 on host-b`: a run's holder as messages name it (None when nobody holds it)."""
+    if not pid:
+        return None
+    return f"pid {pid} on {str(host or '?').split('~')[0]}"
+
+
+def fence_broken(thread_id: str, row: Any, generation: int | None) -> LostClaim | None:
+    """The LostClaim for a fencing check that read `row` (generation, owner pid, owner host)
+    while holding claim `generation` (None: the claim is known to be lost), else None."""
+    if row is not None and generation is not None and row[0] == generation:
+        return None
+    return LostClaim(thread_id, owner_of(row[1], row[2]) if row is not None else None)
+
+
 def _fenced(saver_class: type, store: Store) -> type:
-    """The saver, refusing a checkpoint of a thread whose claim this store lost (the check
-    just before the write, on the store's connection: the checkpointer has its own)."""
+    """The saver, refusing a checkpoint of a thread whose claim this store lost. The check runs
+    in the checkpoint's own transaction, on the checkpointer's connection, as its first
+    statement: on PostgreSQL it reads the run's row FOR SHARE (a takeover's FOR UPDATE waits for
+    the commit), on SQLite inside BEGIN IMMEDIATE (a takeover's write waits for the commit), so
+    no claim can change between the check and the write."""
+    postgres = store.dialect == "postgres"
+    local = threading.local()  # the thread id a put on this thread is fenced for
 
     class Fenced(saver_class):
         def put(self, config, *args, **kwargs):
-            store.check_claim(config["configurable"]["thread_id"])
-            return super().put(config, *args, **kwargs)
+            with self._fence(config):
+                return super().put(config, *args, **kwargs)
 
         def put_writes(self, config, *args, **kwargs):
-            store.check_claim(config["configurable"]["thread_id"])
-            return super().put_writes(config, *args, **kwargs)
+            with self._fence(config):
+                return super().put_writes(config, *args, **kwargs)
+
+        @contextmanager
+        def _fence(self, config) -> Iterator[None]:
+            thread_id = config["configurable"]["thread_id"]
+            local.fence = thread_id if store.generation(thread_id) is not None else None
+            try:
+                yield
+            finally:
+                local.fence = None
+
+        def _check(self, cur, thread_id: str) -> None:
+            sql = f"SELECT {FENCE_COLUMNS} FROM runs WHERE thread_id = " + (
+                "%s FOR SHARE" if postgres else "?")  # fmt: skip
+            cur.execute(sql, (thread_id,))
+            row = cur.fetchone()
+            if isinstance(row, dict):  # the PostgreSQL saver's dict rows
+                row = (row["generation"], row["owner_pid"], row["owner_host"])
+            if stale := fence_broken(thread_id, row, store.generation(thread_id)):
+                raise stale
+
+        if postgres:
+
+            @contextmanager
+            def _cursor(self, *, pipeline: bool = False):
+                thread_id = getattr(local, "fence", None)
+                if thread_id is None:
+                    with super()._cursor(pipeline=pipeline) as cur:
+                        yield cur
+                    return
+                from langgraph.checkpoint.postgres import _internal
+                from psycopg.rows import dict_row
+
+                with self.lock, _internal.get_connection(self.conn) as conn:
+                    with conn.transaction(), conn.cursor(binary=True, row_factory=dict_row) as cur:
+                        self._check(cur, thread_id)
+                        yield cur
+
+        else:
+
+            @contextmanager
+            def cursor(self, transaction: bool = True):
+                thread_id = getattr(local, "fence", None)
+                if thread_id is None or not transaction:
+                    with super().cursor(transaction) as cur:
+                        yield cur
+                    return
+                with self.lock:
+                    self.setup()
+                    cur = self.conn.cursor()
+                    try:
+                        cur.execute("BEGIN IMMEDIATE")
+                        self._check(cur, thread_id)
+                        yield cur
+                        self.conn.commit()
+                    except BaseException:
+                        self.conn.rollback()
+                        raise
+                    finally:
+                        cur.close()
 
     Fenced.__name__ = Fenced.__qualname__ = f"Fenced{saver_class.__name__}"
     return Fenced
@@ -482,10 +565,19 @@ class Store:
     def _check_fence(self, thread_id: str) -> None:
         """Raise LostClaim unless the run's generation is still the one this store claimed."""
         lock = " FOR SHARE" if self.dialect == "postgres" and self._depth else ""
-        row = self.conn.execute(f"SELECT generation FROM runs WHERE thread_id = ?{lock}",
+        row = self.conn.execute(f"SELECT {FENCE_COLUMNS} FROM runs WHERE thread_id = ?{lock}",
                                 (thread_id,)).fetchone()  # fmt: skip
-        if row is None or row[0] != self._fences[thread_id]:
-            raise LostClaim(thread_id)
+        if stale := fence_broken(thread_id, row, self._fences[thread_id]):
+            raise stale
+
+    def lost(self, thread_id: str) -> LostClaim:
+        """The LostClaim to raise for `thread_id`, naming its owner now when the store can say."""
+        try:
+            row = self.conn.execute(f"SELECT {FENCE_COLUMNS} FROM runs WHERE thread_id = ?",
+                                    (thread_id,)).fetchone()  # fmt: skip
+        except Exception:  # the store itself is away: the claim is lost all the same
+            row = None
+        return fence_broken(thread_id, row, None) or LostClaim(thread_id)
 
     def check_claim(self, thread_id: str) -> None:
         """LostClaim if this store claimed `thread_id` and another claim came since (a no-op

@@ -172,6 +172,12 @@ class Settings(BaseModel):
         "the rewrite sees the whole article); auto = on where litellm's price map bills cached "
         "input at a lower rate for the model; off = a section rewrite carries its section only",
     )
+    transport: Literal["auto", "litellm"] = Field(
+        "auto",
+        description="How remote models are called: auto = an OpenAI-compatible server behind "
+        "api_base (an openai/<name> model) straight over HTTP, without importing litellm, and "
+        "every other model through litellm; litellm = every remote call through litellm",
+    )
     retries: int = Field(
         3, ge=0, le=10,
         description="Retries of a model call or web search on 429, 5xx, timeouts, lost connections",

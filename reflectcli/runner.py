@@ -562,7 +562,7 @@ class Runner:
 # the run-index columns every step's record sets from the summary
 RECORDED = ("rounds", "first_score", "best_score", "final_score", "stop_reason", "calls", "tokens", "cost",
             "fallbacks", "sources_used", "citations_removed", "claims", "claims_supported",
-            "lessons_recalled")  # fmt: skip
+            "lessons_recalled", "estimated_tokens")  # fmt: skip
 
 
 def store_lost(store: Store, exc: LostClaim) -> LostClaim:

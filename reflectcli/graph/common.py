@@ -34,6 +34,7 @@ def call_event(node: str, completion: Completion, **extra: Any) -> dict[str, Any
         "cache_read_tokens": completion.cache_read_tokens,
         "cache_creation_tokens": completion.cache_creation_tokens,
         "cost": completion.cost,
+        "estimated_tokens": completion.estimated_tokens,  # of the tokens: not the provider's count
         "retries": completion.retries,
         "retry_log": completion.retry_log,
         "replayed": completion.replayed,
@@ -109,6 +110,7 @@ class Budgeted:
             failed = Completion(
                 text="", model=self.model, step=step, prompt_tokens=paid["prompt_tokens"],
                 completion_tokens=paid["completion_tokens"], cost=paid.get("cost"),
+                estimated_tokens=paid.get("estimated", 0),
                 retries=max(0, len(exc.log) - 1), retry_log=[*exc.log, f"retry not sent: {exc.why}"],
                 finish_reason="budget")  # fmt: skip
             with self._lock:

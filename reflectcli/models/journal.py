@@ -97,9 +97,10 @@ class JournaledClient:
             completion.prompt_tokens += paid["prompt_tokens"]
             completion.completion_tokens += paid["completion_tokens"]
             completion.cost = _add_cost(completion.cost, paid["cost"])
+            completion.estimated_tokens += paid.get("estimated", 0)
             completion.retry_log.append(f"{paid['calls']} failed call{'s' if paid['calls'] != 1 else ''}"
                                         f" before: {paid['prompt_tokens'] + paid['completion_tokens']} "
-                                        "tokens (counted)")  # fmt: skip
+                                        "tokens (estimated; counted in the usage)")  # fmt: skip
         completion.step = step
         completion.at = datetime.now(UTC).isoformat(timespec="milliseconds")
         self.store.journal_put(key, self.thread_id, step, completion.to_dict())
@@ -113,7 +114,8 @@ class JournaledClient:
                                                        "cost": 0.0, "calls": 0}  # fmt: skip
         paid = {"model": self.model, "prompt_tokens": paid["prompt_tokens"] + spent["prompt_tokens"],
                 "completion_tokens": paid["completion_tokens"] + spent["completion_tokens"],
-                "cost": _add_cost(paid["cost"], spent.get("cost")), "calls": paid["calls"] + 1}  # fmt: skip
+                "cost": _add_cost(paid["cost"], spent.get("cost")), "calls": paid["calls"] + 1,
+                "estimated": paid.get("estimated", 0) + spent.get("estimated", 0)}  # fmt: skip
         self.store.journal_put(key + SPENT, self.thread_id, f"{SPENT_STEP}{step}", paid)
 
 

@@ -122,7 +122,7 @@ def export_html(run: dict[str, Any], state: dict[str, Any], version: dict[str, A
         ("version", f"{version['n']} ({version['kind']})"
                     + (f", score {score:g}/10" if score is not None else "")),
         ("rounds", s["rounds"]), ("stop reason", s["stop_reason"] or "—"),
-        ("calls / tokens", f"{s['calls']} / {s['tokens']}"),
+        ("calls / tokens", f"{s['calls']} / {rows.estimated(s['tokens'], s.get('estimated_tokens', 0))}"),
     ]  # fmt: skip
     parts = [
         "<!DOCTYPE html>",

@@ -58,6 +58,7 @@ RUN_FIELDS = (
     "status", "rounds", "first_score", "best_score", "final_score", "stop_reason", "calls",
     "tokens", "cost", "fallbacks", "artifact", "error", "model", "critic_model", "settings",
     "sources_used", "citations_removed", "claims", "claims_supported", "lessons_recalled",
+    "estimated_tokens",
 )  # fmt: skip
 
 
@@ -910,9 +911,11 @@ class Store:
             self.conn.execute("DELETE FROM run_usage WHERE thread_id = ?", (thread_id,))
             self.conn.executemany(
                 "INSERT INTO run_usage (thread_id, model, calls, prompt_tokens, completion_tokens, cost, "
-                "cache_read_tokens, cache_creation_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "cache_read_tokens, cache_creation_tokens, estimated_tokens) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(thread_id, model, u["calls"], u["prompt_tokens"], u["completion_tokens"], u["cost"],
-                  u.get("cache_read_tokens", 0), u.get("cache_creation_tokens", 0))
+                  u.get("cache_read_tokens", 0), u.get("cache_creation_tokens", 0),
+                  u.get("estimated_tokens", 0))
                  for model, u in usage.items()],
             )  # fmt: skip
 

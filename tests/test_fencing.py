@@ -44,8 +44,8 @@ def records(runs_dir, thread: str) -> dict:
         finally:
             store.close()
         for table in tables:  # LangGraph's rows too, byte for byte (repr: bytes, JSON, dicts)
-            out[table] = sorted(repr(tuple(r)) for r in conn.execute(f"SELECT * FROM {table} WHERE "
-                                                                    "thread_id = ?", (thread,)))  # fmt: skip
+            found = conn.execute(f"SELECT * FROM {table} WHERE thread_id = ?", (thread,))
+            out[f"rows of {table}"] = sorted(repr(tuple(r)) for r in found)
     return out
 
 

@@ -5,6 +5,7 @@ checkpointed or journaled call twice)."""
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,27 @@ from reflectcli.store.db import Store
 # attempts at a task whose provider keeps failing (each after the client's own retries), and
 # the pauses between them: the one retry policy's (reflectcli/retry.py)
 RETRIES = TASKS.attempts
+
+# Runs one worker process takes at once (threads: a run waits on its model, not on the CPU), and
+# so one process per this many runs, at most one a core: the GIL holds one process to one core.
+# bench/bench_batch.py measured 16 runs as 1 x 16 and 2 x 8 on 2 cores (bench/README.md, issue 36).
+RUNS_PER_PROCESS = 8
+
+
+def shares(runs: int, cores: int | None = None) -> list[int]:
+    """How `runs` runs at once are spread over worker processes, as evenly as they go: one
+    process per RUNS_PER_PROCESS runs, never more processes than cores (nor than runs)."""
+    runs = max(1, runs)
+    cores = max(1, cores or os.cpu_count() or 1)
+    processes = max(1, min(runs, cores, -(-runs // RUNS_PER_PROCESS)))
+    base, extra = divmod(runs, processes)
+    return [base + (i < extra) for i in range(processes)]
+
+
+def pool_for(runs: int) -> None:
+    """A worker process running `runs` runs at once: its PostgreSQL pool may grow to one
+    connection a run (it opens them as they are needed), unless REFLECTCLI_POOL_SIZE says."""
+    os.environ.setdefault("REFLECTCLI_POOL_SIZE", str(max(1, runs)))
 
 
 def settings_for(batch: dict[str, Any], task: dict[str, Any], runs_dir: str | Path) -> Settings:
@@ -50,4 +72,5 @@ def run_task(runs_dir: str | Path, batch: dict[str, Any], task: dict[str, Any],
     return "waiting" if result.waiting is not None else "done"
 
 
-__all__ = ["RETRIES", "TASKS", "RunInterrupted", "run_task", "settings_for"]
+__all__ = ["RETRIES", "RUNS_PER_PROCESS", "TASKS", "RunInterrupted", "pool_for", "run_task", "settings_for",
+           "shares"]  # fmt: skip

@@ -77,6 +77,34 @@ class Server:
         self._restore()
 
 
+def count_statements(seen: dict[str, int]) -> None:
+    """Count every statement sent to the store, ours (sqlite3 / our PostgreSQL wrapper) and
+    LangGraph's savers' (psycopg cursors), by its first words."""
+    import sqlite3
+
+    import psycopg
+
+    def note(sql) -> None:
+        key = " ".join(str(sql).split())[:70]
+        seen[key] = seen.get(key, 0) + 1
+
+    real = psycopg.Cursor.execute
+
+    def execute(self, query, *a, **k):
+        note(query if isinstance(query, str) else getattr(query, "as_string", lambda c: str(query))(self))
+        return real(self, query, *a, **k)
+
+    psycopg.Cursor.execute = execute
+    many = psycopg.Cursor.executemany
+
+    def executemany(self, query, rows, *a, **k):
+        note(query)
+        return many(self, query, rows, *a, **k)
+
+    psycopg.Cursor.executemany = executemany
+    del sqlite3  # (SQLite's connection methods cannot be wrapped: read its numbers with --profile)
+
+
 def run_tasks(server: Server, n: int, runs: str, prefix: str, settings_for) -> None:
     from reflectcli.batch.execute import quiet_ui
     from reflectcli.runner import Runner
@@ -94,6 +122,7 @@ def main() -> None:
     parser.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--statements", action="store_true", help="count the SQL statements a task sends")
     args = parser.parse_args()
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("OPENAI_API_KEY", "sk-test")
@@ -103,6 +132,9 @@ def main() -> None:
 
         pg = PgServer().__enter__()
         os.environ["REFLECTCLI_STORE"] = pg.new_database()
+        from reflectcli.store.pg import keep_pools
+
+        keep_pools()  # as a worker process does: one pool for the process's life
     from reflectcli.config import load_settings
 
     with Server() as server:
@@ -114,6 +146,9 @@ def main() -> None:
 
         runs = tempfile.mkdtemp(prefix="bench-task-cpu-")
         run_tasks(server, args.warmup, runs, "warm", settings_for)
+        seen: dict[str, int] = {}
+        if args.statements:
+            count_statements(seen)
         profiler = cProfile.Profile() if args.profile else None
         before, served, calls = process_cpu(), server.cpu, server.server.count
         wall = time.perf_counter()
@@ -132,6 +167,11 @@ def main() -> None:
         f"(the server's threads left out), {wall / args.tasks:.3f} s wall a task; load average {load}"
     )
     print("  target <= 0.15 s a task: " + ("met" if per <= 0.15 else "ABOVE TARGET"))
+    if seen:
+        total = sum(seen.values())
+        print(f"  {total / args.tasks:.0f} SQL statements a task; the most sent:")
+        for sql, n in sorted(seen.items(), key=lambda x: -x[1])[:25]:
+            print(f"    {n / args.tasks:6.1f}  {sql}")
     if profiler:
         for key in ("tottime", "cumulative"):
             out = io.StringIO()

@@ -117,6 +117,7 @@ class Runner:
         self.summary: dict[str, Any] | None = None  # summarize(self.state), once per step
         self._recorded: dict[str, Any] | None = None  # the state the index and artifact hold
         self._artifact: str | None = None  # the artifact's text as last written
+        self._usage: dict[str, Any] | None = None  # the run_usage rows as last written
         self._artifact_at = float("-inf")  # time.monotonic() of that write
         self._tally_lock = threading.Lock()  # calls at once report from several threads
         self._answered: dict[str, Any] = {}  # step -> answer not yet in self.state
@@ -408,7 +409,7 @@ class Runner:
         run = {**(store.get_run(thread_id) or {}), "status": "running"}
         started = time.monotonic()
         self.state = dict(state or start or {})
-        self.summary, self._recorded, self._artifact = None, None, None
+        self.summary, self._recorded, self._artifact, self._usage = None, None, None, None
         self._artifact_at = float("-inf")
         waiting = None
         ending: tuple[str | None, str | None] = (None, None)  # the index row's status and error
@@ -540,13 +541,15 @@ class Runner:
         text = None
         if last or due or self.state.get("status") == "finished":
             text = self._artifact_text(thread_id, run)
+        usage = usage_by_model(self.state)
         with store.transaction():
             store.update_run(thread_id, **fields)
             store.save_state(thread_id, stored_state(self.state))
-            store.save_usage(thread_id, usage_by_model(self.state))
+            if usage != self._usage:  # a step without a call leaves it as it was
+                store.save_usage(thread_id, usage)
             if text is not None:
                 artifacts.write_private(path, text)
-        self._recorded = self.state
+        self._recorded, self._usage = self.state, usage
         if text is not None:
             self._wrote(text)
 

@@ -173,6 +173,33 @@ def submit(work: Path, server: OpenAIServer, n: int, env: dict) -> str:
     return batch_id_in(child.stdout)
 
 
+def test_runs_at_once_in_threads_share_no_stateful_stemmer():
+    """Runs at once are threads of one process: the title check's Snowball stemmer keeps its
+    word in itself, and one shared by 16 runs raised IndexError mid-word (bench_batch, 16 at
+    once). Each thread has its own now: 8 threads stem as one does."""
+    import threading
+
+    from reflectcli.writing.titles import content_stems
+
+    texts = [f"Why do writers revise their drafts, and how revisions change arguments {i}" * 3
+             for i in range(200)]  # fmt: skip
+    expected = [content_stems(t) for t in texts]
+    failures, results = [], {}
+
+    def work(k: int) -> None:
+        try:
+            results[k] = [content_stems(t) for t in texts for _ in range(3)][::3]
+        except Exception as exc:  # noqa: BLE001 - what a shared stemmer raised
+            failures.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures and all(r == expected for r in results.values())
+
+
 def test_runs_at_once_are_spread_over_one_process_per_eight_at_most_one_a_core():
     from reflectcli.batch.execute import shares
 

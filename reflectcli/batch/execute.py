@@ -23,6 +23,7 @@ RETRIES = TASKS.attempts
 # Runs one worker process takes at once (threads: a run waits on its model, not on the CPU), and
 # so one process per this many runs, at most one a core: the GIL holds one process to one core.
 # bench/bench_batch.py measured 16 runs as 1 x 16 and 2 x 8 on 2 cores (bench/README.md, issue 36).
+# REFLECTCLI_RUNS_PER_PROCESS overrides it (the bench compares splits with it).
 RUNS_PER_PROCESS = 8
 
 
@@ -31,9 +32,32 @@ def shares(runs: int, cores: int | None = None) -> list[int]:
     process per RUNS_PER_PROCESS runs, never more processes than cores (nor than runs)."""
     runs = max(1, runs)
     cores = max(1, cores or os.cpu_count() or 1)
-    processes = max(1, min(runs, cores, -(-runs // RUNS_PER_PROCESS)))
+    try:
+        per = max(1, int(os.environ.get("REFLECTCLI_RUNS_PER_PROCESS") or RUNS_PER_PROCESS))
+    except ValueError:
+        per = RUNS_PER_PROCESS
+    processes = max(1, min(runs, cores, -(-runs // per)))
     base, extra = divmod(runs, processes)
     return [base + (i < extra) for i in range(processes)]
+
+
+def warm() -> None:
+    """What a run needs, imported before a worker process takes its first task (once a
+    process, not in the middle of a run's first step): the graph and its checkpointer for the
+    store in force, the renderer, the HTTP client for OpenAI-compatible servers. litellm is
+    imported only by a task whose model needs it."""
+    import httpx  # noqa: F401
+    import langgraph.graph  # noqa: F401
+
+    from reflectcli.graph import build  # noqa: F401
+    from reflectcli.models import openai_http  # noqa: F401
+    from reflectcli.output import render  # noqa: F401
+    from reflectcli.store.db import store_url
+
+    if store_url():
+        from langgraph.checkpoint.postgres import PostgresSaver  # noqa: F401
+    else:
+        from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: F401
 
 
 def pool_for(runs: int) -> None:
@@ -73,4 +97,4 @@ def run_task(runs_dir: str | Path, batch: dict[str, Any], task: dict[str, Any],
 
 
 __all__ = ["RETRIES", "RUNS_PER_PROCESS", "TASKS", "RunInterrupted", "pool_for", "run_task", "settings_for",
-           "shares"]  # fmt: skip
+           "shares", "warm"]  # fmt: skip

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from reflectcli.batch.execute import TASKS, pool_for, run_task, shares
+from reflectcli.batch.execute import TASKS, pool_for, run_task, shares, warm
 from reflectcli.batch.status import summarize
 from reflectcli.errors import LostClaim, RunBusy, RunInterrupted, UserError
 from reflectcli.retry import retryable
@@ -128,6 +128,7 @@ def work_through(runs_dir: str, batch_id: str, runs: int = 1) -> None:
         from reflectcli.store.pg import keep_pools
 
         keep_pools()  # one pool for the process's life, not one per task
+    warm()
     checked = {"at": 0.0, "cancelled": False}
     guard = threading.Lock()
 

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from reflectcli.batch.execute import RETRIES, TASKS, pool_for, run_task, shares
+from reflectcli.batch.execute import RETRIES, TASKS, pool_for, run_task, shares, warm
 from reflectcli.batch.local import _one_line, detach
 from reflectcli.errors import LostClaim, RunBusy, RunInterrupted, UserError
 from reflectcli.retry import retryable
@@ -396,6 +396,7 @@ def serve(runs_dir: str, burst: bool = False, runs: int = 1) -> None:
 
         keep_pools()  # one pool for the process's life, not one per job
     logging.getLogger("procrastinate").setLevel(logging.WARNING)
+    warm()  # ready means ready to run a task: its imports are paid before the first one
     if stopping["early"]:
         return
     try:

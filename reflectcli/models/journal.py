@@ -67,7 +67,8 @@ class JournaledClient:
                       stop=None) -> float | None:  # fmt: skip
         """What the call may cost before it is sent: nothing when its answer is journaled (it
         is replayed), else the model client's estimate (None when it has none)."""
-        if self.store.journal_get(self._key(messages, step, json_schema, max_tokens, stop)) is not None:
+        key = self._key(messages, step, json_schema, max_tokens, stop)
+        if self.store.journaled(self.thread_id, key) is not None:
             return 0.0
         estimate = getattr(self.inner, "estimate_cost", None)
         if estimate is None:
@@ -77,7 +78,7 @@ class JournaledClient:
     def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None,
                  budget=None) -> Completion:  # fmt: skip
         key = self._key(messages, step, json_schema, max_tokens, stop)
-        saved = self.store.journal_get(key)
+        saved = self.store.journaled(self.thread_id, key)
         if saved is not None:
             completion = Completion.from_dict(saved)
             completion.replayed = True
@@ -92,7 +93,7 @@ class JournaledClient:
                 self._spent(key, step, exc.spent)
             self.listener("call_failed", {"step": step, "model": self.model, "error": exc})
             raise
-        paid = self.store.journal_get(key + SPENT)
+        paid = self.store.journaled(self.thread_id, key + SPENT)
         if paid:  # earlier failed calls of this request (before a resume): billed, so counted
             completion.prompt_tokens += paid["prompt_tokens"]
             completion.completion_tokens += paid["completion_tokens"]
@@ -110,8 +111,8 @@ class JournaledClient:
     def _spent(self, key: str, step: str, spent: dict[str, Any]) -> None:
         """Tokens a failed call generated, kept beside the journal until the same request is
         answered (then added to that answer, so the run's usage and budget include them)."""
-        paid = self.store.journal_get(key + SPENT) or {"prompt_tokens": 0, "completion_tokens": 0,
-                                                       "cost": 0.0, "calls": 0}  # fmt: skip
+        empty = {"prompt_tokens": 0, "completion_tokens": 0, "cost": 0.0, "calls": 0}
+        paid = self.store.journaled(self.thread_id, key + SPENT) or empty
         paid = {"model": self.model, "prompt_tokens": paid["prompt_tokens"] + spent["prompt_tokens"],
                 "completion_tokens": paid["completion_tokens"] + spent["completion_tokens"],
                 "cost": _add_cost(paid["cost"], spent.get("cost")), "calls": paid["calls"] + 1,

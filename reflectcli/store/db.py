@@ -397,6 +397,7 @@ class _NeedsUpgrade(Exception):
 
 
 SCHEMA_LOCK_WAIT = 300.0  # seconds a process waits for another one creating the tables
+_MIGRATED: set[str] = set()  # PostgreSQL URLs this process found fully migrated (a schema only grows)
 
 
 class Store:
@@ -409,6 +410,7 @@ class Store:
         self.dialect = "postgres" if self.url else "sqlite"
         self._others: list[Any] = []  # the checkpointer's connections
         self._fences: dict[str, int] = {}  # thread id -> the generation this store's claim holds
+        self._journal_keys: dict[str, set[str]] = {}  # thread id -> its journal's keys (`journaled`)
         self._lock = threading.RLock()  # one transaction at a time on this store's connection
         self._depth = 0  # transactions open (nested ones join the outermost)
         if self.url:
@@ -632,7 +634,8 @@ class Store:
         """Apply the numbered migrations not yet recorded, in order, each in a transaction. On
         PostgreSQL the schema lock is taken only when something is missing (so that opening a
         store behind PgBouncer's transaction pooling never holds a session lock)."""
-        if self.dialect == "postgres" and self._migrated():
+        if self.dialect == "postgres" and (self.url in _MIGRATED or self._migrated()):
+            _MIGRATED.add(self.url or "")  # a long-lived worker opens a store per task: ask once
             return
         with self._schema_lock():
             self._migrate()
@@ -798,6 +801,8 @@ class Store:
                     pass
                 raise
         if claimed:
+            if self._fences.get(thread_id) != int(claimed[0]):
+                self._journal_keys.pop(thread_id, None)  # a new claim reads the journal anew
             self._fences[thread_id] = int(claimed[0])
             return int(claimed[0])
         return None
@@ -875,6 +880,20 @@ class Store:
             row = self.conn.execute("SELECT answer FROM call_journal WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
+    def journaled(self, thread_id: str, key: str) -> dict[str, Any] | None:
+        """`journal_get` for a thread this store holds, without a query for a key the journal
+        does not have: its keys are read once, after the claim (nobody else writes them while
+        it holds), and kept up to date by this store's own journal_put. A thread it does not
+        hold is asked every time."""
+        if thread_id not in self._fences:
+            return self.journal_get(key)
+        with self._lock:
+            keys = self._journal_keys.get(thread_id)
+            if keys is None:
+                rows = self.conn.execute("SELECT key FROM call_journal WHERE thread_id = ?", (thread_id,))
+                keys = self._journal_keys[thread_id] = {r[0] for r in rows}
+        return self.journal_get(key) if key in keys else None
+
     def journal_count(self, thread_id: str) -> int:
         """Model answers journaled for the thread (searches, journaled beside them, left out)."""
         return self.conn.execute(
@@ -886,6 +905,8 @@ class Store:
     def journal_put(self, key: str, thread_id: str, step: str, answer: dict[str, Any]) -> None:
         with self._lock, self._owned(thread_id):  # calls at once journal from several threads
             self._journal_put(key, thread_id, step, answer)
+            if (keys := self._journal_keys.get(thread_id)) is not None:
+                keys.add(key)
 
     def _journal_put(self, key: str, thread_id: str, step: str, answer: dict[str, Any]) -> None:
         self.conn.execute(

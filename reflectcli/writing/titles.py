@@ -5,8 +5,8 @@ with a problem is refused like a placeholder, and the model is asked again."""
 from __future__ import annotations
 
 import re
+import threading
 from difflib import SequenceMatcher
-from functools import lru_cache
 
 from reflectcli.writing.textops import CJK, normalize
 
@@ -26,11 +26,18 @@ _INSTRUCTION = re.compile(
 )
 
 
-@lru_cache(maxsize=1)
-def _stemmer():
-    import snowballstemmer
+_LOCAL = threading.local()
 
-    return snowballstemmer.stemmer("english")
+
+def _stemmer():
+    """This thread's Snowball stemmer: one keeps the word it works on in itself, so two runs at
+    once in one worker process (threads) must not share one (it raised IndexError mid-word)."""
+    stemmer = getattr(_LOCAL, "stemmer", None)
+    if stemmer is None:
+        import snowballstemmer
+
+        stemmer = _LOCAL.stemmer = snowballstemmer.stemmer("english")
+    return stemmer
 
 
 def content_stems(text: str) -> set[str]:

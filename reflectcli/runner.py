@@ -403,7 +403,8 @@ class Runner:
 
     def _drive(self, store, thread_id, settings, graph, config, start, state=None) -> RunResult:
         """Stream the graph from `start` (None = resume from the checkpoint) to its end."""
-        store.acquire(thread_id)
+        if store.generation(thread_id) is None:  # (write, resume and steer hold it already)
+            store.acquire(thread_id)
         path = artifact_path(settings.runs_dir, thread_id)
         make_private_dirs(path.parent)  # on a shared store, this host may not have the folder yet
         run = {**(store.get_run(thread_id) or {}), "status": "running"}
@@ -542,13 +543,9 @@ class Runner:
         if last or due or self.state.get("status") == "finished":
             text = self._artifact_text(thread_id, run)
         usage = usage_by_model(self.state)
-        with store.transaction():
-            store.update_run(thread_id, **fields)
-            store.save_state(thread_id, stored_state(self.state))
-            if usage != self._usage:  # a step without a call leaves it as it was
-                store.save_usage(thread_id, usage)
-            if text is not None:
-                artifacts.write_private(path, text)
+        store.record(thread_id, fields, stored_state(self.state),
+                     usage if usage != self._usage else None,  # a step without a call: unchanged
+                     (lambda: artifacts.write_private(path, text)) if text is not None else None)  # fmt: skip
         self._recorded, self._usage = self.state, usage
         if text is not None:
             self._wrote(text)

@@ -200,12 +200,15 @@ def test_runs_at_once_in_threads_share_no_stateful_stemmer():
     assert not failures and all(r == expected for r in results.values())
 
 
-def test_runs_at_once_are_spread_over_one_process_per_eight_at_most_one_a_core():
+def test_runs_at_once_are_spread_over_one_process_per_sixteen_at_most_one_a_core(monkeypatch):
     from reflectcli.batch.execute import shares
 
-    assert shares(1, cores=2) == [1] and shares(4, cores=2) == [4] and shares(8, cores=2) == [8]
-    assert shares(16, cores=2) == [8, 8] and shares(9, cores=2) == [5, 4] and shares(40, cores=2) == [20, 20]
-    assert shares(16, cores=1) == [16] and shares(16, cores=8) == [8, 8] and shares(2, cores=8) == [2]
+    assert shares(1, cores=2) == [1] and shares(4, cores=2) == [4] and shares(16, cores=2) == [16]
+    assert shares(17, cores=2) == [9, 8] and shares(32, cores=2) == [16, 16]
+    assert shares(64, cores=2) == [32, 32]
+    assert shares(32, cores=1) == [32] and shares(48, cores=8) == [16, 16, 16] and shares(2, cores=8) == [2]
+    monkeypatch.setenv("REFLECTCLI_RUNS_PER_PROCESS", "8")
+    assert shares(16, cores=2) == [8, 8]
 
 
 @pytest.mark.slow

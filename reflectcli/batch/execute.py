@@ -22,9 +22,11 @@ RETRIES = TASKS.attempts
 
 # Runs one worker process takes at once (threads: a run waits on its model, not on the CPU), and
 # so one process per this many runs, at most one a core: the GIL holds one process to one core.
-# bench/bench_batch.py measured 16 runs as 1 x 16 and 2 x 8 on 2 cores (bench/README.md, issue 36).
+# bench/bench_batch.py, 200 tasks at 200 ms a call on 2 cores (load ~4): 16 at once as 1 x 16
+# 6.22 tasks/s and 0.152 s of CPU a task, as 2 x 8 5.96 tasks/s and 0.163 s (a second process's
+# start, and its pool's connections): 16 runs use 0.7 of the one core a process can.
 # REFLECTCLI_RUNS_PER_PROCESS overrides it (the bench compares splits with it).
-RUNS_PER_PROCESS = 8
+RUNS_PER_PROCESS = 16
 
 
 def shares(runs: int, cores: int | None = None) -> list[int]:

@@ -407,7 +407,7 @@ def serve(runs_dir: str, burst: bool = False, runs: int = 1) -> None:
 
 def run_workers(runs_dir: str | Path, concurrency: int, burst: bool = False) -> int:
     """`reflectcli worker`: `concurrency` runs at once, in one worker process per
-    RUNS_PER_PROCESS of them (`execute.shares`: 16 on 2 cores are 2 processes of 8); SIGINT /
+    RUNS_PER_PROCESS of them (`execute.shares`: 16 are one process, 32 two); SIGINT /
     SIGTERM are passed on, and each run stops after its current step. A process that dies
     (kill -9) is started again; its runs go back on the queue after the lease and resume
     anywhere. The exit code: 0, or 130."""

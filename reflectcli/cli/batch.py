@@ -37,7 +37,7 @@ TasksArg = Annotated[Path, typer.Argument(help="JSONL, one task per line: "
                      '{"task": "...", "thread_id": "...", "overrides": {"max_rounds": 2}}.')]  # fmt: skip
 BatchArg = Annotated[str, typer.Argument(help="Batch id (printed by run / submit; `batch list`).")]
 JobsOpt = Annotated[int, typer.Option("--jobs", "-j", min=1, max=64,
-                                      help="Runs at once (threads, one process per 8 runs).")]  # fmt: skip
+                                      help="Runs at once (threads, one process per 16 runs).")]  # fmt: skip
 
 
 def _settings(config, runs_dir, model, critic_model, api_base, max_rounds, threshold):
@@ -312,7 +312,7 @@ def worker(
             "-c",
             min=1,
             max=64,
-            help="Jobs at once on this machine (threads: one worker process per 8 of them).",
+            help="Jobs at once on this machine (threads: one worker process per 16 of them).",
         ),
     ] = 1,
     burst: Annotated[bool, typer.Option("--burst", help="Exit once the queue is empty.")] = False,

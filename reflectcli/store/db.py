@@ -538,9 +538,10 @@ class Store:
         return "BEGIN IMMEDIATE" if self.dialect == "sqlite" or exclusive else "BEGIN"
 
     @contextmanager
-    def transaction(self, exclusive: bool = False) -> Iterator[None]:
+    def transaction(self, exclusive: bool = False, check: bool = True) -> Iterator[None]:
         """Several writes, one commit (one sync to disk). While this store holds a claim, the
-        transaction starts by checking it (LostClaim when another process took the run)."""
+        transaction starts by checking it (LostClaim when another process took the run);
+        `check=False` for a caller whose first statement checks it itself (`record`)."""
         with self._lock:
             if self._depth:  # inside an open one: part of it
                 self._depth += 1
@@ -552,7 +553,7 @@ class Store:
             self.conn.execute(self._begin(exclusive))
             self._depth = 1
             try:
-                for thread_id in list(self._fences):
+                for thread_id in list(self._fences) if check else ():
                     self._check_fence(thread_id)
                 yield
             except BaseException:
@@ -736,6 +737,32 @@ class Store:
                 (*fields.values(), time.time(), thread_id),
             )
 
+    def record(self, thread_id: str, fields: dict[str, Any], state: dict[str, Any],
+               usage: dict[str, dict[str, Any]] | None = None, then: Any = None) -> None:
+        """One step's record of a run this store holds, in one transaction: the run row, whose
+        UPDATE checks the claim itself (only the row of this store's generation; none: LostClaim,
+        nothing written) and locks the row to the commit; the state snapshot; the usage rows
+        when given; then `then()` (the artifact's file) before the commit."""
+        generation = self._fences.get(thread_id)
+        if generation is None:
+            raise LostClaim(thread_id)
+        unknown = set(fields) - set(RUN_FIELDS)
+        if unknown:
+            raise ValueError(f"unknown run fields: {sorted(unknown)}")
+        assignments = ", ".join(f"{name} = ?" for name in fields)
+        with self.transaction(check=False):
+            done = self.conn.execute(
+                f"UPDATE runs SET {assignments}, updated_at = ? WHERE thread_id = ? AND generation = ?",
+                (*fields.values(), time.time(), thread_id, generation),
+            ).rowcount
+            if not done:
+                raise self.lost(thread_id)
+            self.save_state(thread_id, state)
+            if usage is not None:
+                self.save_usage(thread_id, usage)
+            if then is not None:
+                then()
+
     def get_run(self, thread_id: str) -> dict[str, Any] | None:
         row = self.conn.execute(f"SELECT *, {LEASE_LIVE} FROM runs WHERE thread_id = ?",
                                 (thread_id,)).fetchone()  # fmt: skip
@@ -903,8 +930,25 @@ class Store:
         ).fetchone()[0]
 
     def journal_put(self, key: str, thread_id: str, step: str, answer: dict[str, Any]) -> None:
-        with self._lock, self._owned(thread_id):  # calls at once journal from several threads
-            self._journal_put(key, thread_id, step, answer)
+        """Journal an answer. For a thread this store holds, one statement that checks the claim
+        itself (the insert happens only while the run's row has this store's generation, read
+        FOR SHARE on PostgreSQL; none inserted: LostClaim), so it needs no transaction of its own."""
+        generation = self._fences.get(thread_id)
+        with self._lock:  # calls at once journal from several threads
+            if generation is None:
+                self._journal_put(key, thread_id, step, answer)
+                return
+            lock = " FOR SHARE" if self.dialect == "postgres" else ""
+            done = self.conn.execute(
+                "INSERT INTO call_journal SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs "
+                f"WHERE thread_id = ? AND generation = ?{lock}) ON CONFLICT (key) DO UPDATE SET "
+                "thread_id = excluded.thread_id, step = excluded.step, model = excluded.model, "
+                "answer = excluded.answer, created_at = excluded.created_at",
+                (key, thread_id, step, answer.get("model", ""), json.dumps(answer), time.time(), thread_id,
+                 generation),
+            ).rowcount  # fmt: skip
+            if not done:
+                raise self.lost(thread_id)
             if (keys := self._journal_keys.get(thread_id)) is not None:
                 keys.add(key)
 

@@ -155,19 +155,25 @@ class Runner:
         store.create_run(thread_id, task, params, str(path))
         store.save_state(thread_id, start)  # a resume before the first checkpoint recalls these
         store.acquire(thread_id)  # before a `resume` of the new thread could
-        try:
-            self.ui.started(thread_id, task, settings, path, resumed=False)
-            if lessons:
-                self.ui.notice(f"recalled {len(lessons)} lesson{'s' if len(lessons) != 1 else ''} "
-                               "from earlier runs: " + "; ".join(x["text"] for x in lessons))  # fmt: skip
-            graph, config = self._graph(store, thread_id, settings, models)
-            if draft:  # the person's draft is the draft step's result: the graph goes on at review
-                graph.update_state(config, start, as_node="draft")
-        except BaseException:  # a worker lives on: never leave the thread claimed or the store open
-            _quietly(store.release, thread_id)
-            _quietly(store.close)
-            raise
-        return self._drive(store, thread_id, settings, graph, config, None if draft else start, start)
+        with self._signals():  # from here: the plan call may be in flight while the graph is built
+            try:
+                self.ui.started(thread_id, task, settings, path, resumed=False)
+                if lessons:
+                    self.ui.notice(f"recalled {len(lessons)} lesson{'s' if len(lessons) != 1 else ''} "
+                                   "from earlier runs: " + "; ".join(x["text"] for x in lessons))  # fmt: skip
+                graph, config = self._graph(store, thread_id, settings, models, None if draft else start)
+                if draft:  # the person's draft is the draft step's result: the graph goes on at review
+                    graph.update_state(config, start, as_node="draft")
+            except KeyboardInterrupt:  # Ctrl-C / SIGTERM before the first step: the journal keeps
+                _quietly(store.update_run, thread_id, status="interrupted")  # an answer already in
+                _quietly(store.release, thread_id)
+                _quietly(store.close)
+                raise RunInterrupted(thread_id) from None
+            except BaseException:  # a worker lives on: never leave the thread claimed or the store open
+                _quietly(store.release, thread_id)
+                _quietly(store.close)
+                raise
+            return self._drive(store, thread_id, settings, graph, config, None if draft else start, start)
 
     def resume(self, thread_id: str, runs_dir: str, flags: dict[str, Any]) -> RunResult:
         validate_thread_id(thread_id)
@@ -355,10 +361,15 @@ class Runner:
         return (JournaledClient(writer, store, thread_id, listener),
                 JournaledClient(critic, store, thread_id, listener))  # fmt: skip
 
-    def _graph(self, store: Store, thread_id: str, settings: Settings, models: tuple[Any, Any]):
+    def _graph(self, store: Store, thread_id: str, settings: Settings, models: tuple[Any, Any],
+               start: dict[str, Any] | None = None):  # fmt: skip
+        """The graph and its config; `start`: a new run's first state, whose plan call may be
+        sent before the graph's imports (`_plan_ahead`)."""
+        writer, critic = self._clients(store, thread_id, models)
+        if start is not None:
+            self._plan_ahead(writer, start)
         from reflectcli.graph.build import build_graph, recursion_limit
 
-        writer, critic = self._clients(store, thread_id, models)
         retriever = self._retriever(store, thread_id, settings)
         learner = None
         if settings.memory.enabled:
@@ -377,6 +388,27 @@ class Runner:
             "recursion_limit": recursion_limit(settings.max_sections, settings.max_rounds),
         }
         return graph, config
+
+    @staticmethod
+    def _plan_ahead(writer: JournaledClient, start: dict[str, Any]) -> None:
+        """A new run's plan request, sent now, while the graph is imported (LangGraph's import
+        is most of a process's time before its first call): the plan step's call with the same
+        request takes its answer. Only for a remote model (one that waits on the network, not
+        the CPU) and a run without a budget (the plan's call must not have to be refused)."""
+        params = start.get("params") or {}
+        policy = params.get("policy") or {}
+        if not getattr(writer.inner, "sends_ahead", False) or policy.get("max_tokens") is not None or (
+            policy.get("max_cost") is not None
+        ):  # fmt: skip
+            return
+        from reflectcli.graph.nodes import PLAN_TOKENS
+        from reflectcli.writing import prompts
+        from reflectcli.writing.schemas import outline_schema
+
+        limit = params["max_sections"]
+        messages = prompts.plan_messages(start["task"], limit, params.get("language"), compact=writer.tiny,
+                                         example=not writer.takes_schema)  # as Nodes.plan asks  # fmt: skip
+        writer.prefetch(messages, step="plan", json_schema=outline_schema(limit), max_tokens=PLAN_TOKENS)
 
     @staticmethod
     def _memory(settings: Settings, store: Store) -> Memory:

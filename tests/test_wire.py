@@ -125,3 +125,35 @@ def test_a_remote_write_to_an_openai_compatible_server_never_imports_litellm(tmp
                                    str(tmp_path / transport), "--sections", "2"],
                                   env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
             assert f"LITELLM {imported} 0" in proc.stderr, proc.stderr[-3000:]
+
+
+def test_a_new_runs_plan_is_sent_ahead_and_taken_by_the_plan_step(tmp_path, monkeypatch):
+    """A remote write sends its plan request before the graph is built (its imports are most
+    of a process's time before the first call); the plan step's call, the same request, takes
+    that answer: one plan request reaches the server, and the trace's plan call is an answer,
+    not a replay. A run with a budget does not send ahead (its plan could be refused)."""
+    from reflectcli.models.journal import JournaledClient
+    from reflectcli.runner import Runner
+    from tests.crashkit import KillScript
+    from tests.helpers import quiet_ui, settings
+
+    sent = []
+    real = JournaledClient.prefetch
+    def counted(self, *args, **kwargs):
+        sent.append(kwargs["step"])
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(JournaledClient, "prefetch", counted)
+    with OpenAIServer(reply=KillScript((9.0,), 2)) as server:
+        flags = {"model": "openai/test-model", "api_base": server.base_url, "max_sections": 2}
+        state = Runner(quiet_ui()).write("Why do writers revise?", settings(tmp_path / "a", **flags)).state
+        plans = [r for r in server.records if r.step == "plan"]
+        assert sent == ["plan"] and len(plans) == 1
+        calls = [e for e in state["trace"] if e.get("step") == "plan"]
+        assert len(calls) == 1 and not calls[0]["replayed"] and state["status"] == "finished"
+        budgeted = settings(tmp_path / "b", **flags)
+        policy = budgeted.policy.model_copy(update={"max_tokens": 10**6})
+        budgeted = budgeted.model_copy(update={"policy": policy})
+        Runner(quiet_ui()).write("Why do writers revise?", budgeted)
+        assert sent == ["plan"]  # not again
+        assert len([r for r in server.records if r.step == "plan"]) == 2

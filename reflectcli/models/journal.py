@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from datetime import UTC, datetime
 from typing import Any
 
@@ -36,6 +38,7 @@ class JournaledClient:
         self.store = store
         self.thread_id = thread_id
         self.listener = listener
+        self._early: dict[str, Future] = {}  # key -> a call sent ahead of its step (`prefetch`)
 
     @property
     def takes_schema(self) -> bool:
@@ -75,9 +78,32 @@ class JournaledClient:
             return None
         return estimate(messages, step=step, json_schema=json_schema, max_tokens=max_tokens, stop=stop)
 
+    def prefetch(self, messages, *, step, json_schema=None, max_tokens=None, stop=None) -> None:
+        """Send a call ahead of its step, from a thread of its own, while the process is still
+        getting ready (the graph's imports): the step's own call with this request takes its
+        answer (journaled as any other), not a second one. For a run's first call, which no
+        budget can refuse (the caller checks there is none)."""
+        key = self._key(messages, step, json_schema, max_tokens, stop)
+        future: Future = Future()
+
+        def send() -> None:
+            try:
+                future.set_result(self._call(key, messages, step, json_schema, max_tokens, stop, None))
+            except BaseException as exc:  # the step's own call raises it
+                future.set_exception(exc)
+
+        self._early[key] = future
+        threading.Thread(target=send, name=f"early-{step}", daemon=True).start()
+
     def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None,
                  budget=None) -> Completion:  # fmt: skip
         key = self._key(messages, step, json_schema, max_tokens, stop)
+        early = self._early.pop(key, None)
+        if early is not None:  # sent ahead by `prefetch`: its answer (or its error)
+            return early.result()
+        return self._call(key, messages, step, json_schema, max_tokens, stop, budget)
+
+    def _call(self, key, messages, step, json_schema, max_tokens, stop, budget) -> Completion:
         saved = self.store.journaled(self.thread_id, key)
         if saved is not None:
             completion = Completion.from_dict(saved)

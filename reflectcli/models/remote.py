@@ -311,6 +311,7 @@ class LiteLLMClient:
     ):
         self.model = model
         self.direct = goes_direct(model, api_base, transport)  # over HTTP, without litellm
+        self.sends_ahead = True  # a network model: a run's first call may go before the graph is built
         self._wire_in_use: Any = None
         self.temperature = temperature
         self.timeout = timeout

@@ -169,8 +169,9 @@ class Settings(BaseModel):
         "auto",
         description="Shape prompts for a provider's prompt cache: on = a section rewrite "
         "carries the reviewed article in the prefix its review sent (read from the cache, and "
-        "the rewrite sees the whole article); auto = on where litellm's price map bills cached "
-        "input at a lower rate for the model; off = a section rewrite carries its section only",
+        "the rewrite sees the whole article); auto = per rewrite, on where litellm's price map "
+        "shows a saving for a prompt of that size (its prefix at least the provider's minimum "
+        "cacheable, 1,024 tokens for OpenAI); off = a section rewrite carries its section only",
     )
     transport: Literal["auto", "litellm"] = Field(
         "auto",

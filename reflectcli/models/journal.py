@@ -56,6 +56,12 @@ class JournaledClient:
     def cache_share(self) -> float | None:
         return getattr(self.inner, "cache_share", None)
 
+    def cache_saves(self, prefix: int, shaped: int, plain: int) -> bool:
+        """The model client's word on shaping this prompt for its cache (`caches_prompts` alone
+        for a client without one)."""
+        decide = getattr(self.inner, "cache_saves", None)
+        return self.caches_prompts if decide is None else bool(decide(prefix, shaped, plain))
+
     @property
     def serial(self) -> bool:
         return bool(getattr(self.inner, "serial", False))

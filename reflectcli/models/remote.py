@@ -121,7 +121,25 @@ ESTIMATE_OUTPUT = 1024  # output tokens a call without a cap is assumed to take,
 MIN_CAP = 16  # a stalled call is retried with 3/4 of its token cap, down to this
 
 
-CHEAP_CACHE = 0.25  # prompt_cache auto: on where a cached input token costs at most this share
+# The shortest prompt prefix a provider caches, in tokens: OpenAI caches prompts from 1,024
+# tokens (in 128-token steps), Anthropic from 1,024 (2,048 for Haiku; up to its marked
+# breakpoint), DeepSeek from 64 (in 64-token units); others are taken as OpenAI. A prefix
+# shorter than this is never read from a cache.
+MIN_CACHED_PREFIX = {"openai": 1024, "azure": 1024, "anthropic": 1024, "deepseek": 64, "gemini": 1024}
+CACHE_STEP = {"anthropic": 1, "deepseek": 64}  # cached tokens come in whole steps (others: 128)
+SAVING = 0.95  # auto shapes a prompt for the cache where it costs at most this share of the plain one
+
+
+def min_cached_prefix(model: str) -> int:
+    """The provider's minimum cacheable prefix for `model` (MIN_CACHED_PREFIX)."""
+    provider, _, name = model.partition("/")
+    if not name:
+        provider, name = ("anthropic" if provider.lower().startswith("claude") else "openai"), provider
+    if "claude" in name.lower() and "haiku" in name.lower():
+        return 2048
+    if provider in ("bedrock", "vertex_ai") and "claude" in name.lower():
+        return 1024
+    return MIN_CACHED_PREFIX.get(provider, 1024)
 
 
 def needs_cache_marker(model: str) -> bool:
@@ -388,19 +406,33 @@ class LiteLLMClient:
 
     @property
     def caches_prompts(self) -> bool:
-        """Whether prompts are shaped for the provider's cache (config `prompt_cache`): for
-        `auto`, a Claude model (its prefix is marked: `needs_cache_marker`; a read costs a tenth)
-        or one whose cached input litellm's price map bills at most CHEAP_CACHE of its input
-        rate (`cache_read_input_token_cost`): shaping costs a section rewrite the cached read of
-        the whole article, worth it only where that read is cheap (not at OpenAI's 4o-era half
-        price). A model the map does not know is taken not to cache."""
+        """Whether prompts may be shaped for the provider's cache (config `prompt_cache`): `on`,
+        or for `auto` a model whose cached input the price map bills (Claude's prefix is marked:
+        `needs_cache_marker`; a read costs a tenth). A model the map does not know is taken not
+        to cache. Under `auto` each prompt is then shaped only where that pays (`cache_saves`)."""
         if self._caches is None:
             if self.prompt_cache != "auto":
                 self._caches = self.prompt_cache == "on"
             else:
-                share = self.cache_share
-                self._caches = share is not None and share <= CHEAP_CACHE
+                self._caches = self.cache_share is not None
         return self._caches
+
+    def cache_saves(self, prefix: int, shaped: int, plain: int) -> bool:
+        """Whether a prompt shaped for the cache (`shaped` tokens, its first `prefix` the call
+        before's, read from the cache) costs less than the plain one (`plain` tokens) at the
+        price map's rates, for prompts of that size: never where the prefix is shorter than the
+        provider caches (`min_cached_prefix`: then all of it is billed in full), the cached part
+        in the provider's whole steps, and only for a saving (SAVING: token counts here are
+        estimates, not a tie's worth). `on` shapes every prompt, `off` none."""
+        if self.prompt_cache != "auto":
+            return self.prompt_cache == "on"
+        share = self.cache_share
+        if share is None or prefix < min_cached_prefix(self.model):
+            return False
+        provider = self.model.partition("/")[0] if "/" in self.model else "openai"
+        step = 1 if needs_cache_marker(self.model) else CACHE_STEP.get(provider, 128)
+        cached = prefix // step * step  # what the provider reads from its cache, in whole steps
+        return cached * share + max(0, shaped - cached) <= SAVING * plain
 
     @property
     def cache_share(self) -> float | None:

@@ -156,7 +156,7 @@ class Settings(BaseModel):
     concurrency: int | None = Field(
         None, ge=1, le=32,
         description="Independent calls at once at most: a research step's searches, a web search's "
-        "page fetches, and (draft = parallel) a draft's sections; default 4 for remote models, "
+        "page fetches, and (draft = parallel) a draft's sections; default 8 for remote models, "
         "1 for local ones (the embedded model answers one call at a time)",
     )  # fmt: skip
     draft: Literal["sequential", "parallel"] = Field(
@@ -211,7 +211,9 @@ class Settings(BaseModel):
                 self.critic = "checklist"
             self.profile = "tiny"
         if self.concurrency is None:
-            self.concurrency = 1 if self.model.startswith("local/") else 4
+            # 8: a 6-section draft's research and sections each in one wave (bench_parallel:
+            # 1.05x the critical path; 4 made two waves of each, 2.07x)
+            self.concurrency = 1 if self.model.startswith("local/") else 8
         return self
 
     @property

@@ -90,7 +90,7 @@ def write(
     concurrency: Annotated[
         int | None,
         typer.Option(help="Independent calls at once at most: searches, page fetches, and the "
-                     "sections of a parallel draft (default 4; 1 for local models)."),
+                     "sections of a parallel draft (default 8; 1 for local models)."),
     ] = None,  # fmt: skip
     draft_mode: Annotated[
         str | None,

@@ -12,6 +12,7 @@ named and carrying `status_code` as litellm's and openai's are, so the one retry
 
 from __future__ import annotations
 
+import atexit
 import json
 import threading
 from collections.abc import Iterator
@@ -110,6 +111,9 @@ def close_clients() -> None:
         for client in _CLIENTS.values():
             client.close()
         _CLIENTS.clear()
+
+
+atexit.register(close_clients)
 
 
 def stream_chat(api_base: str, api_key: str, body: dict[str, Any], timeout: float) -> Iterator[tuple]:

@@ -171,8 +171,9 @@ def prepare(runs_dir: str | Path) -> None:
     with Store(runs_dir) as store:
         with app.open():
             ensure_schema(app, store)
-        store.checkpointer()  # sets its tables up where missing (procrastinate's connection closed:
-        # this process, too, holds two at most, its pool's and the schema lock's)
+        made = store.conn.execute("SELECT to_regclass('checkpoint_migrations') IS NOT NULL").fetchone()[0]
+        if not made:  # LangGraph's tables (its import, ~1 s of CPU, only then; procrastinate's
+            store.checkpointer()  # connection closed: this process holds two at most)
 
 
 def submit(runs_dir: str | Path, batch_id: str) -> list[int]:

@@ -121,6 +121,12 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument(
+        "--transport",
+        choices=("auto", "litellm"),
+        default="auto",
+        help="litellm: the calls through litellm (the path before issue 36), for a baseline",
+    )
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--statements", action="store_true", help="count the SQL statements a task sends")
     args = parser.parse_args()
@@ -142,7 +148,8 @@ def main() -> None:
 
         def settings_for(runs: str):
             return load_settings(flags={"model": MODEL, "api_base": base, "runs_dir": runs, "threshold": 9,
-                                        "max_rounds": 2, "memory": {"enabled": True}})  # fmt: skip
+                                        "max_rounds": 2, "memory": {"enabled": True},
+                                        "transport": args.transport})  # fmt: skip
 
         runs = tempfile.mkdtemp(prefix="bench-task-cpu-")
         run_tasks(server, args.warmup, runs, "warm", settings_for)
@@ -163,7 +170,7 @@ def main() -> None:
     load = open("/proc/loadavg").read().split()[0]
     per = used / args.tasks
     print(
-        f"{args.tasks} tasks ({calls} calls) into {args.store}: {used:.2f} s CPU = {per:.3f} s a task "
+        f"{args.tasks} tasks ({calls} calls, transport {args.transport}) into {args.store}: {used:.2f} s CPU = {per:.3f} s a task "
         f"(the server's threads left out), {wall / args.tasks:.3f} s wall a task; load average {load}"
     )
     print("  target <= 0.15 s a task: " + ("met" if per <= 0.15 else "ABOVE TARGET"))

@@ -171,7 +171,8 @@ def main() -> None:
     per = used / args.tasks
     print(
         f"{args.tasks} tasks ({calls} calls, transport {args.transport}) into {args.store}: {used:.2f} s CPU "
-        f"= {per:.3f} s a task (the server's threads left out), {wall / args.tasks:.3f} s wall a task; load average {load}"
+        f"= {per:.3f} s a task (the server's threads left out), {wall / args.tasks:.3f} s wall a task; "
+        f"load average {load}"
     )
     print("  target <= 0.15 s a task: " + ("met" if per <= 0.15 else "ABOVE TARGET"))
     if seen:

@@ -62,6 +62,7 @@ SECTIONS = 6
 SCORES = (6.0, 7.0, 9.0)
 THRESHOLD = 8.5
 TARGET = 0.60
+CACHE_MIN, CACHE_STEP = 1024, 128  # OpenAI caches a prompt's prefix from 1,024 tokens, in 128-token steps
 KINDS = ("plan", "draft", "review", "section revision", "revision")
 
 
@@ -185,8 +186,8 @@ def server_run(tmp: Path, model: str = "openai/gpt-5-mini", prompt_cache: str = 
     for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
         os.environ.pop(var, None)
     os.environ["NO_PROXY"] = "127.0.0.1,localhost"
-    with OpenAIServer(lambda body: answer(responder(step_of(body), body["messages"])),
-                      prompt_cache=True) as server:  # fmt: skip
+    with OpenAIServer(lambda body: answer(responder(step_of(body), body["messages"])), prompt_cache=True,
+                      cache_min=CACHE_MIN, cache_step=CACHE_STEP) as server:  # as OpenAI caches  # fmt: skip
         runs_dir = Path(tempfile.mkdtemp(dir=tmp, prefix="server-"))
         settings = Settings(model=model, api_base=server.base_url, runs_dir=str(runs_dir),
                             max_sections=SECTIONS, max_rounds=len(SCORES), threshold=THRESHOLD,
@@ -207,8 +208,9 @@ def server_run(tmp: Path, model: str = "openai/gpt-5-mini", prompt_cache: str = 
         + s["completion_tokens"] * info["output_cost_per_token"]
     )
     usage = stats(str(runs_dir))["per_model"]
-    print(f"\n(b) {len(calls)} calls ({requests} requests) through litellm to the scripted server with "
-          f"prompt_cache=True, model {model}, setting prompt_cache = {prompt_cache}")  # fmt: skip
+    print(f"\n(b) {len(calls)} calls ({requests} requests) to the scripted server caching prefixes of "
+          f">= {CACHE_MIN} tokens in {CACHE_STEP}-token steps, model {model}, setting prompt_cache = "
+          f"{prompt_cache}")  # fmt: skip
     print(
         f"  input tokens {s['prompt_tokens']}, of which cached {s['cache_read_tokens']} "
         f"({s['cache_read_tokens'] / max(1, s['prompt_tokens']):.0%}); output {s['completion_tokens']}"
@@ -300,8 +302,11 @@ def main() -> int:
                     for k in KINDS if k in now and k in old and old[k][2]))  # fmt: skip
         if not args.no_server:  # the cost of shaping section rewrites, at two cached rates
             for model in ("openai/gpt-5-mini", "openai/gpt-4o-mini"):
-                costs = {setting: server_run(tmp, model, setting) for setting in ("on", "off")}
-                print(f"  {model}: prompt_cache on costs {costs['on'] / costs['off']:.2f}x off")
+                costs = {setting: server_run(tmp, model, setting) for setting in ("on", "off", "auto")}
+                best = min(costs["on"], costs["off"])
+                print(f"  {model}: prompt_cache on costs {costs['on'] / costs['off']:.2f}x off; auto "
+                      f"{costs['auto'] / best:.2f}x the cheaper of the two"
+                      + ("" if costs["auto"] <= best * 1.001 else "  ABOVE the cheaper setting"))  # fmt: skip
     print(
         f"\ntarget: >= {TARGET:.0%} of drafting's and section revision's prompt bytes repeat the "
         f"previous call's prefix with prompt_cache on: "

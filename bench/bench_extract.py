@@ -20,8 +20,9 @@ Targets: median recall >= 0.99, no file below 0.95, code >= 0.95, cells >= 0.95,
 100 %. Issue 34's, each beside the reader of BASELINE_COMMIT (loaded from git) on the same
 files: symbol recall (Unicode P* and S* characters against pdftotext's) >= 0.98 on TeX PDFs,
 0 control characters stored, >= 0.95 of outline entries with a heading path of their own,
-0 chunks that are only a page number, 0 mis-decoded words on the legacy-encoded files. Throughput: read + chunk per file, and `sources add` of the corpus folders end to end
-into a fresh library.
+0 chunks that are only a page number, 0 mis-decoded words on the legacy-encoded files.
+Throughput: read + chunk per file, and `sources add` of the corpus folders end to end into a
+fresh library.
 
     python bench/bench_extract.py [--quick] [--baseline]
 

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python}
 status=0
 for bench in bench_overhead bench_help bench_local bench_history bench_storage bench_revision bench_cache \
-    bench_threads bench_inflight bench_first_run bench_sources \
+    bench_threads bench_inflight bench_first_run bench_first_call bench_task_cpu bench_sources \
     bench_verifier bench_memory bench_reviews bench_guards bench_length_control bench_review_tokens; do
     echo "=== bench/$bench.py"
     "$PY" "bench/$bench.py" || { echo "!!! bench/$bench.py exited $?"; status=1; }

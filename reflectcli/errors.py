@@ -54,11 +54,13 @@ class RunBusy(UserError):
 
 class LostClaim(UserError):
     """Another process took the run over (this one's claim, its fencing token, is stale): this
-    process stops at once and writes nothing more for the run, not even its failure."""
+    process stops at once and writes nothing more for the run, not even its failure. `owner`:
+    who holds the run now (`pid N on HOST`), when the store could say."""
 
-    def __init__(self, thread_id: str):
-        super().__init__(f"thread {thread_id}: this process lost its claim on the run (another "
-                         "process took it over after this one's lease lapsed); it stops here and "
-                         "leaves the run to its new owner",
+    def __init__(self, thread_id: str, owner: str | None = None):
+        by = f" by {owner}" if owner else " by another process"
+        super().__init__(f"thread {thread_id} was taken over{by}: this process lost its claim on the "
+                         "run and stops without writing to it",
                          hint="`reflectcli history` shows the run's state")  # fmt: skip
         self.thread_id = thread_id
+        self.owner = owner

@@ -25,7 +25,8 @@ from reflectcli.graph.state import initial_state
 from reflectcli.memory.bank import Memory
 from reflectcli.models.factory import api_base_for, make_client
 from reflectcli.models.journal import JournaledClient
-from reflectcli.output.artifacts import artifact_path, write_artifact
+from reflectcli.output import artifacts
+from reflectcli.output.artifacts import artifact_path, render_artifact
 from reflectcli.output.summary import progress, summarize, usage_by_model
 from reflectcli.sources.research import (
     JournaledSearch,
@@ -34,7 +35,7 @@ from reflectcli.sources.research import (
     library_size,
     resolve_mode,
 )
-from reflectcli.store.db import DB_NAME, Store, make_private_dirs, validate_thread_id
+from reflectcli.store.db import DB_NAME, Store, make_private_dirs, store_url, validate_thread_id
 
 log = logging.getLogger(__name__)
 
@@ -117,6 +118,7 @@ class Runner:
         self.summary: dict[str, Any] | None = None  # summarize(self.state), once per step
         self._recorded: dict[str, Any] | None = None  # the state the index and artifact hold
         self._artifact: str | None = None  # the artifact's text as last written
+        self._usage: dict[str, Any] | None = None  # the run_usage rows as last written
         self._artifact_at = float("-inf")  # time.monotonic() of that write
         self._tally_lock = threading.Lock()  # calls at once report from several threads
         self._answered: dict[str, Any] = {}  # step -> answer not yet in self.state
@@ -154,19 +156,25 @@ class Runner:
         store.create_run(thread_id, task, params, str(path))
         store.save_state(thread_id, start)  # a resume before the first checkpoint recalls these
         store.acquire(thread_id)  # before a `resume` of the new thread could
-        try:
-            self.ui.started(thread_id, task, settings, path, resumed=False)
-            if lessons:
-                self.ui.notice(f"recalled {len(lessons)} lesson{'s' if len(lessons) != 1 else ''} "
-                               "from earlier runs: " + "; ".join(x["text"] for x in lessons))  # fmt: skip
-            graph, config = self._graph(store, thread_id, settings, models)
-            if draft:  # the person's draft is the draft step's result: the graph goes on at review
-                graph.update_state(config, start, as_node="draft")
-        except BaseException:  # a worker lives on: never leave the thread claimed or the store open
-            _quietly(store.release, thread_id)
-            _quietly(store.close)
-            raise
-        return self._drive(store, thread_id, settings, graph, config, None if draft else start, start)
+        with self._signals():  # from here: the plan call may be in flight while the graph is built
+            try:
+                self.ui.started(thread_id, task, settings, path, resumed=False)
+                if lessons:
+                    self.ui.notice(f"recalled {len(lessons)} lesson{'s' if len(lessons) != 1 else ''} "
+                                   "from earlier runs: " + "; ".join(x["text"] for x in lessons))  # fmt: skip
+                graph, config = self._graph(store, thread_id, settings, models, None if draft else start)
+                if draft:  # the person's draft is the draft step's result: the graph goes on at review
+                    graph.update_state(config, start, as_node="draft")
+            except KeyboardInterrupt:  # Ctrl-C / SIGTERM before the first step: the journal keeps
+                _quietly(store.update_run, thread_id, status="interrupted")  # an answer already in
+                _quietly(store.release, thread_id)
+                _quietly(store.close)
+                raise RunInterrupted(thread_id) from None
+            except BaseException:  # a worker lives on: never leave the thread claimed or the store open
+                _quietly(store.release, thread_id)
+                _quietly(store.close)
+                raise
+            return self._drive(store, thread_id, settings, graph, config, None if draft else start, start)
 
     def resume(self, thread_id: str, runs_dir: str, flags: dict[str, Any]) -> RunResult:
         validate_thread_id(thread_id)
@@ -451,10 +459,15 @@ class Runner:
         return (JournaledClient(writer, store, thread_id, listener),
                 JournaledClient(critic, store, thread_id, listener))  # fmt: skip
 
-    def _graph(self, store: Store, thread_id: str, settings: Settings, models: tuple[Any, Any]):
+    def _graph(self, store: Store, thread_id: str, settings: Settings, models: tuple[Any, Any],
+               start: dict[str, Any] | None = None):  # fmt: skip
+        """The graph and its config; `start`: a new run's first state, whose plan call may be
+        sent before the graph's imports (`_plan_ahead`)."""
+        writer, critic = self._clients(store, thread_id, models)
+        if start is not None:
+            self._plan_ahead(writer, start)
         from reflectcli.graph.build import build_graph, recursion_limit
 
-        writer, critic = self._clients(store, thread_id, models)
         retriever = self._retriever(store, thread_id, settings)
         learner = None
         if settings.memory.enabled:
@@ -473,6 +486,27 @@ class Runner:
             "recursion_limit": recursion_limit(settings.max_sections, settings.max_rounds),
         }
         return graph, config
+
+    @staticmethod
+    def _plan_ahead(writer: JournaledClient, start: dict[str, Any]) -> None:
+        """A new run's plan request, sent now, while the graph is imported (LangGraph's import
+        is most of a process's time before its first call): the plan step's call with the same
+        request takes its answer. Only for a remote model (one that waits on the network, not
+        the CPU) and a run without a budget (the plan's call must not have to be refused)."""
+        params = start.get("params") or {}
+        policy = params.get("policy") or {}
+        if not getattr(writer.inner, "sends_ahead", False) or policy.get("max_tokens") is not None or (
+            policy.get("max_cost") is not None
+        ):  # fmt: skip
+            return
+        from reflectcli.graph.nodes import PLAN_TOKENS
+        from reflectcli.writing import prompts
+        from reflectcli.writing.schemas import outline_schema
+
+        limit = params["max_sections"]
+        messages = prompts.plan_messages(start["task"], limit, params.get("language"), compact=writer.tiny,
+                                         example=not writer.takes_schema)  # as Nodes.plan asks  # fmt: skip
+        writer.prefetch(messages, step="plan", json_schema=outline_schema(limit), max_tokens=PLAN_TOKENS)
 
     @staticmethod
     def _memory(settings: Settings, store: Store) -> Memory:
@@ -499,57 +533,79 @@ class Runner:
 
     def _drive(self, store, thread_id, settings, graph, config, start, state=None) -> RunResult:
         """Stream the graph from `start` (None = resume from the checkpoint) to its end."""
-        store.acquire(thread_id)
+        if store.generation(thread_id) is None:  # (write, resume and steer hold it already)
+            store.acquire(thread_id)
         path = artifact_path(settings.runs_dir, thread_id)
         make_private_dirs(path.parent)  # on a shared store, this host may not have the folder yet
         run = {**(store.get_run(thread_id) or {}), "status": "running"}
         started = time.monotonic()
         self.state = dict(state or start or {})
-        self.summary, self._recorded, self._artifact = None, None, None
+        self.summary, self._recorded, self._artifact, self._usage = None, None, None, None
         self._artifact_at = float("-inf")
         waiting = None
-        ok = taken_over = False
+        ending: tuple[str | None, str | None] = (None, None)  # the index row's status and error
+        outcome: BaseException | None = None  # what the command reports, once the run is recorded
         try:
-            store.update_run(thread_id, status="running", error=None,
-                             model=settings.model, critic_model=settings.reviewer)  # fmt: skip
-            with self._signals(), store.keep_alive(thread_id) as lost:
-                self.lease_lost = lost
-                waiting = self._stream(store, thread_id, graph, config, start, path, run)
-            if waiting is not None:
-                store.update_run(thread_id, status="waiting")
-            elif self.state.get("status") == "finished":
-                store.compact(thread_id)
-            ok = True
-        except LostClaim:  # another process owns the run now: write nothing more for it
-            taken_over = True
-            raise
-        except KeyboardInterrupt:
-            _quietly(store.update_run, thread_id, status="interrupted")
-            raise RunInterrupted(thread_id) from None
-        except UserError as exc:
-            _quietly(store.update_run, thread_id, status="failed", error=exc.message)
-            raise
-        except Exception as exc:
-            _quietly(store.update_run, thread_id, status="failed", error=f"{type(exc).__name__}: {exc}")
-            if type(exc).__module__.startswith("psycopg"):  # the store went away mid-run
-                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-                raise UserError(f"the PostgreSQL store failed: {first}",
-                                hint=f"when it is back: reflectcli resume {thread_id}") from exc  # fmt: skip
-            raise
-        finally:
-            # After an error the store itself may be gone (a lost PostgreSQL connection): its
-            # error is the one to report, and the checkpoint already holds every finished step.
-            guard = (lambda fn, *a, **k: fn(*a, **k)) if ok else _quietly
-            if not taken_over and self.state:  # the artifact says how the process ended, like the row
-                ended = guard(store.get_run, thread_id) or {}
-                guard(self._record, store, thread_id, path, {**run, "status": ended.get("status")},
-                      last=True)  # fmt: skip
-            if not taken_over:
-                guard(store.release, thread_id)
+            try:
+                store.update_run(thread_id, status="running", error=None,
+                                 model=settings.model, critic_model=settings.reviewer)  # fmt: skip
+                with self._signals(), store.keep_alive(thread_id) as lost:
+                    self.lease_lost = lost
+                    waiting = self._stream(store, thread_id, graph, config, start, path, run)
+                if waiting is not None:
+                    ending = ("waiting", None)
+                elif self.state.get("status") == "finished":
+                    store.compact(thread_id)
+            except LostClaim:  # another process owns the run now: write nothing more for it
+                raise
+            except KeyboardInterrupt:
+                ending, outcome = ("interrupted", None), RunInterrupted(thread_id)
+            except UserError as exc:
+                ending, outcome = ("failed", exc.message), exc
+            except Exception as exc:
+                ending, outcome = ("failed", f"{type(exc).__name__}: {exc}"), exc
+                if type(exc).__module__.startswith("psycopg"):  # the store went away mid-run
+                    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                    outcome = UserError(f"the PostgreSQL store failed: {first}",
+                                        hint=f"when it is back: reflectcli resume {thread_id}")  # fmt: skip
+                    outcome.__cause__ = exc
+            self._settle(store, thread_id, path, run, *ending, quiet=outcome is not None)
+            _quietly(store.release, thread_id) if outcome is not None else store.release(thread_id)
+        except LostClaim as exc:  # in the run or at its record: the new owner's run, untouched
+            exc = exc if exc.owner else store_lost(store, exc)
             _quietly(store.close)
+            raise exc from None
+        except BaseException:
+            _quietly(store.release, thread_id)
+            _quietly(store.close)
+            raise
+        _quietly(store.close)
+        if outcome is not None:
+            raise outcome from outcome.__cause__
         summary = self.summary if self._recorded is self.state else summarize(self.state)
         return RunResult(thread_id, self.state, path, summary, time.monotonic() - started,
                          waiting=waiting)  # fmt: skip
+
+    def _settle(self, store, thread_id, path, run, status: str | None, error: str | None, *,
+                quiet: bool) -> None:  # fmt: skip
+        """The run's last record from this process, in one fenced transaction: its status (how
+        the process ended) and its rows and artifact as the state is. A claim lost meanwhile
+        raises LostClaim with nothing written. `quiet`: another error is on its way out, and the
+        store itself may be what failed (a lost PostgreSQL connection): its error is the one to
+        report (the checkpoint already holds every finished step), so a failure here is logged."""
+        try:
+            with store.transaction():
+                if status is not None:
+                    store.update_run(thread_id, status=status, error=error)
+                if self.state:  # the artifact says how the process ended, like the row
+                    ended = status or (store.get_run(thread_id) or {}).get("status")
+                    self._record(store, thread_id, path, {**run, "status": ended}, last=True)
+        except LostClaim:
+            raise
+        except Exception as exc:
+            if not quiet:
+                raise
+            log.debug("while stopping: the run's last record failed: %s", exc)
 
     def _stream(self, store, thread_id, graph, config, start, path, run) -> dict | None:
         """Run the graph; at a human gate ask the UI, or leave the run waiting (returned).
@@ -574,7 +630,7 @@ class Runner:
                             self.ui.node_done(node, update, self.state)
                         done = []
                         if self.lease_lost is not None and self.lease_lost.is_set():
-                            raise LostClaim(thread_id)  # a renewal found another claim, or none
+                            raise store.lost(thread_id)  # a renewal found another claim, or none
                         if self.should_stop is not None and self.should_stop():
                             raise KeyboardInterrupt  # the step is checkpointed: stop here
                     continue
@@ -595,49 +651,73 @@ class Runner:
     def _record(self, store: Store, thread_id: str, path: Path, run: dict[str, Any], *,
                 last: bool = False) -> None:  # fmt: skip
         """After every step: the index row and the artifact catch up with the state, both from
-        one summary of it (kept for the result). The rows are one fenced transaction (LostClaim,
-        nothing written, when another process took the run); the artifact is written only after
-        they committed, at most every ARTIFACT_EVERY seconds but always when the run is
-        finished and at the `last` record of a process (whatever stopped it).
-        Recording the same state again (at the end of a run, whatever stopped it) rewrites an
-        artifact whose text changed (a step left to it, the process's status)."""
+        one summary of it (kept for the result), in one fenced transaction: the claim is checked
+        first and held to the commit, so nothing is written, not even the artifact's file, once
+        another process took the run (LostClaim). The artifact is written at most every
+        ARTIFACT_EVERY seconds but always when the run is finished and at the `last` record of
+        a process (whatever stopped it). Recording the same state again (at the end of a run)
+        rewrites an artifact whose text changed (a step left to it, the process's status)."""
         if self._recorded is self.state:
-            self._write_artifact(path, thread_id, run)
+            text = self._artifact_text(thread_id, run)
+            if text is not None:
+                with store.transaction():
+                    artifacts.write_private(path, text)
+                self._wrote(text)
             return
         s = self.summary = summarize(self.state)
-        fields = {
-            k: s[k]
-            for k in (
-                "rounds",
-                "first_score",
-                "best_score",
-                "final_score",
-                "stop_reason",
-                "calls",
-                "tokens",
-                "cost",
-                "fallbacks",
-                "sources_used",
-                "citations_removed",
-                "claims",
-                "claims_supported",
-                "lessons_recalled",
-            )
-        }
+        fields = {k: s[k] for k in RECORDED}
         if self.state.get("status") == "finished":
             fields["status"] = "finished"
-        with store.transaction():
-            store.update_run(thread_id, **fields)
-            store.save_state(thread_id, stored_state(self.state))
-            store.save_usage(thread_id, usage_by_model(self.state))
-        self._recorded = self.state
         due = time.monotonic() - self._artifact_at >= ARTIFACT_EVERY
+        text = None
         if last or due or self.state.get("status") == "finished":
-            self._write_artifact(path, thread_id, run)
+            text = self._artifact_text(thread_id, run)
+        usage = usage_by_model(self.state)
+        store.record(thread_id, fields, stored_state(self.state),
+                     usage if usage != self._usage else None,  # a step without a call: unchanged
+                     (lambda: artifacts.write_private(path, text)) if text is not None else None)  # fmt: skip
+        self._recorded, self._usage = self.state, usage
+        if text is not None:
+            self._wrote(text)
 
-    def _write_artifact(self, path: Path, thread_id: str, run: dict[str, Any]) -> None:
-        self._artifact = write_artifact(path, self.state, thread_id, run, self.summary, self._artifact)
-        self._artifact_at = time.monotonic()
+    def _artifact_text(self, thread_id: str, run: dict[str, Any]) -> str | None:
+        """The artifact as the state is now, or None when that is the text last written."""
+        text = render_artifact(self.state, thread_id, run, self.summary)
+        return None if text == self._artifact else text
+
+    def _wrote(self, text: str) -> None:
+        self._artifact, self._artifact_at = text, time.monotonic()
+
+
+# the run-index columns every step's record sets from the summary
+RECORDED = ("rounds", "first_score", "best_score", "final_score", "stop_reason", "calls", "tokens", "cost",
+            "fallbacks", "sources_used", "citations_removed", "claims", "claims_supported",
+            "lessons_recalled", "estimated_tokens")  # fmt: skip
+
+
+def store_lost(store: Store, exc: LostClaim) -> LostClaim:
+    """`exc`, naming the run's owner now when the store can say (a lost claim found by the
+    lease renewal or a journal write names nobody)."""
+    found = store.lost(exc.thread_id)
+    return found if found.owner else exc
+
+
+def warm() -> None:
+    """What a run needs, imported before a worker process takes its first task (once a
+    process, not in the middle of a run's first step): the graph and its checkpointer for the
+    store in force, the renderer, the HTTP client for OpenAI-compatible servers. litellm is
+    imported only by a task whose model needs it."""
+    import httpx  # noqa: F401
+    import langgraph.graph  # noqa: F401
+
+    from reflectcli.graph import build  # noqa: F401
+    from reflectcli.models import openai_http  # noqa: F401
+    from reflectcli.output import render  # noqa: F401
+
+    if store_url():
+        from langgraph.checkpoint.postgres import PostgresSaver  # noqa: F401
+    else:
+        from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: F401
 
 
 def _quietly(fn, *args: Any, **kwargs: Any) -> Any:

@@ -10,7 +10,9 @@ whose 200 answer was fully written as completed. Hooks: `on_request(record)` whe
 arrives, `on_complete(record)` after its answer was written. With `prompt_cache=True` it plays a
 provider's prompt cache: each answer's usage reports, as `prompt_tokens_details.cached_tokens`,
 the longest prefix (in characters // 4, like its token count) that its prompt shares byte for
-byte with an earlier request's (off by default: the usage stays as it was).
+byte with an earlier request's (off by default: the usage stays as it was); with `cache_min`
+(OpenAI's: 1,024) and `cache_step` (128), only as a provider does: from `cache_min` tokens of
+shared prefix, in whole steps.
 """
 
 from __future__ import annotations
@@ -174,6 +176,8 @@ class OpenAIServer:
     on_complete: Callable[[Record], None] | None = None
     model_name: str = "test-model"
     prompt_cache: bool = False
+    cache_min: int = 0  # tokens of shared prefix below which nothing is cached (OpenAI: 1,024)
+    cache_step: int = 1  # cached tokens come in steps of this many (OpenAI: 128)
 
     def __post_init__(self) -> None:
         self.prompts: list[str] = []  # every request's prompt text, for `prompt_cache`
@@ -282,7 +286,9 @@ class OpenAIServer:
             "total_tokens": prompt + completion,
         }
         if self.prompt_cache:
-            usage["prompt_tokens_details"] = {"cached_tokens": min(prompt, self._cached(body) // 4)}
+            hit = min(prompt, self._cached(body) // 4)
+            hit = hit // self.cache_step * self.cache_step if hit >= self.cache_min else 0
+            usage["prompt_tokens_details"] = {"cached_tokens": hit}
         return {
             "id": f"chatcmpl-test{record.index:06d}",
             "object": "chat.completion",

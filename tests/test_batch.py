@@ -111,28 +111,34 @@ def test_the_queue_needs_postgres_and_an_unknown_batch_is_one_line(tmp_path, fak
 
 @pytest.mark.slow
 def test_batch_run_survives_a_killed_worker_and_pays_no_call_twice(tmp_path, backend):
-    """4 tasks, 2 processes; one process is killed -9 in the middle of a call: its task goes back
-    and another process resumes the thread from its checkpoint. Every task finishes; no request
-    whose answer had completed was sent again; history and status agree."""
+    """4 tasks, 2 at once: both runs are threads of one worker process, each held in the middle
+    of a call when the process is killed -9: both tasks go back and a new process resumes each
+    thread from its checkpoint. Every task finishes; no request whose answer had completed was
+    sent again; history and status agree."""
     script = KillScript(SCORES, 3)
     with OpenAIServer(reply=script) as server:
-        hold = script.hold("draft:s2")
+        holds = [script.hold("draft:s2"), script.hold("draft:s2")]
         child = Child(tmp_path, "batch", ["batch", "run", str(tasks_file(tmp_path, 4)), "--jobs", "2",
                                           *model_args(server)])  # fmt: skip
         try:
-            child.wait_until(hold.arrived.is_set, "a held draft:s2")
+            for hold in holds:
+                child.wait_until(hold.arrived.is_set, "two held draft:s2, one per run")
             victim = live_owner(tmp_path, server)
+            with raw_db(tmp_path / "runs") as db:  # both runs in flight are that one process's
+                owners = db.execute("SELECT DISTINCT owner_pid FROM runs "
+                                    "WHERE owner_pid IS NOT NULL").fetchall()  # fmt: skip
+            assert [r[0] for r in owners] == [victim]
             os.kill(victim, signal.SIGKILL)
-            hold.release.set()
+            script.release_all()
             assert child.finish(240) == 0, child.describe()
         finally:
             script.release_all()
             child.kill()
         assert resent_after_completion(server) == {}
-        assert server.count == 4 * CALLS + 1  # + the request cut off by the kill, once more
+        assert server.count == 4 * CALLS + 2  # + the two requests cut off by the kill, once more
     status = status_of(tmp_path, batch_id_in(child.stdout))
     assert status["counts"] == {"queued": 0, "running": 0, "done": 4, "failed": 0, "cancelled": 0}
-    assert sorted(r["attempts"] for r in status["items"]) == [1, 1, 1, 2]  # the killed one: twice
+    assert sorted(r["attempts"] for r in status["items"]) == [1, 1, 2, 2]  # the killed ones: twice
     assert "4 done" in child.stdout
     history = CliRunner().invoke(app, ["history", "--json", "--runs-dir", str(tmp_path / "runs")])
     assert sorted(r["status"] for r in json.loads(history.output)) == ["finished"] * 4
@@ -165,6 +171,78 @@ def submit(work: Path, server: OpenAIServer, n: int, env: dict) -> str:
     child = Child(work, "submit", ["batch", "submit", str(tasks_file(work, n)), *model_args(server)], env=env)
     assert child.finish() == 0, child.describe()
     return batch_id_in(child.stdout)
+
+
+def test_runs_at_once_in_threads_share_no_stateful_stemmer():
+    """Runs at once are threads of one process: the title check's Snowball stemmer keeps its
+    word in itself, and one shared by 16 runs raised IndexError mid-word (bench_batch, 16 at
+    once). Each thread has its own now: 8 threads stem as one does."""
+    import threading
+
+    from reflectcli.writing.titles import content_stems
+
+    texts = [f"Why do writers revise their drafts, and how revisions change arguments {i}" * 3
+             for i in range(200)]  # fmt: skip
+    expected = [content_stems(t) for t in texts]
+    failures, results = [], {}
+
+    def work(k: int) -> None:
+        try:
+            results[k] = [content_stems(t) for t in texts for _ in range(3)][::3]
+        except Exception as exc:  # noqa: BLE001 - what a shared stemmer raised
+            failures.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures and all(r == expected for r in results.values())
+
+
+def test_runs_at_once_are_spread_over_one_process_per_sixteen_at_most_one_a_core(monkeypatch):
+    from reflectcli.batch.execute import shares
+
+    assert shares(1, cores=2) == [1] and shares(4, cores=2) == [4] and shares(16, cores=2) == [16]
+    assert shares(17, cores=2) == [9, 8] and shares(32, cores=2) == [16, 16]
+    assert shares(64, cores=2) == [32, 32]
+    assert shares(32, cores=1) == [32] and shares(48, cores=8) == [16, 16, 16] and shares(2, cores=8) == [2]
+    monkeypatch.setenv("REFLECTCLI_RUNS_PER_PROCESS", "8")
+    assert shares(16, cores=2) == [8, 8]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["worker", "batch run"])
+def test_one_worker_process_runs_many_tasks_at_once(tmp_path, pg_url, command):
+    """`worker --concurrency 4` and `batch run --jobs 4`: four runs at once, all in one worker
+    process (four plans held at the server together, one owner pid), and every task done once."""
+    script = KillScript(SCORES, 3)
+    env = {"REFLECTCLI_LEASE_SECONDS": "5"}
+    with OpenAIServer(reply=script) as server:
+        holds = [script.hold("plan") for _ in range(4)]
+        if command == "worker":
+            batch = submit(tmp_path, server, 6, env)
+            child = Child(tmp_path, "w", ["worker", "--concurrency", "4", "--burst", "--runs-dir", "runs"],
+                          env=env)  # fmt: skip
+        else:
+            child = Child(tmp_path, "b", ["batch", "run", str(tasks_file(tmp_path, 6)), "--jobs", "4",
+                                          *model_args(server)], env=env)  # fmt: skip
+        try:
+            for hold in holds:
+                child.wait_until(hold.arrived.is_set, "four plans at once")
+            with raw_db(tmp_path / "runs") as db:
+                owners = {r[0] for r in db.execute("SELECT owner_pid FROM runs WHERE owner_pid IS NOT NULL")}
+            assert len(owners) == 1, owners
+            script.release_all()
+            assert child.finish(240) == 0, child.describe()
+        finally:
+            script.release_all()
+            child.kill()
+        assert resent_after_completion(server) == {}
+        assert server.count == 6 * CALLS + 4  # a held request is dropped when released: sent again
+    if command == "batch run":
+        batch = batch_id_in(child.stdout)
+    assert status_of(tmp_path, batch)["counts"]["done"] == 6
 
 
 @pytest.mark.slow

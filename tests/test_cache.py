@@ -269,11 +269,32 @@ def test_litellm_sends_the_marker_to_anthropic(monkeypatch):
 
 
 @pytest.mark.parametrize(("model", "setting", "caches"), [
-    ("openai/gpt-5-mini", "auto", True),  # the price map bills its cached input at a tenth
-    ("openai/gpt-4o-mini", "auto", False),  # ... at half: not worth the article's read
+    ("openai/gpt-5-mini", "auto", True),  # the price map bills its cached input (at a tenth)
+    ("openai/gpt-4o-mini", "auto", True),  # ... at half: each prompt is weighed (below)
     ("anthropic/claude-3-5-haiku-latest", "auto", True),  # marked: a read costs a tenth
     ("openai/test-model", "auto", False),  # unknown to the price map
     ("openai/gpt-4o-mini", "off", False), ("openai/test-model", "on", True),
 ])  # fmt: skip
 def test_prompt_cache_auto_follows_the_price_map(model, setting, caches):
     assert LiteLLMClient(model, prompt_cache=setting).caches_prompts is caches
+
+
+@pytest.mark.parametrize(("model", "prefix", "shaped", "plain", "saves"), [
+    ("openai/gpt-5-mini", 3000, 3300, 900, True),  # 300 + 300 < 900: the article read at a tenth
+    ("openai/gpt-5-mini", 900, 1200, 700, False),  # under OpenAI's 1,024 tokens: nothing is cached
+    ("openai/gpt-5-mini", 8000, 8300, 1000, False),  # 800 + 300 > 1,000: the read costs more
+    ("openai/gpt-4o-mini", 3000, 3300, 900, False),  # half price: 1,500 + 300 > 900
+    ("openai/gpt-4o-mini", 3000, 3100, 1800, True),  # ... unless the plain prompt is long too
+    ("anthropic/claude-3-5-haiku-latest", 1500, 1800, 900, False),  # Haiku caches from 2,048
+    ("anthropic/claude-3-5-haiku-latest", 3000, 3300, 900, True),
+    ("deepseek/deepseek-chat", 500, 800, 700, True),  # DeepSeek caches from 64 tokens
+    ("openai/test-model", 3000, 3300, 900, False),  # no cached price known
+])  # fmt: skip
+def test_auto_shapes_a_prompt_for_the_cache_only_where_it_saves_at_that_size(model, prefix, shaped, plain,
+                                                                            saves):  # fmt: skip
+    """prompt_cache auto, per prompt: the cached prefix at the price map's cached rate plus the
+    rest, against the plain prompt in full; nothing is read from a cache below the provider's
+    minimum cacheable prefix. (`on` and `off` decide alone.)"""
+    assert LiteLLMClient(model).cache_saves(prefix, shaped, plain) is saves
+    assert LiteLLMClient(model, prompt_cache="on").cache_saves(prefix, shaped, plain) is True
+    assert LiteLLMClient(model, prompt_cache="off").cache_saves(prefix, shaped, plain) is False

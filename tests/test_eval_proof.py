@@ -390,9 +390,11 @@ def test_gain_per_dollar_counts_the_judge():
 
 
 def test_against_another_systems_outputs_every_pair_twice_and_the_numbers_recomputed(
-    scripted, judge, runs_dir, tmp_path
+    scripted, judge, runs_dir, tmp_path, monkeypatch
 ):
     import hashlib
+
+    monkeypatch.setenv("COLUMNS", "400")  # the report names a temp path: no line may wrap inside it
 
     from reflectcli.models.fake import prose
 

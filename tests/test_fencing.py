@@ -38,6 +38,14 @@ def records(runs_dir, thread: str) -> dict:
                                                         (thread,)).fetchall()))  # fmt: skip
         out["checkpoints"] = conn.execute("SELECT COUNT(*) FROM checkpoints WHERE thread_id = ?",
                                           (thread,)).fetchone()[0]  # fmt: skip
+        store = Store(runs_dir)
+        try:
+            tables = store._langgraph_tables()
+        finally:
+            store.close()
+        for table in tables:  # LangGraph's rows too, byte for byte (repr: bytes, JSON, dicts)
+            found = conn.execute(f"SELECT * FROM {table} WHERE thread_id = ?", (thread,))
+            out[f"rows of {table}"] = sorted(repr(tuple(r)) for r in found)
     return out
 
 
@@ -108,6 +116,118 @@ def test_a_run_taken_over_mid_run_stops_with_one_line_and_writes_nothing(scripte
     assert after["run"]["stop_reason"] == "the new owner's"
     taken["store"].release("over")
     taken["store"].close()
+
+
+def take_over(runs_dir, thread: str):
+    """What a second host does once this process's lease lapsed: it claims the run, writes its
+    own rows and artifact. Returns its store and what it left (rows, the artifact's bytes)."""
+    other = Store(runs_dir)
+    other.acquire(thread)
+    other.conn.execute("UPDATE runs SET owner_host = 'host-b' WHERE thread_id = ?", (thread,))
+    other.update_run(thread, status="running", stop_reason="the new owner's", error=None)
+    other.save_state(thread, {"task": TASK, "status": "the new owner's"})
+    other.journal_put("new-owner", thread, "plan", {"model": "m", "text": "the new owner's"})
+    (runs_dir / f"{thread}.md").write_text("# the new owner's artifact\n")
+    return other, records(runs_dir, thread), (runs_dir / f"{thread}.md").read_bytes()
+
+
+@pytest.mark.parametrize("path", ["answered call", "failed call", "interrupt", "finish"])
+def test_a_stale_owner_writes_nothing_on_any_path_and_says_who_took_the_run(scripted, backend, runs_dir,
+                                                                         monkeypatch, path):  # fmt: skip
+    """The run is taken over (by host-b) while this process runs it, then this process's step
+    ends each way a step can: its call answered, its call failed, an interrupt (Ctrl-C, SIGTERM,
+    a worker's stop) right after a recorded step, and the run's finish. Each time it stops with
+    LostClaim naming host-b, and the new owner's artifact and rows (ours and LangGraph's) are
+    byte for byte as it left them: the stale owner's final record, status and artifact are
+    never written."""
+    from reflectcli.errors import ModelError
+    from reflectcli.graph.nodes import Nodes
+    from reflectcli.runner import Runner
+    from tests.helpers import quiet_ui, settings
+
+    taken: dict = {}
+
+    class TakenOver(ScriptedResponder):
+        def __call__(self, step, messages):
+            if step == "draft:s2" and not taken and path in ("answered call", "failed call"):
+                taken["store"], taken["rows"], taken["artifact"] = take_over(runs_dir, "over")
+                if path == "failed call":
+                    raise ModelError("fake/w: the provider failed for good", hint="resume later")
+            return super().__call__(step, messages)
+
+    scripted.responder = TakenOver(scores=[8.0], sections=3)
+
+    def should_stop() -> bool:
+        if path == "interrupt" and not taken and len(runner.state.get("sections") or []) == 2:
+            taken["store"], taken["rows"], taken["artifact"] = take_over(runs_dir, "over")
+            return True
+        return False
+
+    finalize = Nodes.finalize
+
+    def late(self, state):
+        if path == "finish" and not taken:
+            taken["store"], taken["rows"], taken["artifact"] = take_over(runs_dir, "over")
+        return finalize(self, state)
+
+    monkeypatch.setattr(Nodes, "finalize", late)
+    runner = Runner(quiet_ui(), should_stop=should_stop)
+    with pytest.raises(LostClaim) as lost:
+        runner.write(TASK, settings(runs_dir, threshold=7), "over")
+    assert taken, "the takeover never happened"
+    assert lost.value.owner == f"pid {os.getpid()} on host-b"
+    assert "taken over by pid" in lost.value.message and "host-b" in lost.value.message
+    assert records(runs_dir, "over") == taken["rows"]
+    assert (runs_dir / "over.md").read_bytes() == taken["artifact"]
+    taken["store"].close()
+
+
+def test_a_stale_owner_says_in_one_line_who_took_the_run_and_exits_1(scripted, runs_dir):
+    """Through the CLI, a run taken over whose call then fails: one line naming the new owner's
+    host, exit 1, no traceback, no "Continue with: reflectcli resume"."""
+    from reflectcli.errors import ModelError
+
+    taken: dict = {}
+
+    class TakenOver(ScriptedResponder):
+        def __call__(self, step, messages):
+            if step == "draft:s2" and not taken:
+                taken["store"], taken["rows"], taken["artifact"] = take_over(runs_dir, "one")
+                raise ModelError("fake/w: the provider failed for good")
+            return super().__call__(step, messages)
+
+    scripted.responder = TakenOver(scores=[8.0], sections=3)
+    out = CliRunner().invoke(app, ["write", TASK, "--model", "fake/w", "--runs-dir", str(runs_dir),
+                                   "--thread-id", "one"])  # fmt: skip
+    assert out.exit_code == 1, out.output
+    errors = [line for line in out.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "taken over by pid" in errors[0] and "host-b" in errors[0], out.output
+    assert "resume" not in out.output.replace("`reflectcli history`", "") and "Traceback" not in out.output
+    assert records(runs_dir, "one") == taken["rows"]
+    taken["store"].close()
+
+
+def test_a_stale_checkpoint_is_refused_inside_its_own_transaction(backend, runs_dir):
+    """The checkpointer checks the claim as the first statement of the checkpoint's own
+    transaction: a put after a takeover raises LostClaim and leaves no checkpoint row; the
+    owner's put commits."""
+    from langgraph.checkpoint.base import empty_checkpoint
+
+    first = Store(runs_dir)
+    first.create_run("cp", TASK, {"model": "m"}, "cp.md")
+    first.acquire("cp")
+    saver = first.checkpointer()
+    config = {"configurable": {"thread_id": "cp", "checkpoint_ns": ""}}
+    saved = saver.put(config, empty_checkpoint(), {"source": "input", "step": -1}, {})
+    assert saver.get_tuple(saved) is not None
+    second = Store(runs_dir)
+    second.acquire("cp")
+    with pytest.raises(LostClaim):
+        saver.put(config, empty_checkpoint(), {"source": "input", "step": 0}, {})
+    with pytest.raises(LostClaim):
+        saver.put_writes(saved, [("x", 1)], "task-1")
+    assert len(list(saver.list({"configurable": {"thread_id": "cp"}}))) == 1  # the owner's one only
+    first.close(), second.close()
 
 
 def test_a_live_owner_elsewhere_is_not_taken_over_whatever_this_hosts_clock_says(pg_url, runs_dir,

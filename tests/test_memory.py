@@ -121,7 +121,7 @@ def test_a_run_killed_before_its_first_checkpoint_resumes_with_the_lessons_it_re
         raise KeyboardInterrupt  # the run row exists, no checkpoint yet
 
     monkeypatch.setattr(Runner, "_graph", die_once)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(RunInterrupted):  # Ctrl-C before the first step: the run is left interrupted
         Runner(quiet_ui()).write("Why do writers revise their drafts?", settings(
             runs_dir, max_sections=2, max_rounds=3, threshold=8), thread_id="early")  # fmt: skip
     memory.add("Open every section with a concrete example of revising drafts.")  # would rank first now

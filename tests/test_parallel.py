@@ -209,6 +209,40 @@ def test_parallel_calls_reserve_their_estimates(runs_dir):
     assert len([e for e in state["trace"] if e.get("node") == "draft" and "step" in e]) == 2
 
 
+def test_a_token_budget_counts_the_calls_in_flight(scripted, runs_dir):
+    """Six sections at once under a token budget with room for the plan and one section: the
+    calls in flight count as spent by what they may take (prompt and whole cap), so one section
+    goes and the rest are refused; the run crosses its budget by at most one call, as it does
+    one call at a time. Counted against what is spent alone, all six went (a 400-token budget
+    used 1,411 tokens in issue 36)."""
+    first = Runner(quiet_ui()).write(TASK, settings(runs_dir / "a", threshold=7, max_sections=6,
+                                                    draft="parallel", concurrency=6)).state  # fmt: skip
+    calls = {e["step"]: e["prompt_tokens"] + e["completion_tokens"] for e in first["trace"] if "step" in e}
+    drafts = [v for k, v in calls.items() if k.startswith("draft")]
+    budget = calls["plan"] + min(drafts) // 2  # crossed by any one section
+    counter = InFlight(scripted.responder, lambda step: None)
+    many = threading.Event()
+
+    def hold(step):  # a section waits (a little) for others to be in flight with it
+        if step.startswith("draft"):
+            if counter.now >= 3:
+                many.set()
+            many.wait(1.0)
+
+    counter.hold = hold
+    scripted.responder = counter
+    s = settings(runs_dir / "b", threshold=7, max_sections=6, draft="parallel", concurrency=6)
+    s = s.model_copy(update={"policy": s.policy.model_copy(update={"max_tokens": budget})})
+    state = Runner(quiet_ui()).write(TASK, s).state
+    used = sum(e["prompt_tokens"] + e["completion_tokens"] for e in state["trace"] if "step" in e)
+    sent = [e for e in state["trace"] if e.get("node") == "draft" and "step" in e]
+    assert state["stop_reason"] == "budget"
+    assert len(sent) == 1 and counter.most == 1
+    assert used <= budget + max(drafts)
+    note = next(e["note"] for e in state["trace"] if e.get("kind") == "budget")
+    assert "in the calls in flight" in note
+
+
 # --- the cost line -----------------------------------------------------------------------------
 
 

@@ -151,6 +151,41 @@ def test_a_stalled_job_taken_again_since_is_not_put_back_on_the_queue(pg_url):
     asyncio.run(scenario())
 
 
+def test_a_jobs_end_is_written_only_by_the_fetch_that_holds_it(pg_url):
+    """A worker stalled past its lease: its job was put back on the queue and fetched again
+    (by another worker, or the same one later). The stale fetch's finish and retry write
+    nothing; the current fetch's finish does."""
+    import psycopg
+    from procrastinate import jobs
+
+    async def scenario():
+        app = queue.make_app(pg_url, sync=False)
+        async with app.open_async():
+            await app.schema_manager.apply_schema_async()
+            await app.tasks[queue.TASK].configure(queue=queue.QUEUE).defer_async(batch_id="b", n=1)
+            manager = app.job_manager
+            first = await manager.register_worker()
+            stale = await manager.fetch_job(queues=[queue.QUEUE], worker_id=first)
+            with psycopg.connect(pg_url, autocommit=True) as conn:
+                conn.execute("SELECT procrastinate_retry_job_v2(%s, now(), NULL, NULL, NULL)", (stale.id,))
+                second = await manager.register_worker()
+                current = await manager.fetch_job(queues=[queue.QUEUE], worker_id=second)
+                assert current.id == stale.id and current.attempts == stale.attempts + 1
+
+                def row():
+                    return conn.execute("SELECT status, worker_id, attempts FROM procrastinate_jobs "
+                                        "WHERE id = %s", (stale.id,)).fetchone()  # fmt: skip
+
+                doing = row()
+                await manager.finish_job(stale, jobs.Status.SUCCEEDED, delete_job=False)
+                await manager.retry_job(stale)
+                assert row() == doing == ("doing", second, 1)  # the stale fetch changed nothing
+                await manager.finish_job(current, jobs.Status.SUCCEEDED, delete_job=False)
+                assert row()[0] == "succeeded"
+
+    asyncio.run(scenario())
+
+
 def test_workers_find_every_table_made_so_a_worker_needs_no_schema_session(pg_url, runs_dir):
     """`worker` makes the queue's, the store's and the checkpoints' tables before its worker
     processes start: none of them then takes the schema lock (a third connection, beside its

@@ -170,7 +170,8 @@ def test_a_call_cut_twice_mid_answer_is_answered_on_the_third_attempt_and_counts
         completion = client(server).complete(MESSAGES, step="plan", max_tokens=200)
         assert server.count == 3
     assert completion.text == TEXT and completion.retries == 2
-    assert all("(counted)" in line for line in completion.retry_log)
+    assert all("(estimated; counted in the usage)" in line for line in completion.retry_log)
+    assert completion.estimated_tokens > 0  # the cut attempts' tokens: the provider never said
     assert "retrying with max_tokens 150" in completion.retry_log[0]  # never the same request again
     answered = max(1, len(TEXT) // 4)  # the server's count for the answer
     assert completion.completion_tokens > answered  # and the two cut attempts' words

@@ -170,7 +170,8 @@ def test_debug_logs_go_to_stderr_never_stdout(tmp_path):
     with OpenAIServer(reply=KillScript((9.0,), 2)) as srv:
         child = Child(tmp_path, "debug", ["write", "Why do writers revise?", "--model", MODEL,
                                           "--api-base", srv.base_url, "--runs-dir", "runs",
-                                          "--sections", "2", "--debug"])  # fmt: skip
+                                          "--sections", "2", "--debug"],
+                      env={"REFLECTCLI_TRANSPORT": "litellm"})  # litellm's own logs  # fmt: skip
         assert child.finish() == 0, child.describe()
     assert "LiteLLM" in child.stderr and "DEBUG" in child.stderr  # the logs exist
     assert "LiteLLM" not in child.stdout and "DEBUG" not in child.stdout

@@ -1,9 +1,10 @@
-"""`batch run`: one machine, N worker processes sharing a batch's tasks through the store (each
-claims the next task with a compare-and-swap; no scheduler). The parent only watches: it shows
-progress, gives a dead worker's task back and starts a replacement.
+"""`batch run`: one machine, N runs at once sharing a batch's tasks through the store (each
+claims the next task with a compare-and-swap; no scheduler), as threads of one worker process
+per RUNS_PER_PROCESS runs (`execute.shares`). The parent only watches: it shows progress, gives
+a dead worker's tasks back and starts a replacement.
 
-A worker killed (-9) mid-task: its task is given back and taken by another worker, which
-resumes the thread from its checkpoint (journaled answers replayed, never paid twice). A task
+A worker killed (-9) mid-task: its tasks are given back and taken by other runs, which resume
+each thread from its checkpoint (journaled answers replayed, never paid twice). A task
 the provider keeps failing is tried RETRIES times with growing pauses, then marked failed with
 its one-line error; the rest of the batch goes on. Ctrl-C / SIGTERM: each worker stops after
 its current step (checkpointed), and `batch resume` carries on later.
@@ -22,12 +23,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from reflectcli.batch.execute import TASKS, run_task
+from reflectcli.batch.execute import TASKS, pool_for, run_task, shares, warm
 from reflectcli.batch.status import summarize
 from reflectcli.errors import LostClaim, RunBusy, RunInterrupted, UserError
 from reflectcli.retry import retryable
 from reflectcli.store.batches import BatchTables
-from reflectcli.store.db import HOST, Store, lease_seconds
+from reflectcli.store.db import HOST, Store, lease_seconds, store_url
 
 POLL = 0.5  # seconds between the parent's looks at the store
 
@@ -112,28 +113,49 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(message).split())[:500]
 
 
-def work_through(runs_dir: str, batch_id: str) -> None:
-    """A worker process: claim the next task, write it, until none is left or the batch is
-    cancelled. SIGINT / SIGTERM (sent by the parent: the worker has its own process group, so a
-    terminal's Ctrl-C reaches the parent alone) stop it after the current step, checkpointed;
-    the task is given back."""
-    me = f"{HOST}:{os.getpid()}"
+def work_through(runs_dir: str, batch_id: str, runs: int = 1) -> None:
+    """A worker process: `runs` threads, each claiming the next task and writing it until none
+    is left or the batch is cancelled (a run waits on its model, not the CPU). SIGINT / SIGTERM
+    (sent by the parent: the worker has its own process group, so a terminal's Ctrl-C reaches
+    the parent alone) stop every run after its current step, checkpointed; their tasks are given
+    back."""
     stopping = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stopping.set())
     detach()
+    pool_for(runs)
+    if store_url():
+        from reflectcli.store.pg import keep_pools
+
+        keep_pools()  # one pool for the process's life, not one per task
+    warm()
     checked = {"at": 0.0, "cancelled": False}
+    guard = threading.Lock()
 
     def cancelled() -> bool:  # asked after every step: looks at the store at most every 2 s
-        if time.monotonic() - checked["at"] > 2:
-            with Store(runs_dir) as store:
-                checked["cancelled"] = BatchTables(store.conn).cancelled(batch_id)
-            checked["at"] = time.monotonic()
-        return checked["cancelled"]
+        with guard:
+            if time.monotonic() - checked["at"] > 2:
+                with Store(runs_dir) as store:
+                    checked["cancelled"] = BatchTables(store.conn).cancelled(batch_id)
+                checked["at"] = time.monotonic()
+            return checked["cancelled"]
 
     def should_stop() -> bool:
         return stopping.is_set() or cancelled()
 
+    threads = [threading.Thread(target=_work, args=(runs_dir, batch_id, stopping, should_stop),
+                                name=f"run-{i}") for i in range(max(1, runs))]  # fmt: skip
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        while thread.is_alive():
+            thread.join(0.5)  # the main thread stays free for the signal handlers
+
+
+def _work(runs_dir: str, batch_id: str, stopping: threading.Event, should_stop: Callable[[], bool]) -> None:
+    """One of a worker process's runs at once: claim a task, write it, the next, until none is
+    left, the batch is cancelled or the process is stopped."""
+    me = f"{HOST}:{os.getpid()}"
     while not should_stop():
         with Store(runs_dir) as store:
             tables = BatchTables(store.conn)
@@ -151,7 +173,7 @@ def work_through(runs_dir: str, batch_id: str) -> None:
                     return
             except LostClaim as exc:  # another process took the run over: leave it all to that one
                 print(f"batch: {exc.message}", file=sys.stderr, flush=True)
-                return
+                break  # (not even the task's row: the new owner's) and on to the next task
             except RunBusy:  # another process still holds the thread: wait out its lease
                 if stopping.wait(min(lease_seconds(), 30)):
                     return
@@ -175,17 +197,18 @@ def work_through(runs_dir: str, batch_id: str) -> None:
 
 def run_local(runs_dir: str | Path, batch_id: str, jobs: int,
               on_progress: Callable[[dict[str, Any]], None]) -> dict[str, Any]:  # fmt: skip
-    """Start `jobs` worker processes on the batch and watch them to the end; a worker that dies
-    has its task given back and is replaced while tasks are left. Returns the final status.
-    Raises KeyboardInterrupt after the workers stopped (Ctrl-C / SIGTERM)."""
+    """Run the batch's tasks `jobs` at once, in one worker process per RUNS_PER_PROCESS of them
+    (`execute.shares`), and watch them to the end; a worker process that dies has its tasks
+    given back and is replaced while tasks are left. Returns the final status. Raises
+    KeyboardInterrupt after the workers stopped (Ctrl-C / SIGTERM)."""
     runs_dir = str(runs_dir)
     context = multiprocessing.get_context("spawn")  # a clean interpreter: no inherited threads
-    workers: dict[int, Any] = {}
+    workers: dict[int, tuple[Any, int]] = {}  # pid -> (process, its runs at once)
 
-    def spawn() -> None:
-        proc = context.Process(target=work_through, args=(runs_dir, batch_id), daemon=False)
+    def spawn(runs: int) -> None:
+        proc = context.Process(target=work_through, args=(runs_dir, batch_id, runs), daemon=False)
         proc.start()
-        workers[proc.pid] = proc
+        workers[proc.pid] = (proc, runs)
 
     def left() -> int:
         with Store(runs_dir) as store:
@@ -194,34 +217,34 @@ def run_local(runs_dir: str | Path, batch_id: str, jobs: int,
 
     previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
-        for _ in range(min(jobs, max(1, left()))):
-            spawn()
+        for runs in shares(min(jobs, max(1, left()))):
+            spawn(runs)
         while workers:
             time.sleep(POLL)
             status = snapshot(runs_dir, batch_id)
             on_progress(status)
-            for pid, proc in list(workers.items()):
+            for pid, (proc, runs) in list(workers.items()):
                 if proc.is_alive():
                     continue
                 proc.join()
                 del workers[pid]
-                if proc.exitcode != 0:  # killed: its task goes back to the pool
+                if proc.exitcode != 0:  # killed: its tasks go back to the pool
                     _give_back(runs_dir, batch_id, f"{HOST}:{pid}")
-                if left() and not status["cancelled"] and len(workers) < jobs:
-                    spawn()
+                    if left() and not status["cancelled"]:
+                        spawn(runs)
     except KeyboardInterrupt:
-        for proc in workers.values():
+        for proc, _ in workers.values():
             if proc.is_alive():
                 os.kill(proc.pid, signal.SIGTERM)  # each stops after its current step
         try:
-            for proc in workers.values():
+            for proc, _ in workers.values():
                 proc.join()
         except KeyboardInterrupt:  # asked twice: stop now (a call in flight is lost, no more)
-            for proc in workers.values():
+            for proc, _ in workers.values():
                 if proc.is_alive():
                     proc.kill()
                     proc.join()
-        for proc in workers.values():
+        for proc, _ in workers.values():
             if proc.exitcode != 0:
                 _give_back(runs_dir, batch_id, f"{HOST}:{proc.pid}")
         raise

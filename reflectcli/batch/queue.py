@@ -2,10 +2,15 @@
 taken by `reflectcli worker` processes on any number of machines.
 
 Job ↔ thread: each job carries (batch id, task number); the task row holds its job id and its
-thread id. A worker process runs one job at a time and sends procrastinate's heartbeat; one whose
-heartbeat stops (kill -9, a dead host) has its job put back on the queue by the other workers
-after the lease (REFLECTCLI_LEASE_SECONDS, default 60), and whoever takes it resumes the thread
-from its checkpoint: no completed call is paid twice. A provider that keeps failing: the job is
+thread id. A worker process runs several jobs at once (procrastinate's concurrency, each job in a
+thread of its own: a run waits on its model, not the CPU; `execute.shares` spreads a worker's
+`--concurrency` over one process per RUNS_PER_PROCESS runs) and sends procrastinate's heartbeat;
+one whose heartbeat stops (kill -9, a dead host) has its jobs put back on the queue by the other
+workers after the lease (REFLECTCLI_LEASE_SECONDS, default 60), and whoever takes each resumes
+its thread from its checkpoint: no completed call is paid twice. A job's row is written only by
+the worker that fetched it, at that fetch (its worker id and attempt: `FINISH_IF_STILL_MINE`), so
+a worker that was stalled past its lease and wakes up changes neither the run (fenced: LostClaim)
+nor the job its successor now runs. A provider that keeps failing: the job is
 retried with growing pauses (RETRIES attempts), then marked failed with its one-line error.
 SIGTERM / Ctrl-C on a worker: the running job stops after its current step (checkpointed), goes
 back on the queue, and the worker exits.
@@ -23,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from reflectcli.batch.execute import RETRIES, TASKS, run_task
+from reflectcli.batch.execute import RETRIES, TASKS, pool_for, run_task, shares, warm
 from reflectcli.batch.local import _one_line, detach
 from reflectcli.errors import LostClaim, RunBusy, RunInterrupted, UserError
 from reflectcli.retry import retryable
@@ -33,7 +38,6 @@ from reflectcli.store.db import HOST, Store, lease_seconds, store_url
 QUEUE = "reflectcli"
 TASK = "reflectcli.write"
 BUSY_ATTEMPTS = 5  # attempts at a task whose thread another live process holds, then reported
-LOST_EXIT = 3  # a worker process that lost its run to another one exits with this, writing nothing
 log = logging.getLogger(__name__)
 
 
@@ -62,6 +66,9 @@ def _retry_strategy():
         def get_retry_decision(self, *, exception: BaseException, job: Any):
             if isinstance(exception, JobAborted):  # asked only when the worker is shutting down
                 return RetryDecision(retry_in={"seconds": 0})
+            if isinstance(exception, LostClaim):  # the run went to another process: if this job
+                # is still this fetch's (FINISH_IF_STILL_MINE), look again after the lease
+                return RetryDecision(retry_in={"seconds": max(1, int(lease_seconds()))})
             if isinstance(exception, RunBusy):
                 if getattr(exception, "busy", BUSY_ATTEMPTS) >= BUSY_ATTEMPTS:  # set by write_job
                     return None
@@ -88,7 +95,56 @@ def make_app(url: str, sync: bool = True):
     connector = procrastinate.SyncPsycopgConnector(**pool) if sync else procrastinate.PsycopgConnector(**pool)
     app = procrastinate.App(connector=connector)
     app.task(name=TASK, queue=QUEUE, pass_context=True, retry=_retry_strategy())(write_job)
+    guard_job_rows(app.job_manager)
     return app
+
+
+# A job's end (finished, failed, aborted, or back on the queue) is written only while its row is
+# still this fetch's: status doing, this worker's id, the attempt it was fetched at. A worker
+# stalled past its lease whose job was requeued (and perhaps taken by another worker) since then
+# would otherwise mark that other worker's job succeeded or failed under it.
+_STILL_MINE = """
+WITH mine AS (
+    SELECT id FROM procrastinate_jobs
+     WHERE id = %(job_id)s AND status = 'doing' AND worker_id IS NOT DISTINCT FROM %(worker_id)s
+       AND attempts = %(attempts)s
+       FOR UPDATE
+)
+"""
+FINISH_IF_STILL_MINE = _STILL_MINE + (
+    "SELECT procrastinate_finish_job_v1(id, %(status)s::procrastinate_job_status, %(delete_job)s) "
+    "IS NULL AS done FROM mine"
+)
+RETRY_IF_STILL_MINE = _STILL_MINE + (
+    "SELECT procrastinate_retry_job_v2(id, %(retry_at)s, %(new_priority)s, %(new_queue_name)s, "
+    "%(new_lock)s) IS NULL AS done FROM mine"
+)
+
+
+def guard_job_rows(manager) -> None:
+    """Make the job manager's finish_job and retry_job write only a job still this fetch's."""
+
+    async def finish_job(job, status, delete_job: bool) -> None:
+        rows = await manager.connector.execute_query_all_async(
+            FINISH_IF_STILL_MINE, job_id=job.id, worker_id=job.worker_id, attempts=job.attempts,
+            status=status.value, delete_job=delete_job,
+        )  # fmt: skip
+        if not rows:
+            log.warning("job %s is no longer this worker's: its end was not recorded here", job.id)
+
+    async def retry_job(job, retry_at=None, priority=None, queue=None, lock=None) -> None:
+        from procrastinate import utils
+
+        rows = await manager.connector.execute_query_all_async(
+            RETRY_IF_STILL_MINE, job_id=job.id, worker_id=job.worker_id, attempts=job.attempts,
+            retry_at=retry_at or utils.utcnow(), new_priority=priority, new_queue_name=queue,
+            new_lock=lock,
+        )  # fmt: skip
+        if not rows:
+            log.warning("job %s is no longer this worker's: it was not put back here", job.id)
+
+    manager.finish_job = finish_job
+    manager.retry_job = retry_job
 
 
 def ensure_schema(app, store: Store) -> None:
@@ -115,8 +171,9 @@ def prepare(runs_dir: str | Path) -> None:
     with Store(runs_dir) as store:
         with app.open():
             ensure_schema(app, store)
-        store.checkpointer()  # sets its tables up where missing (procrastinate's connection closed:
-        # this process, too, holds two at most, its pool's and the schema lock's)
+        made = store.conn.execute("SELECT to_regclass('checkpoint_migrations') IS NOT NULL").fetchone()[0]
+        if not made:  # LangGraph's tables (its import, ~1 s of CPU, only then; procrastinate's
+            store.checkpointer()  # connection closed: this process holds two at most)
 
 
 def submit(runs_dir: str | Path, batch_id: str) -> list[int]:
@@ -188,9 +245,9 @@ def write_job(context, batch_id: str, n: int) -> str:
         outcome = run_task(runs_dir, batch, task, should_stop=context.should_abort)
     except RunInterrupted as exc:
         raise JobAborted(f"stopped after a step of {task['thread_id']}") from exc
-    except LostClaim as exc:  # another worker runs the thread now: this process touches nothing
-        print(f"worker: {exc.message}", file=sys.stderr, flush=True)  # not even the job's row
-        os._exit(LOST_EXIT)
+    except LostClaim as exc:  # another process runs the thread now: its rows stay untouched, and
+        print(f"worker: {exc.message}", file=sys.stderr, flush=True)  # the job's only if still ours
+        raise
     except RunBusy as exc:
         with Store(runs_dir) as store:
             tables = BatchTables(store.conn)
@@ -273,56 +330,98 @@ async def _requeue_stalled(app, every: float, stalled_after: float, runs_dir: st
                 await asyncio.to_thread(record_fault, runs_dir, job.id, "requeue", exc)
 
 
-async def _serve(runs_dir: str, burst: bool) -> None:
+# Work left for a burst worker: a job due on the queue, or one this worker is running
+WORK_LEFT = """
+SELECT EXISTS (SELECT 1 FROM procrastinate_jobs WHERE queue_name = %(queue)s AND (
+    (status = 'todo' AND (scheduled_at IS NULL OR scheduled_at <= now()))
+    OR (status = 'doing' AND worker_id = %(worker_id)s))) AS left
+"""
+
+
+async def _until_done(app, worker, every: float = 0.5) -> None:
+    """`--burst`: stop the worker once no job is due and none of its own is running (its own
+    `wait=False` stops at the first empty fetch and aborts the jobs still running, which with
+    several at once are most of them)."""
+    while True:
+        await asyncio.sleep(every)
+        if worker.worker_id is None:
+            continue
+        try:
+            row = await app.connector.execute_query_one_async(WORK_LEFT, queue=QUEUE,
+                                                              worker_id=worker.worker_id)  # fmt: skip
+        except Exception as exc:  # the database is away for a moment: next time
+            log.warning("burst check failed: %s", _one_line(exc))
+            continue
+        if not row["left"]:
+            worker.stop()
+            return
+
+
+async def _serve(runs_dir: str, burst: bool, runs: int) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
     lease = lease_seconds()
+    # procrastinate runs a sync job in the loop's default executor: one thread a run (its own
+    # default is min(32, cores + 4) threads, 6 here), and a few for record_fault's calls
+    asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(runs + 2, thread_name_prefix="run"))
     app = make_app(require_url(), sync=False)
     async with app.open_async():
-        side = asyncio.create_task(_requeue_stalled(app, max(0.5, lease / 3), lease, runs_dir))
+        worker = app._worker(
+            queues=[QUEUE], concurrency=runs, wait=True, name=f"{HOST}:{os.getpid()}",
+            additional_context={"runs_dir": runs_dir}, shutdown_graceful_timeout=0,
+            update_heartbeat_interval=max(0.5, lease / 6), stalled_worker_timeout=lease,
+            fetch_job_polling_interval=0.5, abort_job_polling_interval=1.0,
+            install_signal_handlers=True, listen_notify=False,
+        )  # fmt: skip
+        side = [asyncio.create_task(_requeue_stalled(app, max(0.5, lease / 3), lease, runs_dir))]
+        if burst:
+            side.append(asyncio.create_task(_until_done(app, worker)))
         try:
-            await app.run_worker_async(
-                queues=[QUEUE], concurrency=1, wait=not burst, name=f"{HOST}:{os.getpid()}",
-                additional_context={"runs_dir": runs_dir}, shutdown_graceful_timeout=0,
-                update_heartbeat_interval=max(0.5, lease / 6), stalled_worker_timeout=lease,
-                fetch_job_polling_interval=0.5, abort_job_polling_interval=1.0,
-                install_signal_handlers=True, listen_notify=False,
-            )  # fmt: skip
+            await worker.run()
         finally:
-            side.cancel()
+            for task in side:
+                task.cancel()
 
 
-def serve(runs_dir: str, burst: bool = False) -> None:
-    """One worker process: one job at a time until stopped (or, with `burst`, until the queue
-    is empty). In its own process group: a terminal's Ctrl-C reaches the parent alone, which
+def serve(runs_dir: str, burst: bool = False, runs: int = 1) -> None:
+    """One worker process: up to `runs` jobs at once until stopped (or, with `burst`, until the
+    queue is empty). In its own process group: a terminal's Ctrl-C reaches the parent alone, which
     passes on one SIGTERM (a second signal would make procrastinate stop at once, mid-step); a
     SIGTERM too when the parent dies (`kill -9`), until procrastinate's own handler is in place."""
     stopping = {"early": False}
     signal.signal(signal.SIGTERM, lambda *_: stopping.update(early=True))
     detach()
+    pool_for(runs)
     if store_url():
         from reflectcli.store.pg import keep_pools
 
         keep_pools()  # one pool for the process's life, not one per job
     logging.getLogger("procrastinate").setLevel(logging.WARNING)
+    warm()  # ready means ready to run a task: its imports are paid before the first one
     if stopping["early"]:
         return
     try:
-        asyncio.run(_serve(runs_dir, burst))
+        asyncio.run(_serve(runs_dir, burst, runs))
     except KeyboardInterrupt:
         pass
 
 
 def run_workers(runs_dir: str | Path, concurrency: int, burst: bool = False) -> int:
-    """`reflectcli worker`: `concurrency` worker processes (one job each at a time); SIGINT /
-    SIGTERM are passed on, and each stops after the current step. The exit code: 0, or 130."""
+    """`reflectcli worker`: `concurrency` runs at once, in one worker process per
+    RUNS_PER_PROCESS of them (`execute.shares`: 16 are one process, 32 two); SIGINT /
+    SIGTERM are passed on, and each run stops after its current step. A process that dies
+    (kill -9) is started again; its runs go back on the queue after the lease and resume
+    anywhere. The exit code: 0, or 130."""
     prepare(runs_dir)
     context = multiprocessing.get_context("spawn")
 
-    def start():
-        proc = context.Process(target=serve, args=(str(runs_dir), burst))
+    def start(runs: int):
+        proc = context.Process(target=serve, args=(str(runs_dir), burst, runs))
         proc.start()
         return proc
 
-    procs = [start() for _ in range(concurrency)]
+    split = shares(concurrency)
+    procs = [start(runs) for runs in split]
     stopped = {"signal": 0}
 
     def forward(signum, frame) -> None:
@@ -337,17 +436,13 @@ def run_workers(runs_dir: str | Path, concurrency: int, burst: bool = False) -> 
         while any(proc.is_alive() for proc in procs):
             for i, proc in enumerate(procs):
                 proc.join(0.2)
-                if proc.exitcode == LOST_EXIT and not stopped["signal"]:
-                    print(f"worker: process {proc.pid} stopped: another worker took its run over; "
-                          "starting another", file=sys.stderr)  # fmt: skip
-                    procs[i] = start()
-                elif proc.exitcode not in (None, 0) and not stopped["signal"]:
-                    print(f"worker: process {proc.pid} died ({proc.exitcode}); its job goes back on "
+                if proc.exitcode not in (None, 0) and not stopped["signal"]:
+                    print(f"worker: process {proc.pid} died ({proc.exitcode}); its jobs go back on "
                           f"the queue after the lease; starting another in {pause:.0f} s",
                           file=sys.stderr)  # fmt: skip
                     time.sleep(pause)
                     pause = min(60.0, pause * 2)
-                    procs[i] = start()
+                    procs[i] = start(split[i])
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)

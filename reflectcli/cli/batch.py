@@ -36,7 +36,8 @@ app = typer.Typer(
 TasksArg = Annotated[Path, typer.Argument(help="JSONL, one task per line: "
                      '{"task": "...", "thread_id": "...", "overrides": {"max_rounds": 2}}.')]  # fmt: skip
 BatchArg = Annotated[str, typer.Argument(help="Batch id (printed by run / submit; `batch list`).")]
-JobsOpt = Annotated[int, typer.Option("--jobs", "-j", min=1, max=64, help="Worker processes.")]
+JobsOpt = Annotated[int, typer.Option("--jobs", "-j", min=1, max=64,
+                                      help="Runs at once (threads, one process per 16 runs).")]  # fmt: skip
 
 
 def _settings(config, runs_dir, model, critic_model, api_base, max_rounds, threshold):
@@ -101,7 +102,7 @@ def _work_here(ui, where, batch_id: str, jobs: int, what: str, quiet: bool, as_j
         from reflectcli.output.batchview import BatchProgress
 
         if not as_json:
-            ui.console.print(f"[bold]batch[/] [cyan]{batch_id}[/] · {what} · {jobs} processes")
+            ui.console.print(f"[bold]batch[/] [cyan]{batch_id}[/] · {what} · {jobs} at once")
         progress = BatchProgress(quiet=quiet or as_json)
         try:
             status = local.run_local(where, batch_id, jobs, progress)
@@ -311,7 +312,7 @@ def worker(
             "-c",
             min=1,
             max=64,
-            help="Worker processes on this machine (one job each at a time).",
+            help="Jobs at once on this machine (threads: one worker process per 16 of them).",
         ),
     ] = 1,
     burst: Annotated[bool, typer.Option("--burst", help="Exit once the queue is empty.")] = False,
@@ -321,15 +322,19 @@ def worker(
 ) -> None:
     """Take batch tasks from the PostgreSQL job queue until stopped.
 
-    Ctrl-C or SIGTERM stops each process after its current step; the task goes back on the queue."""
+    Ctrl-C or SIGTERM stops each run after its current step; its task goes back on the queue."""
     _setup_logging(debug)
     ui = _renderer(False)
     try:
         from reflectcli.batch.queue import run_workers
 
         where = _runs_dir(runs_dir, config)
-        ui.console.print(f"[bold]worker[/] · {concurrency} process{'es' if concurrency != 1 else ''} · "
-                         "Ctrl-C stops after the current step", highlight=False)  # fmt: skip
+        from reflectcli.batch.execute import shares
+
+        split = shares(concurrency)
+        ui.console.print(f"[bold]worker[/] · {concurrency} at once in {len(split)} "
+                         f"process{'es' if len(split) != 1 else ''} · Ctrl-C stops after the current step",
+                         highlight=False)  # fmt: skip
         code = run_workers(where, concurrency, burst)
     except (UserError, Exception) as exc:
         raise _fail(ui, exc, debug) from None

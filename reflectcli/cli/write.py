@@ -111,10 +111,8 @@ def write(
     ] = False,  # fmt: skip
     concurrency: Annotated[
         int | None,
-        typer.Option(
-            help="Independent calls at once at most: searches, page fetches, and the "
-            "sections of a parallel draft (default 4; 1 for local models)."
-        ),
+        typer.Option(help="Independent calls at once at most: searches, page fetches, and the "
+                     "sections of a parallel draft (default 8; 1 for local models)."),
     ] = None,  # fmt: skip
     draft_mode: Annotated[
         str | None,

@@ -14,7 +14,7 @@ from reflectcli.retry import BudgetReached
 from reflectcli.sources.verify import attribute
 from reflectcli.writing.citations import clean_citations, run_labels
 from reflectcli.writing.echo import strip_echo
-from reflectcli.writing.textops import trim_generation
+from reflectcli.writing.textops import estimate_tokens, trim_generation
 
 
 def now() -> str:
@@ -34,6 +34,7 @@ def call_event(node: str, completion: Completion, **extra: Any) -> dict[str, Any
         "cache_read_tokens": completion.cache_read_tokens,
         "cache_creation_tokens": completion.cache_creation_tokens,
         "cost": completion.cost,
+        "estimated_tokens": completion.estimated_tokens,  # of the tokens: not the provider's count
         "retries": completion.retries,
         "retry_log": completion.retry_log,
         "replayed": completion.replayed,
@@ -61,7 +62,9 @@ class Budgeted:
     estimate when the client gives one (a call that may cost more than is left of `max_cost` is
     never sent), and before every retry inside a call (with what its failed attempts cost), so
     without estimates a run overshoots its budget by at most the one attempt that crossed it.
-    Safe for calls at once: the estimates of calls in flight count as spent until answered."""
+    Safe for calls at once: the estimates of calls in flight count as spent until answered, in
+    dollars (the client's estimate) and in tokens (the prompt's tokens and the whole token cap),
+    so calls at once overshoot no more than calls one at a time."""
 
     def __init__(self, client: ModelClient, state: dict[str, Any]):
         self.client = client
@@ -74,15 +77,17 @@ class Budgeted:
         self.tiny = bool(getattr(client, "tiny", False))
         self.serial = bool(getattr(client, "serial", False))
         self._lock = threading.Lock()
-        self._in_flight: dict[int, float] = {}  # estimates of calls sent, not yet answered
+        self._in_flight: dict[int, tuple[float, int]] = {}  # calls sent, not yet answered: estimates
 
-    def _spent(self, tokens: int = 0, cost: float | None = None, estimate: float | None = None) -> str | None:
+    def _spent(self, tokens: int = 0, cost: float | None = None, estimate: float | None = None,
+               flying: int = 0) -> str | None:  # fmt: skip
         """Why the budget is exhausted after this node's calls and `tokens`/`cost` more (and,
-        before a call, its `estimate` with those in flight), or None. The caller holds the lock."""
+        before a call, its `estimate` with those in flight, and the tokens those may take), or
+        None. The caller holds the lock."""
         tokens += self.tokens + sum(c.tokens for c in self.calls)
         costs = [c.cost for c in self.calls if c.cost is not None] + ([cost] if cost is not None else [])
         total = (self.cost or 0.0) + sum(costs) if (self.cost is not None or costs) else None
-        return budget_spent(self.rules, tokens, total, estimate)
+        return budget_spent(self.rules, tokens, total, estimate, flying)
 
     def _retry_spent(self, tokens: int = 0, cost: float | None = None) -> str | None:
         """The check a client asks before each retry (with what its failed attempts cost)."""
@@ -94,12 +99,13 @@ class Budgeted:
         if self.rules.max_cost is not None and hasattr(self.client, "estimate_cost"):
             estimate = self.client.estimate_cost(messages, step=step, json_schema=json_schema,
                                                  max_tokens=max_tokens, stop=stop)  # fmt: skip
+        most = call_tokens(messages, max_tokens) if self.rules.max_tokens is not None else 0
         ticket = object()
         with self._lock:
-            pending = estimate + sum(self._in_flight.values()) if estimate is not None else None
-            if why := self._spent(estimate=pending):
+            pending = estimate + sum(c for c, _ in self._in_flight.values()) if estimate is not None else None
+            if why := self._spent(estimate=pending, flying=sum(t for _, t in self._in_flight.values())):
                 raise BudgetExceeded(why, list(self.calls))
-            self._in_flight[id(ticket)] = estimate or 0.0
+            self._in_flight[id(ticket)] = (estimate or 0.0, most)
         try:
             completion = self.client.complete(messages, step=step, json_schema=json_schema,
                                               max_tokens=max_tokens, stop=stop,
@@ -109,6 +115,7 @@ class Budgeted:
             failed = Completion(
                 text="", model=self.model, step=step, prompt_tokens=paid["prompt_tokens"],
                 completion_tokens=paid["completion_tokens"], cost=paid.get("cost"),
+                estimated_tokens=paid.get("estimated", 0),
                 retries=max(0, len(exc.log) - 1), retry_log=[*exc.log, f"retry not sent: {exc.why}"],
                 finish_reason="budget")  # fmt: skip
             with self._lock:
@@ -121,6 +128,16 @@ class Budgeted:
         with self._lock:
             self.calls.append(completion)
         return completion
+
+
+ESTIMATE_OUTPUT = 1024  # answer tokens a call without a cap is taken to take, at most
+
+
+def call_tokens(messages: list[dict[str, Any]], max_tokens: int | None) -> int:
+    """The most tokens a call may take, before it is sent: its prompt's (about 4 characters a
+    token) and its whole token cap."""
+    prompt = sum(estimate_tokens(m["content"]) for m in messages if isinstance(m.get("content"), str))
+    return prompt + (max_tokens or ESTIMATE_OUTPUT)
 
 
 def budget_stop(node: str, exc: BudgetExceeded, round_no: int) -> dict[str, Any]:

@@ -99,11 +99,17 @@ def repeats(current: tuple[str, ...], previous: tuple[str, ...]) -> bool:
 
 
 def budget_spent(rules: Rules, tokens: int, cost: float | None,
-                 estimate: float | None = None) -> str | None:  # fmt: skip
+                 estimate: float | None = None, flying: int = 0) -> str | None:  # fmt: skip
     """Why the budget is exhausted, or None. Used before every call and after every review.
     Before a call, `estimate` is what it may cost at most (with the calls still in flight):
-    a call whose estimate exceeds what is left of `max_cost` is refused, never sent."""
-    if rules.max_tokens is not None and tokens >= rules.max_tokens:
+    a call whose estimate exceeds what is left of `max_cost` is refused, never sent; and
+    `flying` is the most tokens the calls in flight may take (their prompts and whole caps):
+    they count as spent, so calls at once cross `max_tokens` by at most one call, as calls one
+    at a time do."""
+    if rules.max_tokens is not None and tokens + flying >= rules.max_tokens:
+        if flying:
+            return (f"{tokens} tokens used and up to {flying} in the calls in flight, of a "
+                    f"{rules.max_tokens} budget")  # fmt: skip
         return f"{tokens} tokens used of a {rules.max_tokens} budget"
     if rules.max_cost is not None and cost is not None and cost >= rules.max_cost:
         return f"${cost:.4f} spent of a ${rules.max_cost:.4f} budget"

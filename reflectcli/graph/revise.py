@@ -249,21 +249,21 @@ class Reviser:
         body = bodies[index] or ""
         evidence = evidence_for(state, [index], [body])
         tiny = bool(getattr(self.writer, "tiny", False))
-        messages = prompts.section_revise_messages(
-            state["task"],
-            outline,
-            bodies,
-            index,
-            revision["items"][k],
-            round_no,
-            state["params"].get("language"),
-            compact=tiny,
-            evidence=evidence,
-            lessons=state.get("lessons"),
-            sources=state.get("evidence") or None,  # the same for every section: cacheable
-            # for a provider that caches prompts: the review's whole prefix (its article)
-            article=base["text"] if getattr(self.writer, "caches_prompts", False) else None,
-        )
+
+        def ask(article: str | None):
+            return prompts.section_revise_messages(
+                state["task"], outline, bodies, index, revision["items"][k], round_no,
+                state["params"].get("language"), compact=tiny, evidence=evidence,
+                lessons=state.get("lessons"),
+                sources=state.get("evidence") or None,  # the same for every section: cacheable
+                article=article,  # the review's whole prefix (its article), read from the cache
+            )  # fmt: skip
+
+        messages = ask(None)
+        if getattr(self.writer, "caches_prompts", False) and not tiny:
+            shaped = ask(base["text"])
+            if cache_pays(self.writer, shaped, messages):
+                messages = shaped
         completion = writer.complete(
             messages,
             step=f"revise:r{round_no}:s{index + 1}",
@@ -359,3 +359,16 @@ def revision_pending(state: dict[str, Any]) -> bool:
     """A section-by-section revision with sections still to rewrite."""
     revision = state.get("revision")
     return bool(revision) and len(revision["done"]) < len(revision["targets"])
+
+
+def cache_pays(client: Any, shaped: list[dict[str, Any]], plain: list[dict[str, Any]]) -> bool:
+    """Whether the rewrite prompt that begins with its review's system message (`shaped`, that
+    message read from the provider's cache) costs less than the `plain` one, for prompts of
+    these sizes (about 4 characters a token): the client decides from its price map and its
+    provider's minimum cacheable prefix (a client that cannot say: where it caches at all)."""
+    decide = getattr(client, "cache_saves", None)
+    if decide is None:
+        return bool(getattr(client, "caches_prompts", False))
+    tokens = [sum(estimate_tokens(m["content"]) for m in ms if isinstance(m.get("content"), str))
+              for ms in (shaped, plain)]  # fmt: skip
+    return bool(decide(estimate_tokens(shaped[0]["content"]), tokens[0], tokens[1]))

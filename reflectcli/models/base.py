@@ -26,6 +26,9 @@ class Completion:
     retry_log: list[str] = field(default_factory=list)
     finish_reason: str | None = None  # stop | length (the token cap) | loop (cut: it repeated)
     at: str = ""  # when the answer arrived (UTC, ISO 8601)
+    # of prompt_tokens + completion_tokens: those the provider did not report (a stream cut before
+    # its usage came, failed attempts), counted by a tokenizer or estimated: shown as estimates
+    estimated_tokens: int = 0
 
     @property
     def tokens(self) -> int:

@@ -76,4 +76,5 @@ def make_client(model: str, settings: Any, role: str = "writer") -> ModelClient:
         retries=settings.retries,
         backoff=settings.backoff,
         prompt_cache=settings.prompt_cache,
+        transport=getattr(settings, "transport", "auto"),
     )

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from datetime import UTC, datetime
 from typing import Any
 
@@ -36,6 +38,7 @@ class JournaledClient:
         self.store = store
         self.thread_id = thread_id
         self.listener = listener
+        self._early: dict[str, Future] = {}  # key -> a call sent ahead of its step (`prefetch`)
 
     @property
     def takes_schema(self) -> bool:
@@ -53,6 +56,12 @@ class JournaledClient:
     def cache_share(self) -> float | None:
         return getattr(self.inner, "cache_share", None)
 
+    def cache_saves(self, prefix: int, shaped: int, plain: int) -> bool:
+        """The model client's word on shaping this prompt for its cache (`caches_prompts` alone
+        for a client without one)."""
+        decide = getattr(self.inner, "cache_saves", None)
+        return self.caches_prompts if decide is None else bool(decide(prefix, shaped, plain))
+
     @property
     def serial(self) -> bool:
         return bool(getattr(self.inner, "serial", False))
@@ -67,17 +76,41 @@ class JournaledClient:
                       stop=None) -> float | None:  # fmt: skip
         """What the call may cost before it is sent: nothing when its answer is journaled (it
         is replayed), else the model client's estimate (None when it has none)."""
-        if self.store.journal_get(self._key(messages, step, json_schema, max_tokens, stop)) is not None:
+        key = self._key(messages, step, json_schema, max_tokens, stop)
+        if self.store.journaled(self.thread_id, key) is not None:
             return 0.0
         estimate = getattr(self.inner, "estimate_cost", None)
         if estimate is None:
             return None
         return estimate(messages, step=step, json_schema=json_schema, max_tokens=max_tokens, stop=stop)
 
+    def prefetch(self, messages, *, step, json_schema=None, max_tokens=None, stop=None) -> None:
+        """Send a call ahead of its step, from a thread of its own, while the process is still
+        getting ready (the graph's imports): the step's own call with this request takes its
+        answer (journaled as any other), not a second one. For a run's first call, which no
+        budget can refuse (the caller checks there is none)."""
+        key = self._key(messages, step, json_schema, max_tokens, stop)
+        future: Future = Future()
+
+        def send() -> None:
+            try:
+                future.set_result(self._call(key, messages, step, json_schema, max_tokens, stop, None))
+            except BaseException as exc:  # the step's own call raises it
+                future.set_exception(exc)
+
+        self._early[key] = future
+        threading.Thread(target=send, name=f"early-{step}", daemon=True).start()
+
     def complete(self, messages, *, step, json_schema=None, max_tokens=None, stop=None,
                  budget=None) -> Completion:  # fmt: skip
         key = self._key(messages, step, json_schema, max_tokens, stop)
-        saved = self.store.journal_get(key)
+        early = self._early.pop(key, None)
+        if early is not None:  # sent ahead by `prefetch`: its answer (or its error)
+            return early.result()
+        return self._call(key, messages, step, json_schema, max_tokens, stop, budget)
+
+    def _call(self, key, messages, step, json_schema, max_tokens, stop, budget) -> Completion:
+        saved = self.store.journaled(self.thread_id, key)
         if saved is not None:
             completion = Completion.from_dict(saved)
             completion.replayed = True
@@ -92,14 +125,15 @@ class JournaledClient:
                 self._spent(key, step, exc.spent)
             self.listener("call_failed", {"step": step, "model": self.model, "error": exc})
             raise
-        paid = self.store.journal_get(key + SPENT)
+        paid = self.store.journaled(self.thread_id, key + SPENT)
         if paid:  # earlier failed calls of this request (before a resume): billed, so counted
             completion.prompt_tokens += paid["prompt_tokens"]
             completion.completion_tokens += paid["completion_tokens"]
             completion.cost = _add_cost(completion.cost, paid["cost"])
+            completion.estimated_tokens += paid.get("estimated", 0)
             completion.retry_log.append(f"{paid['calls']} failed call{'s' if paid['calls'] != 1 else ''}"
                                         f" before: {paid['prompt_tokens'] + paid['completion_tokens']} "
-                                        "tokens (counted)")  # fmt: skip
+                                        "tokens (estimated; counted in the usage)")  # fmt: skip
         completion.step = step
         completion.at = datetime.now(UTC).isoformat(timespec="milliseconds")
         self.store.journal_put(key, self.thread_id, step, completion.to_dict())
@@ -109,11 +143,12 @@ class JournaledClient:
     def _spent(self, key: str, step: str, spent: dict[str, Any]) -> None:
         """Tokens a failed call generated, kept beside the journal until the same request is
         answered (then added to that answer, so the run's usage and budget include them)."""
-        paid = self.store.journal_get(key + SPENT) or {"prompt_tokens": 0, "completion_tokens": 0,
-                                                       "cost": 0.0, "calls": 0}  # fmt: skip
+        empty = {"prompt_tokens": 0, "completion_tokens": 0, "cost": 0.0, "calls": 0}
+        paid = self.store.journaled(self.thread_id, key + SPENT) or empty
         paid = {"model": self.model, "prompt_tokens": paid["prompt_tokens"] + spent["prompt_tokens"],
                 "completion_tokens": paid["completion_tokens"] + spent["completion_tokens"],
-                "cost": _add_cost(paid["cost"], spent.get("cost")), "calls": paid["calls"] + 1}  # fmt: skip
+                "cost": _add_cost(paid["cost"], spent.get("cost")), "calls": paid["calls"] + 1,
+                "estimated": paid.get("estimated", 0) + spent.get("estimated", 0)}  # fmt: skip
         self.store.journal_put(key + SPENT, self.thread_id, f"{SPENT_STEP}{step}", paid)
 
 

@@ -144,7 +144,25 @@ ESTIMATE_OUTPUT = 1024  # output tokens a call without a cap is assumed to take,
 MIN_CAP = 16  # a stalled call is retried with 3/4 of its token cap, down to this
 
 
-CHEAP_CACHE = 0.25  # prompt_cache auto: on where a cached input token costs at most this share
+# The shortest prompt prefix a provider caches, in tokens: OpenAI caches prompts from 1,024
+# tokens (in 128-token steps), Anthropic from 1,024 (2,048 for Haiku; up to its marked
+# breakpoint), DeepSeek from 64 (in 64-token units); others are taken as OpenAI. A prefix
+# shorter than this is never read from a cache.
+MIN_CACHED_PREFIX = {"openai": 1024, "azure": 1024, "anthropic": 1024, "deepseek": 64, "gemini": 1024}
+CACHE_STEP = {"anthropic": 1, "deepseek": 64}  # cached tokens come in whole steps (others: 128)
+SAVING = 0.95  # auto shapes a prompt for the cache where it costs at most this share of the plain one
+
+
+def min_cached_prefix(model: str) -> int:
+    """The provider's minimum cacheable prefix for `model` (MIN_CACHED_PREFIX)."""
+    provider, _, name = model.partition("/")
+    if not name:
+        provider, name = ("anthropic" if provider.lower().startswith("claude") else "openai"), provider
+    if "claude" in name.lower() and "haiku" in name.lower():
+        return 2048
+    if provider in ("bedrock", "vertex_ai") and "claude" in name.lower():
+        return 1024
+    return MIN_CACHED_PREFIX.get(provider, 1024)
 
 
 def needs_cache_marker(model: str) -> bool:
@@ -192,6 +210,125 @@ class Stalled(TimeoutError):
     """No token arrived for `timeout` seconds in the middle of a streamed answer."""
 
 
+TRANSPORTS = ("auto", "litellm")
+
+
+def goes_direct(model: str, api_base: str | None, transport: str = "auto") -> bool:
+    """Whether a model's calls go straight over HTTP (models/openai_http.py) rather than through
+    litellm: an `openai/<name>` model behind an `api_base` (an OpenAI-compatible server, which
+    litellm too reaches with the OpenAI protocol, unchanged), unless `transport = litellm`."""
+    return transport == "auto" and bool(api_base) and model.startswith("openai/")
+
+
+def _usage_of(found: Any) -> dict[str, int] | None:
+    """A litellm usage object as the wires report usage: prompt, completion, cache read, written."""
+    if not found:
+        return None
+    usage = {k: int(getattr(found, k, 0) or 0) for k in ("prompt_tokens", "completion_tokens")}
+    usage["cache_read"], usage["cache_creation"] = cache_tokens(found)
+    return usage
+
+
+class _LitellmWire:
+    """The general path: litellm.completion, streamed, and litellm's price map and tokenizers."""
+
+    name = "litellm"
+
+    def __init__(self):
+        lib = self.lib = _litellm()
+        self.bad_request, self.timeout = lib.BadRequestError, lib.Timeout
+        self.connection, self.auth = lib.APIConnectionError, lib.AuthenticationError
+        self.context, self.not_found = lib.ContextWindowExceededError, lib.NotFoundError
+
+    def events(self, kwargs: dict[str, Any]):
+        """(text, finish_reason, usage) per choice of each chunk (usage alone: a usage chunk)."""
+        response = self.lib.completion(**kwargs)
+        try:
+            for chunk in response:
+                usage = _usage_of(getattr(chunk, "usage", None))
+                choices = getattr(chunk, "choices", None) or ()
+                if not choices and usage:
+                    yield "", None, usage
+                for choice in choices:
+                    delta = getattr(choice, "delta", None)
+                    yield getattr(delta, "content", None) or "", getattr(choice, "finish_reason", None), usage
+        finally:
+            _close_stream(response)
+            _hold_main_event_loop()
+
+    def cost(self, model: str, prompt: int, completion: int, read: int = 0, created: int = 0) -> float | None:
+        try:
+            usage = None
+            if read or created:
+                from litellm.types.utils import PromptTokensDetailsWrapper, Usage
+
+                details = PromptTokensDetailsWrapper(cached_tokens=read, cache_creation_tokens=created)
+                usage = Usage(prompt_tokens=prompt, completion_tokens=completion,
+                              total_tokens=prompt + completion, prompt_tokens_details=details)  # fmt: skip
+            a, b = self.lib.cost_per_token(model=model, prompt_tokens=prompt,
+                                           completion_tokens=completion, usage_object=usage)  # fmt: skip
+            return float(a + b)
+        except Exception:  # a price litellm does not know: unknown, not zero
+            return None
+
+    def count(self, model: str, messages: list[dict[str, Any]]) -> int | None:
+        """The prompt's tokens by litellm's tokenizer for the model (None where it has none)."""
+        try:
+            return int(self.lib.token_counter(model=model, messages=messages))
+        except Exception:
+            return None
+
+    def info(self, model: str) -> dict[str, Any] | None:
+        try:
+            return self.lib.get_model_info(model)
+        except Exception:  # not in the price map
+            return None
+
+
+class _HttpWire:
+    """An OpenAI-compatible server behind api_base, straight over HTTP (no litellm import):
+    prices from litellm's price-map file (models/prices.py), litellm asked only for a tiered price."""
+
+    name = "http"
+
+    def __init__(self, api_base: str, api_key: str):
+        from reflectcli.models import openai_http as http
+
+        self.http, self.api_base, self.api_key = http, api_base, api_key
+        self.bad_request, self.timeout = http.BadRequestError, http.Timeout
+        self.connection, self.auth = http.APIConnectionError, http.AuthenticationError
+        self.context, self.not_found = http.ContextWindowExceededError, http.NotFoundError
+
+    def events(self, kwargs: dict[str, Any]):
+        body = {k: kwargs[k] for k in SENT if k in kwargs}
+        body["model"] = kwargs["model"].split("/", 1)[1]  # as litellm sends it: without the route
+        return self.http.stream_chat(self.api_base, self.api_key, body, kwargs["timeout"])
+
+    def cost(self, model: str, prompt: int, completion: int, read: int = 0, created: int = 0) -> float | None:
+        from reflectcli.models import prices
+
+        found = prices.cost(model, prompt, completion, read, created)
+        if found is prices.TIERED:
+            return _LitellmWire().cost(model, prompt, completion, read, created)
+        return found
+
+    def count(self, model: str, messages: list[dict[str, Any]]) -> int | None:
+        """litellm's tokenizer for a model the price map knows (it is billed: worth litellm's
+        import, once, for a budget's estimate or a cut stream's prompt); None for a server's
+        own model (the caller estimates)."""
+        from reflectcli.models import prices
+
+        return _LitellmWire().count(model, messages) if prices.model_info(model) else None
+
+    def info(self, model: str) -> dict[str, Any] | None:
+        from reflectcli.models import prices
+
+        return prices.model_info(model)
+
+
+SENT = ("messages", "temperature", "max_tokens", "stream", "stream_options", "response_format", "stop")
+
+
 class LiteLLMClient:
     """Any litellm model, streamed: live token counts, Ctrl-C at once, and `timeout` counted
     between tokens (a slow but steady server is never cut). Retries only what retrying can fix
@@ -210,9 +347,13 @@ class LiteLLMClient:
         retries: int = 3,
         backoff: float = 1.0,
         prompt_cache: str = "auto",
+        transport: str = "auto",
         sleep: Callable[[float], None] = time.sleep,
     ):
         self.model = model
+        self.direct = goes_direct(model, api_base, transport)  # over HTTP, without litellm
+        self.sends_ahead = True  # a network model: a run's first call may go before the graph is built
+        self._wire_in_use: Any = None
         self.temperature = temperature
         self.timeout = timeout
         self.api_base = api_base
@@ -229,8 +370,20 @@ class LiteLLMClient:
 
     # --- set-up ---------------------------------------------------------------------------
 
+    def _wire(self) -> Any:
+        """How this client's calls go: straight over HTTP, or through litellm (imported then)."""
+        if self._wire_in_use is None:
+            if self.direct:
+                key = os.environ.get(self.api_key_env) or "no-key"
+                self._wire_in_use = _HttpWire(self.api_base or "", key)
+            else:
+                self._wire_in_use = _LitellmWire()
+        return self._wire_in_use
+
     def preflight(self) -> None:
         """Fail at once, before a run is created, on an unknown model or a missing key."""
+        if self.direct:  # `openai/<name>` at a server of one's own: nothing litellm could check
+            return
         litellm = _litellm()
         try:
             litellm.get_llm_provider(self.model)
@@ -276,19 +429,33 @@ class LiteLLMClient:
 
     @property
     def caches_prompts(self) -> bool:
-        """Whether prompts are shaped for the provider's cache (config `prompt_cache`): for
-        `auto`, a Claude model (its prefix is marked: `needs_cache_marker`; a read costs a tenth)
-        or one whose cached input litellm's price map bills at most CHEAP_CACHE of its input
-        rate (`cache_read_input_token_cost`): shaping costs a section rewrite the cached read of
-        the whole article, worth it only where that read is cheap (not at OpenAI's 4o-era half
-        price). A model the map does not know is taken not to cache."""
+        """Whether prompts may be shaped for the provider's cache (config `prompt_cache`): `on`,
+        or for `auto` a model whose cached input the price map bills (Claude's prefix is marked:
+        `needs_cache_marker`; a read costs a tenth). A model the map does not know is taken not
+        to cache. Under `auto` each prompt is then shaped only where that pays (`cache_saves`)."""
         if self._caches is None:
             if self.prompt_cache != "auto":
                 self._caches = self.prompt_cache == "on"
             else:
-                share = self.cache_share
-                self._caches = share is not None and share <= CHEAP_CACHE
+                self._caches = self.cache_share is not None
         return self._caches
+
+    def cache_saves(self, prefix: int, shaped: int, plain: int) -> bool:
+        """Whether a prompt shaped for the cache (`shaped` tokens, its first `prefix` the call
+        before's, read from the cache) costs less than the plain one (`plain` tokens) at the
+        price map's rates, for prompts of that size: never where the prefix is shorter than the
+        provider caches (`min_cached_prefix`: then all of it is billed in full), the cached part
+        in the provider's whole steps, and only for a saving (SAVING: token counts here are
+        estimates, not a tie's worth). `on` shapes every prompt, `off` none."""
+        if self.prompt_cache != "auto":
+            return self.prompt_cache == "on"
+        share = self.cache_share
+        if share is None or prefix < min_cached_prefix(self.model):
+            return False
+        provider = self.model.partition("/")[0] if "/" in self.model else "openai"
+        step = 1 if needs_cache_marker(self.model) else CACHE_STEP.get(provider, 128)
+        cached = prefix // step * step  # what the provider reads from its cache, in whole steps
+        return cached * share + max(0, shaped - cached) <= SAVING * plain
 
     @property
     def cache_share(self) -> float | None:
@@ -299,13 +466,10 @@ class LiteLLMClient:
             if needs_cache_marker(self.model):
                 self._share = 0.1
             else:
-                try:
-                    info = _litellm().get_model_info(self.model)
-                    read, full = info.get("cache_read_input_token_cost"), info.get("input_cost_per_token")
-                    if read is not None and full:
-                        self._share = read / full
-                except Exception:  # not in the price map
-                    pass
+                info = self._wire().info(self.model) or {}
+                read, full = info.get("cache_read_input_token_cost"), info.get("input_cost_per_token")
+                if read is not None and full:
+                    self._share = read / full
         return None if self._share < 0 else self._share
 
     def _kwargs(self, messages, json_schema, max_tokens, step) -> dict[str, Any]:
@@ -344,7 +508,7 @@ class LiteLLMClient:
         """One call, retried by the one policy (reflectcli/retry.py). `budget(tokens, cost)` is
         asked before each retry with what the failed attempts have cost so far; a reason means
         the retry is not sent (BudgetReached, with those attempts' tokens)."""
-        litellm = _litellm()
+        wire = self._wire()
         retry_log: list[str] = []
         wasted = {"prompt": 0, "completion": 0}  # tokens of failed attempts that generated
         started = time.monotonic()
@@ -355,8 +519,8 @@ class LiteLLMClient:
             while True:
                 parts: list[str] = []
                 try:
-                    return self._stream(litellm, messages, json_schema, cap[0], step, parts, stop)
-                except litellm.BadRequestError as exc:
+                    return self._stream(wire, messages, json_schema, cap[0], step, parts, stop)
+                except wire.bad_request as exc:
                     if json_schema is not None and self._downgrade(exc):
                         retry_log.append(f"the server refused response_format; now {self._mode}")
                         continue  # the same attempt, in a weaker mode
@@ -366,12 +530,11 @@ class LiteLLMClient:
                         failures.append(self._failed(exc, messages, parts, wasted, cap))
                         retry_log.append(failures[-1])
                     raise
-                finally:
-                    _hold_main_event_loop()
 
         def spent() -> dict[str, Any]:
             return {"prompt_tokens": wasted["prompt"], "completion_tokens": wasted["completion"],
-                    "cost": self._cost(litellm, wasted["prompt"], wasted["completion"])}  # fmt: skip
+                    "cost": self._cost(wasted["prompt"], wasted["completion"]),
+                    "estimated": wasted["prompt"] + wasted["completion"]}  # fmt: skip
 
         def over_budget() -> str | None:
             if budget is None or not (wasted["prompt"] or wasted["completion"]):
@@ -391,12 +554,19 @@ class LiteLLMClient:
             raise
         except Exception as exc:
             if retryable(exc):
-                raise self._gave_up(exc, len(failures), failures[-1], litellm, wasted) from exc
-            raise self._fatal(exc, litellm) from exc
+                raise self._gave_up(exc, len(failures), failures[-1], wasted) from exc
+            raise self._fatal(exc) from exc
+        estimated = wasted["prompt"] + wasted["completion"]  # failed attempts: never the provider's count
         read, created = usage.get("cache_read", 0), usage.get("cache_creation", 0)
         answered = max(int(usage.get("prompt_tokens") or 0), read + created)
+        if not answered:  # no usage: a stream cut (a loop) before the provider's count arrived
+            answered = self._prompt_tokens(messages)
+            estimated += answered
+        done = int(usage.get("completion_tokens") or 0)
+        if not done:
+            done = _estimate(text)
+            estimated += done
         prompt = answered + wasted["prompt"]
-        done = int(usage.get("completion_tokens") or 0) or _estimate(text)
         return Completion(
             text=text,
             model=self.model,
@@ -405,60 +575,67 @@ class LiteLLMClient:
             completion_tokens=done + wasted["completion"],
             cache_read_tokens=read,
             cache_creation_tokens=created,
-            cost=self._cost(litellm, prompt, done + wasted["completion"], read, created),
+            cost=self._cost(prompt, done + wasted["completion"], read, created),
             duration=time.monotonic() - started,
             retries=len(retry_log),
             retry_log=retry_log,
             finish_reason=finish,
+            estimated_tokens=estimated,
         )
+
+    def _prompt_tokens(self, messages: list[dict[str, Any]]) -> int:
+        """A prompt's tokens where the provider did not say: litellm's tokenizer for the model
+        where it has one (the litellm path), else about 4 characters a token. An estimate either
+        way (the caller labels it so)."""
+        counted = self._wire().count(self.model, messages)
+        if counted:
+            return counted
+        return sum(_estimate(m.get("content") if isinstance(m.get("content"), str) else "") for m in messages)
 
     def _failed(self, exc, messages, parts: list[str], wasted: dict[str, int], cap: list) -> str:
         """The retry log's line for a failed attempt; the tokens it generated are counted in
-        `wasted`, and its token cap shrinks (`cap[0]`): never the same request again."""
+        `wasted` (estimated: the provider never said), and its token cap shrinks (`cap[0]`):
+        never the same request again."""
         reason = _short(exc)
         generated = _estimate("".join(parts))
         if generated:
-            wasted["prompt"] += sum(_estimate(m.get("content") or "") for m in messages)
+            wasted["prompt"] += self._prompt_tokens(messages)
             wasted["completion"] += generated
-            reason += f" after ~{generated} tokens (counted)"
+            reason += f" after ~{generated} tokens (estimated; counted in the usage)"
             if cap[0]:
                 cap[0] = cap[0] * 3 // 4
                 reason += f"; retrying with max_tokens {cap[0]}" if cap[0] >= MIN_CAP else ""
         return reason
 
-    def _stream(self, litellm, messages, json_schema, cap, step, parts,
+    def _stream(self, wire, messages, json_schema, cap, step, parts,
                 stop=None) -> tuple[str, str | None, dict]:  # fmt: skip
         """One attempt, token by token. A loop in free text is cut as it starts."""
         kwargs = self._kwargs(messages, json_schema, cap, step)
         if stop:
             kwargs["stop"] = list(stop)
-        response = litellm.completion(**kwargs)
         finish: str | None = None
         usage: dict[str, Any] = {}
+        events = wire.events(kwargs)
         try:
-            for chunk in response:
-                for choice in getattr(chunk, "choices", None) or []:
-                    delta = getattr(choice, "delta", None)
-                    parts.append(getattr(delta, "content", None) or "")
-                    finish = getattr(choice, "finish_reason", None) or finish
-                found = getattr(chunk, "usage", None)
+            for text, finished, found in events:
+                parts.append(text)
+                finish = finished or finish
                 if found:
-                    usage = {k: getattr(found, k, 0) for k in ("prompt_tokens", "completion_tokens")}
-                    usage["cache_read"], usage["cache_creation"] = cache_tokens(found)
+                    usage = found
                     if finish:  # the answer and its count are complete: journal it now, without
                         break  # waiting for the stream's end-of-stream bookkeeping
-                if len(parts) % 8 == 0 and parts:
+                if len(parts) % 8 == 0:
                     if self.progress is not None:
                         self.progress(step, len(parts))
                     if json_schema is None and len(parts) % 16 == 0 and find_loop("".join(parts)):
                         finish = "loop"  # it would only repeat itself to the cap
                         break
-        except litellm.Timeout as exc:
+        except wire.timeout as exc:
             if parts:  # it had started answering, then went silent
                 raise Stalled(f"no token for {self.timeout:g}s") from exc
             raise
         finally:
-            _close_stream(response)
+            events.close()
         return "".join(parts), finish, usage
 
     def _downgrade(self, exc: Exception) -> bool:
@@ -477,45 +654,32 @@ class LiteLLMClient:
     def estimate_cost(self, messages: list[dict[str, str]], *, max_tokens: int | None = None,
                       **_: Any) -> float | None:  # fmt: skip
         """What a call may cost at most, before it is sent: its prompt's tokens (litellm's
-        tokenizer for the model) and its whole token cap as output, at the model's price. None
-        when litellm has no price for the model (then no budget can be checked in dollars)."""
-        litellm = _litellm()
-        try:
-            prompt = int(litellm.token_counter(model=self.model, messages=messages))
-        except Exception:  # a model litellm cannot tokenize: about 4 characters a token
-            prompt = sum(_estimate(m.get("content") or "") + 4 for m in messages)
-        return self._cost(litellm, prompt, max_tokens or ESTIMATE_OUTPUT)
+        tokenizer for the model, where it has one) and its whole token cap as output, at the
+        model's price. None when the price map has no price for the model (then no budget can be
+        checked in dollars)."""
+        if self.direct and self._wire().info(self.model) is None:
+            return None  # unpriced: no need to count
+        return self._cost(self._prompt_tokens(messages), max_tokens or ESTIMATE_OUTPUT)
 
-    def _cost(self, litellm, prompt: int, completion: int, read: int = 0, created: int = 0) -> float | None:
+    def _cost(self, prompt: int, completion: int, read: int = 0, created: int = 0) -> float | None:
         """What the provider bills, from litellm's price map: cache reads at its
         `cache_read_input_token_cost`, writes at `cache_creation_input_token_cost`, the rest of
         the prompt at the input price (a price it lacks falls back to the input price)."""
-        try:
-            usage = None
-            if read or created:
-                from litellm.types.utils import PromptTokensDetailsWrapper, Usage
+        return self._wire().cost(self.model, prompt, completion, read, created)
 
-                details = PromptTokensDetailsWrapper(cached_tokens=read, cache_creation_tokens=created)
-                usage = Usage(prompt_tokens=prompt, completion_tokens=completion,
-                              total_tokens=prompt + completion, prompt_tokens_details=details)  # fmt: skip
-            a, b = litellm.cost_per_token(model=self.model, prompt_tokens=prompt,
-                                          completion_tokens=completion, usage_object=usage)  # fmt: skip
-            return float(a + b)
-        except Exception:  # a price litellm does not know: unknown, not zero
-            return None
-
-    def _gave_up(self, exc, attempts: int, reason: str, litellm, wasted) -> ModelError:
+    def _gave_up(self, exc, attempts: int, reason: str, wasted) -> ModelError:
         counted = wasted["prompt"] + wasted["completion"]
-        spent = f" ({counted} tokens of failed attempts)" if counted else ""
+        spent = f" ({counted} tokens of failed attempts, estimated)" if counted else ""
         hint = "the run is saved; try `reflectcli resume` later or raise `timeout`"
-        if isinstance(exc, litellm.APIConnectionError) or "connection" in reason:
+        if isinstance(exc, self._wire().connection) or "connection" in reason:
             where = self.api_base or "the provider"
             hint = f"the run is saved; check that {where} is reachable, then resume"
         paid = (
             {
                 "prompt_tokens": wasted["prompt"],
                 "completion_tokens": wasted["completion"],
-                "cost": self._cost(litellm, wasted["prompt"], wasted["completion"]),
+                "cost": self._cost(wasted["prompt"], wasted["completion"]),
+                "estimated": counted,
             }
             if counted
             else None
@@ -523,23 +687,24 @@ class LiteLLMClient:
         return ModelError(f"{self.model}: gave up after {attempts} attempts{spent}: {reason}", hint=hint,
                           transient=True, spent=paid)  # fmt: skip
 
-    def _fatal(self, exc: Exception, litellm) -> ModelError:
+    def _fatal(self, exc: Exception) -> ModelError:
         """A one-line error for failures that retrying cannot fix."""
+        wire = self._wire()
         hint = "the run is saved; fix this, then `reflectcli resume`"
         text = str(exc)
-        if isinstance(exc, litellm.AuthenticationError) or _credentials(text):
+        if isinstance(exc, wire.auth) or _credentials(text):
             env = self.api_key_env if self.api_base else key_env_var(self.model)
             return ModelError(f"{self.model}: authentication failed; set {env} to a valid API key",
                               hint=hint)  # fmt: skip
-        if isinstance(exc, litellm.ContextWindowExceededError):
+        if isinstance(exc, wire.context):
             return ModelError(
                 f"{self.model}: the prompt is longer than the model's context window",
                 hint="the run is saved; resume it with a model that has a larger context "
                 "(`reflectcli resume ID --model ...`)",
             )
-        if isinstance(exc, litellm.NotFoundError):
+        if isinstance(exc, wire.not_found):
             return ModelError(f"{self.model}: model not found by the provider", hint=hint)
-        if isinstance(exc, litellm.BadRequestError) and "LLM Provider NOT provided" in text:
+        if isinstance(exc, wire.bad_request) and "LLM Provider NOT provided" in text:
             return ModelError(
                 f"unknown model '{self.model}': use local/smollm2, local/<file>.gguf or a "
                 "litellm model string such as openai/gpt-4o-mini",

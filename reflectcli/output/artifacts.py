@@ -58,6 +58,12 @@ def _cached(s: dict[str, Any]) -> str:
     return f", of which {s['cache_read_tokens']} cached{written}"
 
 
+def _guessed(s: dict[str, Any]) -> str:
+    """`, ~300 of them estimated`: tokens the provider did not report (a cut stream, failed
+    attempts), counted by a tokenizer or estimated, so the cost is an estimate too."""
+    return f"; ~{s['estimated_tokens']} of them estimated" if s.get("estimated_tokens") else ""
+
+
 def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -131,8 +137,8 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any],
         f"{params.get('language') or 'as the task'}",
         f"- started: {_when(run.get('created_at'))}",
         f"- rounds: {s['rounds']}; model calls: {s['calls']}; tokens: {s['tokens']} "
-        f"({s['prompt_tokens']} in{_cached(s)}, {s['completion_tokens']} out); cost: {cost}; "
-        f"fallbacks: {s['fallbacks']}; guards: {s['guards']}",
+        f"({s['prompt_tokens']} in{_cached(s)}, {s['completion_tokens']} out{_guessed(s)}); cost: "
+        f"{cost}; fallbacks: {s['fallbacks']}; guards: {s['guards']}",
         "",
     ]
     outline = state.get("outline")
@@ -187,7 +193,7 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any],
         for i, r in enumerate(trace, 1):
             seconds = "" if r["seconds"] is None else r["seconds"]
             sent = "" if not r["call"] else f"{r['sent']}" + (f" ({r['cached']})" if r["cached"] else "")
-            costs = (f"{rows.money(r['cost'])} | {rows.money(r['run_cost'])}" if r["call"] else " | ")
+            costs = f"{rows.money(r['cost'])} | {rows.money(r['run_cost'])}" if r["call"] else " | "
             out.append(f"| {i} | {r['node']} | {r['what']} | {r['time']} | {seconds} | {sent} | "
                        f"{r['received'] if r['call'] else ''} | {costs} | {_cell(r['note'])} |")  # fmt: skip
         out.append("")

@@ -292,5 +292,5 @@ def _meta(run: dict[str, Any], state: dict[str, Any], version: dict[str, Any],
         ("rounds", str(s["rounds"])),
         ("date", _when(run.get("updated_at") or run.get("created_at"))),
         ("thread", str(run.get("thread_id", ""))),
-        ("calls / tokens", f"{s['calls']} / {s['tokens']}"),
+        ("calls / tokens", f"{s['calls']} / {rows.estimated(s['tokens'], s.get('estimated_tokens', 0))}"),
     ]

@@ -351,7 +351,8 @@ class Renderer:
         self._print(
             f"[bold green]done[/] {stop_words(s)} · final score {final} · "
             f"{s['rounds']} round{'s' if s['rounds'] != 1 else ''} · {s['calls']} calls · "
-            f"{s['tokens']} tokens{cost} · {result.elapsed:.1f}s"
+            f"{rows.estimated(s['tokens'], s.get('estimated_tokens', 0))} tokens{cost} · "
+            f"{result.elapsed:.1f}s"
         )
         if s.get("claims") or s.get("sources_used") or s.get("citations_removed"):
             flagged = "".join(f" · [{CLAIM_COLOURS[k]}]{s.get('claims_' + k, 0)} {k}[/]"

@@ -74,9 +74,18 @@ def decision(entry: dict[str, Any]) -> str:
     return f"round {entry['round']}: {entry['decision']} ({entry['reason']}) — {entry['detail']}"
 
 
+def estimated(tokens: int, of_them: int) -> str:
+    """`1,234` tokens, or `1,234 (~300 estimated)` when some were not the provider's count."""
+    return f"{tokens:,}" + (f" (~{of_them:,} estimated)" if of_them else "")
+
+
 def call_note(event: dict[str, Any]) -> str:
-    """What else happened in a call: retries (and why), a replay, a cut generation."""
+    """What else happened in a call: retries (and why), a replay, a cut generation, tokens the
+    provider did not count (estimated)."""
     notes = []
+    if event.get("estimated_tokens"):
+        notes.append(f"~{event['estimated_tokens']:,} of its tokens estimated (the provider did not "
+                     "report them)")  # fmt: skip
     if event.get("cache_read_tokens") or event.get("cache_creation_tokens"):
         notes.append(f"{event.get('cache_read_tokens', 0)} input tokens from the prompt cache"
                      + (f", {event['cache_creation_tokens']} written to it"
@@ -105,7 +114,9 @@ def cost_line(call: dict[str, Any], run_tokens: int, run_cost: float | None,
     $0.0101 · 2 in flight` (the cached part when the provider's usage says so)."""
     cached = call.get(CACHED) or 0
     sent = f"{call['prompt_tokens']:,} sent" + (f" ({cached:,} cached)" if cached else "")
-    line = (f"{sent} · {call['completion_tokens']:,} received · {money(call.get('cost'))} · "
+    guess = " (estimated)" if call.get("estimated_tokens") else ""
+    line = (f"{sent} · {call['completion_tokens']:,} received{guess} · {money(call.get('cost'))}"
+            f"{'~' if guess and call.get('cost') is not None else ''} · "
             f"run {run_tokens:,} tok {money(run_cost)}")  # fmt: skip
     return line + (f" · {in_flight} in flight" if in_flight else "")
 

@@ -34,6 +34,8 @@ def summarize(state: dict[str, Any]) -> dict[str, Any]:
         "cache_read_tokens": sum(e.get("cache_read_tokens", 0) for e in calls),
         "cache_creation_tokens": sum(e.get("cache_creation_tokens", 0) for e in calls),
         "tokens": used["tokens"],
+        # of them: counts the provider did not report (a cut stream, failed attempts), estimated
+        "estimated_tokens": sum(e.get("estimated_tokens", 0) for e in calls),
         "cost": used["cost"],
         "seconds": round(sum(e["duration"] for e in calls), 2),
         "first_score": scores[0] if scores else None,
@@ -101,12 +103,13 @@ def usage_by_model(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
     for e in call_events(state):
         row = usage.setdefault(e["model"], {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
                                             "cache_read_tokens": 0, "cache_creation_tokens": 0,
-                                            "cost": None})  # fmt: skip
+                                            "estimated_tokens": 0, "cost": None})  # fmt: skip
         row["calls"] += 1
         row["prompt_tokens"] += e["prompt_tokens"]
         row["cache_read_tokens"] += e.get("cache_read_tokens", 0)
         row["cache_creation_tokens"] += e.get("cache_creation_tokens", 0)
         row["completion_tokens"] += e["completion_tokens"]
+        row["estimated_tokens"] += e.get("estimated_tokens", 0)
         if e.get("cost") is not None:
             row["cost"] = (row["cost"] or 0.0) + e["cost"]
     return usage

@@ -92,7 +92,8 @@ class Views:
             return
         rows = [
             (r["thread_id"], _when(r["created_at"]), r["status"], str(r["rounds"]),
-             f"{_score(r['first_score'])}→{_score(r['final_score'])}", str(r["tokens"]),
+             f"{_score(r['first_score'])}→{_score(r['final_score'])}",
+             ("~" if r.get("estimated_tokens") else "") + str(r["tokens"]),
              r["task"].splitlines()[0][:80])
             for r in runs
         ]  # fmt: skip
@@ -131,7 +132,7 @@ class Views:
         p(f"[bold]{escape(run['thread_id'])}[/]  {escape(state.get('task', run['task']))}")
         p(f"[dim]status {run['status']} · {escape(run['model'])} → critic "
           f"{escape(run['critic_model'])} · created {_when(run['created_at'])} · "
-          f"{s['calls']} calls · {s['tokens']} tokens"
+          f"{s['calls']} calls · {rows.estimated(s['tokens'], s.get('estimated_tokens', 0))} tokens"
           + (f" · ${s['cost']:.4f}" if s["cost"] else "") + "[/]")  # fmt: skip
         if run.get("error"):
             p(f"[red]last error:[/] {escape(run['error'])}")
@@ -437,10 +438,13 @@ class Views:
                   f"first draft {_score(group['mean_first_score'])} · passed {passed}")  # fmt: skip
         table = Table(box=None, padding=(0, 1), header_style="bold", title="usage per model",
                       title_justify="left")  # fmt: skip
-        for name in ("model", "calls", "tokens in", "of which cached", "tokens out", "cost"):
+        for name in ("model", "calls", "tokens in", "of which cached", "tokens out", "of which estimated",
+                     "cost"):  # fmt: skip
             table.add_column(name, justify="left" if name == "model" else "right")
         for m in data["per_model"]:
             cost = "unknown" if m["cost"] is None else f"${m['cost']:.4f}"
+            cost = ("~" if m.get("estimated_tokens") and m["cost"] is not None else "") + cost
             table.add_row(escape(m["model"]), str(m["calls"]), str(m["prompt_tokens"]),
-                          str(m.get("cache_read_tokens", 0)), str(m["completion_tokens"]), cost)  # fmt: skip
+                          str(m.get("cache_read_tokens", 0)), str(m["completion_tokens"]),
+                          str(m.get("estimated_tokens", 0)), cost)  # fmt: skip
         p(table)

@@ -58,6 +58,7 @@ RUN_FIELDS = (
     "status", "rounds", "first_score", "best_score", "final_score", "stop_reason", "calls",
     "tokens", "cost", "fallbacks", "artifact", "error", "model", "critic_model", "settings",
     "sources_used", "citations_removed", "claims", "claims_supported", "lessons_recalled",
+    "estimated_tokens",
 )  # fmt: skip
 
 
@@ -281,18 +282,101 @@ def _set_wal(conn: sqlite3.Connection, patience: float = 30.0) -> None:
             time.sleep(0.01)
 
 
+# The fencing check's columns: the generation, and who holds the run (for the message)
+FENCE_COLUMNS = "generation, owner_pid, owner_host"
+
+
+def owner_of(pid: Any, host: Any) -> str | None:
+    """`pid 123 on host-b`: a run's holder as messages name it (None when nobody holds it)."""
+    if not pid:
+        return None
+    return f"pid {pid} on {str(host or '?').split('~')[0]}"
+
+
+def fence_broken(thread_id: str, row: Any, generation: int | None) -> LostClaim | None:
+    """The LostClaim for a fencing check that read `row` (generation, owner pid, owner host)
+    while holding claim `generation` (None: the claim is known to be lost), else None."""
+    if row is not None and generation is not None and row[0] == generation:
+        return None
+    return LostClaim(thread_id, owner_of(row[1], row[2]) if row is not None else None)
+
+
 def _fenced(saver_class: type, store: Store) -> type:
-    """The saver, refusing a checkpoint of a thread whose claim this store lost (the check
-    just before the write, on the store's connection: the checkpointer has its own)."""
+    """The saver, refusing a checkpoint of a thread whose claim this store lost. The check runs
+    in the checkpoint's own transaction, on the checkpointer's connection, as its first
+    statement: on PostgreSQL it reads the run's row FOR SHARE (a takeover's FOR UPDATE waits for
+    the commit), on SQLite inside BEGIN IMMEDIATE (a takeover's write waits for the commit), so
+    no claim can change between the check and the write."""
+    postgres = store.dialect == "postgres"
+    local = threading.local()  # the thread id a put on this thread is fenced for
 
     class Fenced(saver_class):
         def put(self, config, *args, **kwargs):
-            store.check_claim(config["configurable"]["thread_id"])
-            return super().put(config, *args, **kwargs)
+            with self._fence(config):
+                return super().put(config, *args, **kwargs)
 
         def put_writes(self, config, *args, **kwargs):
-            store.check_claim(config["configurable"]["thread_id"])
-            return super().put_writes(config, *args, **kwargs)
+            with self._fence(config):
+                return super().put_writes(config, *args, **kwargs)
+
+        @contextmanager
+        def _fence(self, config) -> Iterator[None]:
+            thread_id = config["configurable"]["thread_id"]
+            local.fence = thread_id if store.generation(thread_id) is not None else None
+            try:
+                yield
+            finally:
+                local.fence = None
+
+        def _check(self, cur, thread_id: str) -> None:
+            sql = f"SELECT {FENCE_COLUMNS} FROM runs WHERE thread_id = " + (
+                "%s FOR SHARE" if postgres else "?")  # fmt: skip
+            cur.execute(sql, (thread_id,))
+            row = cur.fetchone()
+            if isinstance(row, dict):  # the PostgreSQL saver's dict rows
+                row = (row["generation"], row["owner_pid"], row["owner_host"])
+            if stale := fence_broken(thread_id, row, store.generation(thread_id)):
+                raise stale
+
+        if postgres:
+
+            @contextmanager
+            def _cursor(self, *, pipeline: bool = False):
+                thread_id = getattr(local, "fence", None)
+                if thread_id is None:
+                    with super()._cursor(pipeline=pipeline) as cur:
+                        yield cur
+                    return
+                from langgraph.checkpoint.postgres import _internal
+                from psycopg.rows import dict_row
+
+                with self.lock, _internal.get_connection(self.conn) as conn:
+                    with conn.transaction(), conn.cursor(binary=True, row_factory=dict_row) as cur:
+                        self._check(cur, thread_id)
+                        yield cur
+
+        else:
+
+            @contextmanager
+            def cursor(self, transaction: bool = True):
+                thread_id = getattr(local, "fence", None)
+                if thread_id is None or not transaction:
+                    with super().cursor(transaction) as cur:
+                        yield cur
+                    return
+                with self.lock:
+                    self.setup()
+                    cur = self.conn.cursor()
+                    try:
+                        cur.execute("BEGIN IMMEDIATE")
+                        self._check(cur, thread_id)
+                        yield cur
+                        self.conn.commit()
+                    except BaseException:
+                        self.conn.rollback()
+                        raise
+                    finally:
+                        cur.close()
 
     Fenced.__name__ = Fenced.__qualname__ = f"Fenced{saver_class.__name__}"
     return Fenced
@@ -313,6 +397,7 @@ class _NeedsUpgrade(Exception):
 
 
 SCHEMA_LOCK_WAIT = 300.0  # seconds a process waits for another one creating the tables
+_MIGRATED: set[str] = set()  # PostgreSQL URLs this process found fully migrated (a schema only grows)
 
 
 class Store:
@@ -325,6 +410,7 @@ class Store:
         self.dialect = "postgres" if self.url else "sqlite"
         self._others: list[Any] = []  # the checkpointer's connections
         self._fences: dict[str, int] = {}  # thread id -> the generation this store's claim holds
+        self._journal_keys: dict[str, set[str]] = {}  # thread id -> its journal's keys (`journaled`)
         self._lock = threading.RLock()  # one transaction at a time on this store's connection
         self._depth = 0  # transactions open (nested ones join the outermost)
         if self.url:
@@ -452,9 +538,10 @@ class Store:
         return "BEGIN IMMEDIATE" if self.dialect == "sqlite" or exclusive else "BEGIN"
 
     @contextmanager
-    def transaction(self, exclusive: bool = False) -> Iterator[None]:
+    def transaction(self, exclusive: bool = False, check: bool = True) -> Iterator[None]:
         """Several writes, one commit (one sync to disk). While this store holds a claim, the
-        transaction starts by checking it (LostClaim when another process took the run)."""
+        transaction starts by checking it (LostClaim when another process took the run);
+        `check=False` for a caller whose first statement checks it itself (`record`)."""
         with self._lock:
             if self._depth:  # inside an open one: part of it
                 self._depth += 1
@@ -466,7 +553,7 @@ class Store:
             self.conn.execute(self._begin(exclusive))
             self._depth = 1
             try:
-                for thread_id in list(self._fences):
+                for thread_id in list(self._fences) if check else ():
                     self._check_fence(thread_id)
                 yield
             except BaseException:
@@ -482,10 +569,19 @@ class Store:
     def _check_fence(self, thread_id: str) -> None:
         """Raise LostClaim unless the run's generation is still the one this store claimed."""
         lock = " FOR SHARE" if self.dialect == "postgres" and self._depth else ""
-        row = self.conn.execute(f"SELECT generation FROM runs WHERE thread_id = ?{lock}",
+        row = self.conn.execute(f"SELECT {FENCE_COLUMNS} FROM runs WHERE thread_id = ?{lock}",
                                 (thread_id,)).fetchone()  # fmt: skip
-        if row is None or row[0] != self._fences[thread_id]:
-            raise LostClaim(thread_id)
+        if stale := fence_broken(thread_id, row, self._fences[thread_id]):
+            raise stale
+
+    def lost(self, thread_id: str) -> LostClaim:
+        """The LostClaim to raise for `thread_id`, naming its owner now when the store can say."""
+        try:
+            row = self.conn.execute(f"SELECT {FENCE_COLUMNS} FROM runs WHERE thread_id = ?",
+                                    (thread_id,)).fetchone()  # fmt: skip
+        except Exception:  # the store itself is away: the claim is lost all the same
+            row = None
+        return fence_broken(thread_id, row, None) or LostClaim(thread_id)
 
     def check_claim(self, thread_id: str) -> None:
         """LostClaim if this store claimed `thread_id` and another claim came since (a no-op
@@ -539,10 +635,18 @@ class Store:
         """Apply the numbered migrations not yet recorded, in order, each in a transaction. On
         PostgreSQL the schema lock is taken only when something is missing (so that opening a
         store behind PgBouncer's transaction pooling never holds a session lock)."""
-        if self.dialect == "postgres" and self._migrated():
+        if self.dialect == "postgres" and (self._known_migrated() or self._migrated()):
+            _MIGRATED.add(self.url or "")
             return
         with self._schema_lock():
             self._migrate()
+
+    def _known_migrated(self) -> bool:
+        """A long-lived worker process (its pools kept: `keep_pools`) opens a store per task:
+        it asks whether the schema is complete once, not at every open (a schema only grows)."""
+        from reflectcli.store.pg import Pool
+
+        return Pool.keep and self.url in _MIGRATED
 
     def _migrated(self) -> bool:
         exists = self.conn.execute("SELECT to_regclass('_migrations') IS NOT NULL").fetchone()[0]
@@ -640,6 +744,38 @@ class Store:
                 (*fields.values(), time.time(), thread_id),
             )
 
+    def record(
+        self,
+        thread_id: str,
+        fields: dict[str, Any],
+        state: dict[str, Any],
+        usage: dict[str, dict[str, Any]] | None = None,
+        then: Any = None,
+    ) -> None:
+        """One step's record of a run this store holds, in one transaction: the run row, whose
+        UPDATE checks the claim itself (only the row of this store's generation; none: LostClaim,
+        nothing written) and locks the row to the commit; the state snapshot; the usage rows
+        when given; then `then()` (the artifact's file) before the commit."""
+        generation = self._fences.get(thread_id)
+        if generation is None:
+            raise LostClaim(thread_id)
+        unknown = set(fields) - set(RUN_FIELDS)
+        if unknown:
+            raise ValueError(f"unknown run fields: {sorted(unknown)}")
+        assignments = ", ".join(f"{name} = ?" for name in fields)
+        with self.transaction(check=False):
+            done = self.conn.execute(
+                f"UPDATE runs SET {assignments}, updated_at = ? WHERE thread_id = ? AND generation = ?",
+                (*fields.values(), time.time(), thread_id, generation),
+            ).rowcount
+            if not done:
+                raise self.lost(thread_id)
+            self.save_state(thread_id, state)
+            if usage is not None:
+                self.save_usage(thread_id, usage)
+            if then is not None:
+                then()
+
     def get_run(self, thread_id: str) -> dict[str, Any] | None:
         row = self.conn.execute(f"SELECT *, {LEASE_LIVE} FROM runs WHERE thread_id = ?",
                                 (thread_id,)).fetchone()  # fmt: skip
@@ -705,6 +841,8 @@ class Store:
                     pass
                 raise
         if claimed:
+            if self._fences.get(thread_id) != int(claimed[0]):
+                self._journal_keys.pop(thread_id, None)  # a new claim reads the journal anew
             self._fences[thread_id] = int(claimed[0])
             return int(claimed[0])
         return None
@@ -782,6 +920,20 @@ class Store:
             row = self.conn.execute("SELECT answer FROM call_journal WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
 
+    def journaled(self, thread_id: str, key: str) -> dict[str, Any] | None:
+        """`journal_get` for a thread this store holds, without a query for a key the journal
+        does not have: its keys are read once, after the claim (nobody else writes them while
+        it holds), and kept up to date by this store's own journal_put. A thread it does not
+        hold is asked every time."""
+        if thread_id not in self._fences:
+            return self.journal_get(key)
+        with self._lock:
+            keys = self._journal_keys.get(thread_id)
+            if keys is None:
+                rows = self.conn.execute("SELECT key FROM call_journal WHERE thread_id = ?", (thread_id,))
+                keys = self._journal_keys[thread_id] = {r[0] for r in rows}
+        return self.journal_get(key) if key in keys else None
+
     def journal_count(self, thread_id: str) -> int:
         """Model answers journaled for the thread (searches, journaled beside them, left out)."""
         return self.conn.execute(
@@ -791,8 +943,27 @@ class Store:
         ).fetchone()[0]
 
     def journal_put(self, key: str, thread_id: str, step: str, answer: dict[str, Any]) -> None:
-        with self._lock, self._owned(thread_id):  # calls at once journal from several threads
-            self._journal_put(key, thread_id, step, answer)
+        """Journal an answer. For a thread this store holds, one statement that checks the claim
+        itself (the insert happens only while the run's row has this store's generation, read
+        FOR SHARE on PostgreSQL; none inserted: LostClaim), so it needs no transaction of its own."""
+        generation = self._fences.get(thread_id)
+        with self._lock:  # calls at once journal from several threads
+            if generation is None:
+                self._journal_put(key, thread_id, step, answer)
+                return
+            lock = " FOR SHARE" if self.dialect == "postgres" else ""
+            done = self.conn.execute(
+                "INSERT INTO call_journal SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs "
+                f"WHERE thread_id = ? AND generation = ?{lock}) ON CONFLICT (key) DO UPDATE SET "
+                "thread_id = excluded.thread_id, step = excluded.step, model = excluded.model, "
+                "answer = excluded.answer, created_at = excluded.created_at",
+                (key, thread_id, step, answer.get("model", ""), json.dumps(answer), time.time(), thread_id,
+                 generation),
+            ).rowcount  # fmt: skip
+            if not done:
+                raise self.lost(thread_id)
+            if (keys := self._journal_keys.get(thread_id)) is not None:
+                keys.add(key)
 
     def _journal_put(self, key: str, thread_id: str, step: str, answer: dict[str, Any]) -> None:
         self.conn.execute(
@@ -818,9 +989,11 @@ class Store:
             self.conn.execute("DELETE FROM run_usage WHERE thread_id = ?", (thread_id,))
             self.conn.executemany(
                 "INSERT INTO run_usage (thread_id, model, calls, prompt_tokens, completion_tokens, cost, "
-                "cache_read_tokens, cache_creation_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "cache_read_tokens, cache_creation_tokens, estimated_tokens) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(thread_id, model, u["calls"], u["prompt_tokens"], u["completion_tokens"], u["cost"],
-                  u.get("cache_read_tokens", 0), u.get("cache_creation_tokens", 0))
+                  u.get("cache_read_tokens", 0), u.get("cache_creation_tokens", 0),
+                  u.get("estimated_tokens", 0))
                  for model, u in usage.items()],
             )  # fmt: skip
 

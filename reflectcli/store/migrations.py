@@ -271,6 +271,13 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE sources ADD COLUMN shown TEXT
         """,
     ),
+    (
+        "017_estimated_tokens",  # of a run's tokens (and a model's), those the provider did not report
+        """
+        ALTER TABLE runs ADD COLUMN estimated_tokens INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE run_usage ADD COLUMN estimated_tokens INTEGER NOT NULL DEFAULT 0
+        """,
+    ),
 ]
 
 # PostgreSQL's text for the migrations SQLite writes with its own extensions: full-text search

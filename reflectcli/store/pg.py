@@ -105,9 +105,10 @@ def named(url: str, role: str) -> dict[str, str]:
 
 
 def pool_size() -> int:
-    """Connections a process's pool may open: REFLECTCLI_POOL_SIZE, default 1. A process runs
-    one run at a time (a `write`, a `batch run` process, a queue worker process), and its
-    statements are short: the main thread, the lease renewal and the checkpointer take turns."""
+    """Connections a process's pool may open: REFLECTCLI_POOL_SIZE, default 1. A `write` runs
+    one run, and its statements are short: the main thread, the lease renewal and the
+    checkpointer take turns. A worker process running N runs at once sets it to N
+    (`batch.execute.pool_for`); the pool opens them only as they are needed."""
     try:
         return max(1, int(os.environ.get("REFLECTCLI_POOL_SIZE") or 1))
     except ValueError:

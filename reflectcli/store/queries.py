@@ -91,7 +91,8 @@ def run_stats(conn: sqlite3.Connection, since: float | None = None) -> dict[str,
     final = _mean([r["final_score"] for r in scored])
     usage_sql = (
         "SELECT u.model, SUM(u.calls), SUM(u.prompt_tokens), SUM(u.completion_tokens), "
-        "SUM(u.cost), COUNT(u.cost), SUM(u.cache_read_tokens), SUM(u.cache_creation_tokens) "
+        "SUM(u.cost), COUNT(u.cost), SUM(u.cache_read_tokens), SUM(u.cache_creation_tokens), "
+        "SUM(u.estimated_tokens) "
         "FROM run_usage u JOIN runs r USING (thread_id)"
     )
     args: list[Any] = []
@@ -104,8 +105,9 @@ def run_stats(conn: sqlite3.Connection, since: float | None = None) -> dict[str,
             "model": model, "calls": calls, "prompt_tokens": p, "completion_tokens": c,
             "tokens": p + c, "cost": round(cost, 6) if priced else None,
             "cache_read_tokens": int(read or 0), "cache_creation_tokens": int(written or 0),
+            "estimated_tokens": int(guessed or 0),
         }
-        for model, calls, p, c, cost, priced, read, written in conn.execute(usage_sql, args)
+        for model, calls, p, c, cost, priced, read, written, guessed in conn.execute(usage_sql, args)
     ]  # fmt: skip
     return {
         "since": since,

@@ -11,12 +11,12 @@ import threading
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from reflectcli.output import rows
+from reflectcli.output import rows, safe
 from reflectcli.output.rows import plural, stop_words
+from reflectcli.output.safe import escape
 
 _STEP = re.compile(r"^(?P<kind>[a-z]+)(?::[srg](?P<num>\d+))?(?::s(?P<sec>\d+))?(?::retry(?P<retry>\d+))?$")
 
@@ -58,8 +58,8 @@ class Renderer:
     """Turns run events into terminal output."""
 
     def __init__(self, console: Console | None = None, quiet: bool = False):
-        self.console = console or Console(highlight=False)
-        self.err = Console(stderr=True, highlight=False)
+        self.console = safe.guard(console) if console else safe.console(highlight=False)
+        self.err = safe.console(stderr=True, highlight=False)
         self.quiet = quiet
         self.live = self.console.is_terminal and not quiet
         self._progress: Progress | None = None

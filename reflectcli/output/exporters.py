@@ -12,7 +12,7 @@ from typing import Any
 from reflectcli.errors import UserError
 from reflectcli.graph.rules import best_version, pending_step
 from reflectcli.output import rows
-from reflectcli.output.artifacts import render_artifact
+from reflectcli.output.artifacts import render_artifact, warning_lines
 from reflectcli.output.summary import summarize
 from reflectcli.writing import markdown
 from reflectcli.writing.citations import CITATION, ids_in
@@ -46,9 +46,11 @@ def export_json(run: dict[str, Any], state: dict[str, Any], version: dict[str, A
     chosen = version or (choose_version(state, "final") if state.get("versions") else None)
     review = next((r for r in reversed(state.get("reviews") or [])
                    if chosen and r["version"] == chosen["n"]), None)  # fmt: skip
+    summary = summarize(state)
     payload = {
+        "warning": summary["warning"],  # first: the output did not pass (None when it did)
         "run": {k: v for k, v in run.items() if k not in ("owner_pid", "owner_host")},
-        "summary": summarize(state),
+        "summary": summary,
         "resume_from": pending_step(state),
         "version": chosen["n"] if chosen else None,
         "references": rows.reference_rows(state, chosen["text"]) if chosen else [],
@@ -60,9 +62,11 @@ def export_json(run: dict[str, Any], state: dict[str, Any], version: dict[str, A
 
 def export(run: dict[str, Any], state: dict[str, Any], fmt: str, version: str) -> str:
     if fmt == "md":
-        text = choose_version(state, version)["text"].rstrip()
+        chosen = choose_version(state, version)
+        text = chosen["text"].rstrip()
         refs = rows.references_markdown(state, text)
-        return text + (f"\n\n{refs}" if refs else "") + "\n"
+        flag = warning_lines(summarize(state)) if chosen["n"] == state.get("final_version") else []
+        return "\n".join([*flag, text]) + (f"\n\n{refs}" if refs else "") + "\n"
     if fmt == "report":
         return render_artifact(state, run["thread_id"], run)
     if fmt == "json":
@@ -82,6 +86,7 @@ table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;paddin
 background:#4a7;vertical-align:middle}.major{color:#b33}.minor{color:#a70}
 article{border-top:1px solid #ddd;border-bottom:1px solid #ddd;padding:1rem 0}
 code,pre{font-family:ui-monospace,monospace;font-size:13px}.refs{list-style:none;padding-left:0}
+.warning{background:#fdd;padding:.5rem}
 """.strip()
 
 
@@ -129,6 +134,11 @@ def export_html(run: dict[str, Any], state: dict[str, Any], version: dict[str, A
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{e(state.get('task', ''))}</title><style>{_CSS}</style></head><body>",
+        *(
+            [f'<p class="warning"><strong>{e(s["warning"])}</strong></p>']
+            if s["warning"] and version["n"] == state.get("final_version")
+            else []
+        ),
         f"<h1>{e(state.get('task', ''))}</h1>",
         '<table class="meta">'
         + "".join(f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in meta)

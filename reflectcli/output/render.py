@@ -330,8 +330,12 @@ class Renderer:
         self.close()
         s = result.summary
         if self.quiet:
+            if s.get("warning"):
+                self.err.print(f"warning: {s['warning']}", markup=False, soft_wrap=True)
             self.console.print(str(result.artifact), soft_wrap=True)
             return
+        if s.get("warning"):  # the ending's first line: the output is not an article that passed
+            self._print(f"[bold red]✗ {escape(s['warning'])}[/]")
         cost = f" · ${s['cost']:.4f}" if s.get("cost") else ""
         final = f"{s['final_score']:g}" if s["final_score"] is not None else "?"
         if s.get("final_version") and s["final_version"] != s.get("last_version"):
@@ -351,6 +355,8 @@ class Renderer:
 
     def already_finished(self, result) -> None:
         s = result.summary
+        if s.get("warning"):
+            self.console.print(f"✗ {s['warning']}", markup=False, soft_wrap=True)
         self.console.print(
             f"thread {result.thread_id} already finished ({s['stop_reason']}, final score "
             f"{s['final_score']}); nothing to resume", markup=False,

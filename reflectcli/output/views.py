@@ -113,6 +113,8 @@ class Views:
 
         p = self.console.print
         s = summarize(state)
+        if s["warning"]:  # the first line: the run's output did not pass
+            p(f"[bold red]✗ {escape(s['warning'])}[/]")
         p(f"[bold]{escape(run['thread_id'])}[/]  {escape(state.get('task', run['task']))}")
         p(f"[dim]status {run['status']} · {escape(run['model'])} → critic "
           f"{escape(run['critic_model'])} · created {_when(run['created_at'])} · "

@@ -115,6 +115,40 @@ def blocks(text: str) -> list[Block]:
     return found
 
 
+def tokens(text: str) -> tuple[Token, ...]:
+    """markdown-it's block tokens of `text` (tables on; parsed once per text, cached)."""
+    return _tokens(text)
+
+
+def prose(text: str) -> list[str]:
+    """The prose a reader reads in `text`, one string per paragraph or list item: inline HTML
+    tags and images left out, code spans kept as written (in backticks), soft line breaks as
+    spaces; headings, code blocks, tables, HTML blocks and quotations are not prose."""
+    found, skipped = [], 0
+    previous = None
+    for token in _tokens(text):
+        kind = token.type.removesuffix("_open").removesuffix("_close")
+        if kind in SKIPPED - {"fence", "code_block", "html_block"}:  # containers: table, blockquote
+            skipped += token.nesting
+        elif token.type == "inline" and not skipped and previous == "paragraph_open":
+            found.append(_plain_inline(token))
+        previous = token.type
+    return [p for p in found if p.strip()]
+
+
+def _plain_inline(token: Token) -> str:
+    out = []
+    for child in token.children or []:
+        if child.type == "text":
+            out.append(child.content)
+        elif child.type == "code_inline":
+            tick = "``" if "`" in child.content else "`"
+            out.append(f"{tick}{child.content}{tick}")
+        elif child.type in ("softbreak", "hardbreak"):
+            out.append(" ")
+    return " ".join("".join(out).split())
+
+
 _PROBE = "reflectcli-probe-heading"
 
 

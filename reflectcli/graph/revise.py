@@ -8,8 +8,12 @@
   are rewritten together in one call that returns only the named sections.
 
 A rewrite that is empty, shorter than half or more than six times longer than what it replaces
-is rejected (the guard is recorded). A round whose every rewrite was rejected makes no version:
-the run goes to `decide` (which stops, `rewrite_rejected`) instead of reviewing unchanged text.
+is rejected (the guard is recorded), and so is one that drops a part of the text it revised (a
+heading, code block, table, HTML block or licence: writing/parts.py): a section rewrite keeps
+its old text, a whole-article rewrite gives such a section (and the text before the first
+section) its old text back, and the trace names what was dropped. A round whose every rewrite
+was rejected makes no version: the run goes to `decide` (which stops, `rewrite_rejected`)
+instead of reviewing unchanged text.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from reflectcli.graph.rules import best_version, review_of
 from reflectcli.models.base import ModelClient
 from reflectcli.writing import prompts
 from reflectcli.writing.citations import cited_ids, run_labels
+from reflectcli.writing.parts import describe, lost_parts, restore_parts
 from reflectcli.writing.textops import (
     clean_article,
     clean_section,
@@ -234,11 +239,31 @@ class Reviser:
                 chars=len(text), previous_chars=len(base["text"]),
             ))  # fmt: skip
             return {"trace": trace, "revision": None}
+        text = self._kept_parts(base["text"], text, titles, round_no, trace)
+        if text is None:
+            return {"trace": trace, "revision": None}
         return {
             "versions": [self._new_version(state, base, text, round_no)],
             "trace": trace,
             "revision": None,
         }
+
+    def _kept_parts(self, before: str, text: str, titles: list[str], round_no: int,
+                    trace: list[dict[str, Any]]) -> str | None:  # fmt: skip
+        """A whole-article rewrite with every section that dropped a part of the version it
+        revised given back its old text (writing/parts.restore_parts); None when nothing of the
+        rewrite is left."""
+        text, dropped = restore_parts(before, text, titles)
+        for index, lost in dropped:
+            where = "the text before the first section" if index is None else f"section {index + 1}"
+            extra = {} if index is None else {"section": index + 1}
+            trace.append(_lost_note(f"the rewrite of {where}", lost, round_no, **extra))
+        if dropped and text.strip() == before.strip():
+            trace.append(note_event("revise", "guard", "rewrite rejected: every part it changed lost "
+                                    "something of the version it revised", guard="lost_part",
+                                    round=round_no))  # fmt: skip
+            return None
+        return text
 
     def _section(self, state, writer, base, revision, round_no) -> dict[str, Any]:
         outline = state["outline"]["sections"]
@@ -278,7 +303,7 @@ class Reviser:
                                      section=index + 1)  # fmt: skip
         trace = [call_event("revise", completion, round=round_no, section=index + 1), *notes,
                  *removed, *cited]  # fmt: skip
-        new_body, guard = self._guarded(body, new_body, index, round_no, trace)
+        new_body, guard = self._guarded(body, new_body, index, round_no, trace, titles[index])
         revision = {**revision, "done": [*revision["done"], new_body]}
         if len(revision["done"]) < len(revision["targets"]):
             return {"revision": revision, "trace": trace}
@@ -317,10 +342,11 @@ class Reviser:
             new_body = clean_section(
                 new_body, titles[index], titles, section_level(base["text"], titles, index)
             )
-            done.append(self._guarded(bodies[index] or "", new_body, index, round_no, trace)[0])
+            done.append(self._guarded(bodies[index] or "", new_body, index, round_no, trace,
+                                      titles[index])[0])  # fmt: skip
         return self._finish(state, base, {**revision, "done": done}, round_no, trace)
 
-    def _guarded(self, body, new_body, index, round_no, trace) -> tuple[str | None, str | None]:
+    def _guarded(self, body, new_body, index, round_no, trace, title="") -> tuple[str | None, str | None]:
         guard = rewrite_guard(body, new_body)
         if guard:
             trace.append(note_event(
@@ -329,6 +355,9 @@ class Reviser:
                 round=round_no, section=index + 1,
             ))  # fmt: skip
             return None, guard
+        if lost := lost_parts(body, new_body, title):
+            trace.append(_lost_note(f"the rewrite of section {index + 1}", lost, round_no, section=index + 1))
+            return None, "lost_part"
         return new_body, None
 
     def _finish(self, state, base, revision, round_no, trace) -> dict[str, Any]:
@@ -348,7 +377,15 @@ _GUARDS = {
     "too_short": "shorter than half",
     "too_long": "more than six times longer",
     "lost_sections": "sections of the outline missing",
+    "lost_part": "a part of the version it revised missing (a code block, table, licence, heading)",
 }
+
+
+def _lost_note(what: str, lost, round_no: int, **extra: Any) -> dict[str, Any]:
+    """The trace note of a rewrite that dropped parts of the text it revised."""
+    return note_event("revise", "guard", f"{what} rejected: it dropped {describe(lost)} of the "
+                      "version it revised; kept its text", guard="lost_part", round=round_no,
+                      lost=[{"kind": p.kind, "text": p.shown} for p in lost], **extra)  # fmt: skip
 
 
 def _why(guard: str) -> str:

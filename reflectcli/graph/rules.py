@@ -142,3 +142,31 @@ def review_of(state: dict[str, Any], version_n: int) -> dict[str, Any] | None:
         if review["version"] == version_n:
             return review
     return None
+
+
+def output_warning(state: dict[str, Any]) -> str | None:
+    """The line a finished run's output carries first wherever it goes (the artifact, its final
+    article, every export, the terminal) when the run itself did not judge it good enough: not
+    reviewed, only heuristically scored, a claim contradicted by its source, or scored below the
+    threshold (an obeying writer's "PWNED" at 0/10 must not pass for an article). None when it
+    passed, or while the run is unfinished."""
+    if state.get("status") != "finished" or not state.get("versions"):
+        return None
+    versions = state["versions"]
+    n = state.get("final_version") or versions[-1]["n"]
+    review = review_of(state, n)
+    reason = state.get("stop_reason") or "unfinished"
+    threshold = (state.get("params") or {}).get("threshold")
+    if review is None:
+        return f"Not reviewed: the run stopped ({reason}) before this article was reviewed."
+    score = f"{review['score']:g}/10"
+    if contradicted(review):
+        return (f"Not passed: a cited claim of this article is contradicted by its source "
+                f"(score {score}; stop reason: {reason}).")  # fmt: skip
+    if review.get("source") == "fallback":
+        return (f"Not passed: no critic judged this article (a heuristic score of {score}; stop "
+                f"reason: {reason}).")  # fmt: skip
+    if threshold is None or review["score"] >= threshold:
+        return None if reason == "passed" else f"Not passed: the run stopped ({reason}) at {score}."
+    return (f"Not passed: this article scored {score} in its review, below the threshold of "
+            f"{threshold:g} (stop reason: {reason}).")  # fmt: skip

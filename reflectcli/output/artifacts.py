@@ -80,6 +80,12 @@ def final_text(state: dict[str, Any]) -> str | None:
     return versions[-1]["text"]
 
 
+def warning_lines(summary: dict[str, Any]) -> list[str]:
+    """The first lines of every copy of an output the run did not pass (`summary["warning"]`,
+    graph/rules.output_warning), or none: a Markdown quotation, then a blank line."""
+    return [f"> **{summary['warning']}**", ""] if summary.get("warning") else []
+
+
 def review_lines(review: dict[str, Any]) -> list[str]:
     """One review in Markdown: scores, feedback, why earlier answers were rejected, improvements,
     cited claims (the artifact's and `reflectcli review -o`'s)."""
@@ -124,7 +130,8 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any],
     """The artifact's text; `summary`: the step's `summarize(state)` when the caller has it."""
     params = state.get("params") or {}
     s = summary if summary is not None else summarize(state)
-    out: list[str] = [f"# {state.get('task', '')}", ""]
+    flag = warning_lines(s)
+    out: list[str] = [*flag, f"# {state.get('task', '')}", ""]
     cost = f"${s['cost']:.4f}" if s["cost"] is not None else "unknown"
     out += [
         f"- thread: `{thread_id}`",
@@ -211,7 +218,7 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any],
         out.append("")
     text = final_text(state)
     if state.get("status") == "finished" and text is not None:
-        out += [f"## Final article (version {state.get('final_version')})", "", _demote(text, 1), ""]
+        out += [f"## Final article (version {state.get('final_version')})", "", *flag, _demote(text, 1), ""]
         if refs := rows.references_markdown(state, text, level=3):
             out += [refs, ""]
     out += questions_markdown(state)

@@ -7,8 +7,10 @@ import json
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+
+from reflectcli.output import safe
+from reflectcli.output.safe import escape
 
 COLORS = {"done": "green", "failed": "red", "running": "cyan", "queued": "dim", "cancelled": "yellow"}
 
@@ -36,7 +38,7 @@ class BatchProgress:
     """`batch run`'s live display; prints nothing but the final line when not on a terminal."""
 
     def __init__(self, console: Console | None = None, quiet: bool = False):
-        self.console = console or Console(stderr=True)
+        self.console = safe.guard(console) if console else safe.console(stderr=True)
         self.quiet = quiet
         self._bar = None
         self._task = None
@@ -64,6 +66,7 @@ class BatchProgress:
 
 def print_status(console: Console, status: dict[str, Any], limit: int | None = None) -> None:
     """The headline, then one row per task (failed first when there are many)."""
+    console = safe.guard(console)
     mode = "queue" if status["mode"] == "queue" else "local"
     state = "cancelled" if status["cancelled"] else ("finished" if status["finished"] else "in progress")
     console.print(f"[bold]batch[/] [cyan]{escape(status['batch_id'])}[/] · {escape(status['source'])} · "

@@ -245,7 +245,7 @@ def build(
     return Document(
         title=_one_line(state.get("task", "")),
         status=(status := run_status(state, run)),
-        notice=_notice(status, run, version),
+        notice=_notice(status, run, version) or _warning(state, version),
         meta=_meta(run, state, version, status),
         text=text,
         version=version,
@@ -262,6 +262,14 @@ def build(
 
 def _one_line(text: Any) -> str:
     return " ".join(str(text or "").split())
+
+
+def _warning(state: dict[str, Any], version: dict[str, Any]) -> str:
+    """A finished run's output that the run did not pass says so first (graph/rules.py
+    `output_warning`); another version of it carries no such line."""
+    if version["n"] != state.get("final_version"):
+        return ""
+    return summarize(state).get("warning") or ""
 
 
 def _notice(status: str, run: dict[str, Any], version: dict[str, Any]) -> str:

@@ -241,8 +241,9 @@ def lines(report: dict[str, Any]) -> list[str]:
 
 
 def terminal(console, report: dict[str, Any]) -> None:
-    from rich.markup import escape
     from rich.table import Table
+
+    from reflectcli.output.safe import escape
 
     ev, summary = report["eval"], report["summary"]
     p = console.print

@@ -12,7 +12,7 @@ from typing import Any
 from reflectcli.errors import UserError
 from reflectcli.graph.rules import best_version, pending_step
 from reflectcli.output import rows
-from reflectcli.output.artifacts import render_artifact
+from reflectcli.output.artifacts import render_artifact, warning_lines
 from reflectcli.output.summary import summarize
 from reflectcli.writing import markdown
 
@@ -48,9 +48,11 @@ def export_json(run: dict[str, Any], state: dict[str, Any], version: dict[str, A
     chosen = version or (choose_version(state, "final") if state.get("versions") else None)
     review = next((r for r in reversed(state.get("reviews") or [])
                    if chosen and r["version"] == chosen["n"]), None)  # fmt: skip
+    summary = summarize(state)
     payload = {
+        "warning": summary["warning"],  # first: the output did not pass (None when it did)
         "run": {k: v for k, v in run.items() if k not in ("owner_pid", "owner_host")},
-        "summary": summarize(state),
+        "summary": summary,
         "resume_from": pending_step(state),
         "version": chosen["n"] if chosen else None,
         "references": rows.reference_rows(state, chosen["text"]) if chosen else [],
@@ -87,9 +89,11 @@ def format_for(fmt: str | None, output: Path | None) -> str:
 def export(run: dict[str, Any], state: dict[str, Any], fmt: str, version: str) -> str | bytes:
     """The run in `fmt`: text, or bytes for pdf and docx."""
     if fmt == "md":
-        text = choose_version(state, version)["text"].rstrip()
+        chosen = choose_version(state, version)
+        text = chosen["text"].rstrip()
         refs = rows.references_markdown(state, text)
-        return text + (f"\n\n{refs}" if refs else "") + "\n"
+        flag = warning_lines(summarize(state)) if chosen["n"] == state.get("final_version") else []
+        return "\n".join([*flag, text]) + (f"\n\n{refs}" if refs else "") + "\n"
     if fmt == "pdf":
         from reflectcli.output import pdf
 

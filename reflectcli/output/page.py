@@ -66,10 +66,11 @@ def render(doc: Document) -> str:
         f'<html lang="{e(lang)}"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{e(doc.title)}</title><style>{_CSS}</style></head><body>",
-        f"<header><h1>{e(doc.title)}</h1>",
+        "<header>",
     ]
-    if doc.notice:
+    if doc.notice:  # first: an unfinished run, or an output the run did not pass
         parts.append(f'<p class="notice">{e(doc.notice)}</p>')
+    parts.append(f"<h1>{e(doc.title)}</h1>")
     parts.append('<table class="meta">'
                  + "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in doc.meta)
                  + "</table>")  # fmt: skip

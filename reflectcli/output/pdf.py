@@ -197,10 +197,11 @@ def typst_source(doc: Document, cjk: str | None, script: str) -> str:
 
 
 def first_page(doc: Document) -> list[str]:
-    out = [f'block(below: 1.2em, text(size: 20pt, weight: "bold", {s(doc.title)}))']
-    if doc.notice:
+    out = []
+    if doc.notice:  # first: an unfinished run, or an output the run did not pass
         out.append('block(fill: rgb("#fbeeee"), stroke: (left: 3pt + rgb("#b3261e")), inset: 8pt, '
                    f'width: 100%, below: 1em, text(fill: rgb("#7a1b15"), {s(doc.notice)}))')  # fmt: skip
+    out.append(f'block(below: 1.2em, text(size: 20pt, weight: "bold", {s(doc.title)}))')
     cells = ", ".join(f'text(weight: "bold", {s(k)}), {s(v)}' for k, v in doc.meta)
     out.append(f"block(below: 1em, text(size: 9pt, grid(columns: (auto, 1fr), column-gutter: 10pt, "
                f"row-gutter: 4pt, {cells})))")  # fmt: skip

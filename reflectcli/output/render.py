@@ -11,12 +11,12 @@ import threading
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from reflectcli.output import rows
+from reflectcli.output import rows, safe
 from reflectcli.output.rows import CLAIM_COLOURS, plural, stop_words
+from reflectcli.output.safe import escape
 
 _STEP = re.compile(r"^(?P<kind>[a-z]+)(?::[srgq](?P<num>\d+))?(?::s(?P<sec>\d+))?(?::retry(?P<retry>\d+))?$")
 
@@ -62,8 +62,8 @@ class Renderer:
     """Turns run events into terminal output."""
 
     def __init__(self, console: Console | None = None, quiet: bool = False):
-        self.console = console or Console(highlight=False)
-        self.err = Console(stderr=True, highlight=False)
+        self.console = safe.guard(console) if console else safe.console(highlight=False)
+        self.err = safe.console(stderr=True, highlight=False)
         self.quiet = quiet
         self.live = self.console.is_terminal and not quiet
         self._progress: Progress | None = None
@@ -340,8 +340,12 @@ class Renderer:
         self.close()
         s = result.summary
         if self.quiet:
+            if s.get("warning"):
+                self.err.print(f"warning: {s['warning']}", markup=False, soft_wrap=True)
             self.console.print(str(result.artifact), soft_wrap=True)
             return
+        if s.get("warning"):  # the ending's first line: the output is not an article that passed
+            self._print(f"[bold red]✗ {escape(s['warning'])}[/]")
         cost = f" · ${s['cost']:.4f}" if s.get("cost") else ""
         final = f"{s['final_score']:g}" if s["final_score"] is not None else "?"
         if s.get("final_version") and s["final_version"] != s.get("last_version"):
@@ -364,6 +368,8 @@ class Renderer:
 
     def already_finished(self, result) -> None:
         s = result.summary
+        if s.get("warning"):
+            self.console.print(f"✗ {s['warning']}", markup=False, soft_wrap=True)
         self.console.print(
             f"thread {result.thread_id} already finished ({s['stop_reason']}, final score "
             f"{s['final_score']}); nothing to resume", markup=False,

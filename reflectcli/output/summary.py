@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reflectcli.graph.rules import call_events, spent
+from reflectcli.graph.rules import call_events, output_warning, spent
 from reflectcli.writing.citations import cited_ids, run_labels
 
 
@@ -52,6 +52,7 @@ def summarize(state: dict[str, Any]) -> dict[str, Any]:
         "last_score": next((r["score"] for r in reversed(reviews) if r["version"] == last_n), None),
         **grounding(state),
         "lessons_recalled": len(state.get("lessons") or []),
+        "warning": output_warning(state),  # the output's first line when the run did not pass it
     }
 
 

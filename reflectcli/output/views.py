@@ -9,8 +9,9 @@ from datetime import datetime
 from typing import Any
 
 from reflectcli.graph.rules import pending_step
-from reflectcli.output import rows
+from reflectcli.output import rows, safe
 from reflectcli.output.questions import answer_lines
+from reflectcli.output.safe import escape, terminal_safe
 from reflectcli.output.summary import summarize
 from reflectcli.writing.markdown import one_line
 from reflectcli.writing.rubric import DIMENSIONS
@@ -34,14 +35,6 @@ def _place(item: dict[str, Any]) -> str:
     return "".join(f" · {p}" for p in parts)
 
 
-def escape(text: str) -> str:
-    """Rich's markup escape, imported with Rich when something is drawn (not at import: a plain
-    `history` in a pipe never loads Rich)."""
-    from rich.markup import escape as rich_escape
-
-    return rich_escape(text)
-
-
 def _score(value: float | None) -> str:
     return "—" if value is None else f"{value:g}"
 
@@ -56,11 +49,9 @@ class Views:
     @property
     def console(self):
         if self._console is None:
-            from rich.console import Console
-
-            console = Console(highlight=False)
+            console = safe.console(highlight=False)
             if not console.is_terminal:  # a pipe or file: keep whole rows
-                console = Console(highlight=False, width=200)
+                console = safe.console(highlight=False, width=200)
             self._console = console
         return self._console
 
@@ -68,19 +59,21 @@ class Views:
         return self._console.is_terminal if self._console is not None else sys.stdout.isatty()
 
     def json(self, data: Any) -> None:
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+        sys.stdout.write(terminal_safe(json.dumps(data, ensure_ascii=False, indent=2, default=str)) + "\n")
 
     def raw(self, text: str | bytes) -> None:
-        if isinstance(text, bytes):  # a PDF or DOCX sent down a pipe
+        """Text as it is (an export, a report) but for control characters, shown escaped; the
+        bytes of a PDF or DOCX sent down a pipe as they are."""
+        if isinstance(text, bytes):
             sys.stdout.flush()
             sys.stdout.buffer.write(text)
             sys.stdout.buffer.flush()
             return
-        sys.stdout.write(text)
+        sys.stdout.write(terminal_safe(text))
 
     def message(self, text: str) -> None:
         if self._console is None and not self.is_terminal():
-            sys.stdout.write(text + "\n")
+            sys.stdout.write(terminal_safe(text) + "\n")
             return
         self.console.print(text, markup=False, soft_wrap=True)
 
@@ -106,7 +99,7 @@ class Views:
                     c.rjust(w) if i in right else c.ljust(w)
                     for i, (c, w) in enumerate(zip(row, widths, strict=False))
                 ]
-                sys.stdout.write("  ".join([*cells, row[6]]).rstrip() + "\n")
+                sys.stdout.write(terminal_safe("  ".join([*cells, row[6]]).rstrip()) + "\n")
             return
         from rich.table import Table
 
@@ -129,6 +122,8 @@ class Views:
 
         p = self.console.print
         s = summarize(state)
+        if s["warning"]:  # the first line: the run's output did not pass
+            p(f"[bold red]✗ {escape(s['warning'])}[/]")
         p(f"[bold]{escape(run['thread_id'])}[/]  {escape(state.get('task', run['task']))}")
         p(f"[dim]status {run['status']} · {escape(run['model'])} → critic "
           f"{escape(run['critic_model'])} · created {_when(run['created_at'])} · "
@@ -213,7 +208,7 @@ class Views:
             for name in ("step", "model", "time", "seconds", "tokens", "note"):
                 table.add_column(name, justify="right" if name in ("seconds", "tokens") else "left")
             for r in calls:
-                table.add_row(r["what"], escape(r["model"]), r["time"][:8], f"{r['seconds']:.2f}",
+                table.add_row(escape(r["what"]), escape(r["model"]), r["time"][:8], f"{r['seconds']:.2f}",
                               str(r["tokens"] or 0), escape(r["note"]))  # fmt: skip
             p(table)
         nxt = pending_step(state)
@@ -313,12 +308,13 @@ class Views:
             counts[o.status] = counts.get(o.status, 0) + 1
             chunks += o.chunks
             if o.status in ("skipped", "ignored"):
-                sys.stderr.write(f"{'error' if o.status == 'skipped' else 'note'}: {o.error}\n")
+                said = "error" if o.status == "skipped" else "note"
+                sys.stderr.write(terminal_safe(f"{said}: {o.error}") + "\n")
             elif o.status in ("added", "updated"):
                 count = rows.plural(o.chunks, "chunk", "chunks")
                 self.message(f"{o.status} [{o.source_id}] {o.title} ({count})")
                 if o.warning:
-                    sys.stderr.write(f"warning: {o.warning}\n")
+                    sys.stderr.write(terminal_safe(f"warning: {o.warning}") + "\n")
         order = ("added", "updated", "unchanged", "skipped")
         summary = ", ".join(f"{counts[k]} {k}" for k in order if counts.get(k))
         self.message(f"{summary or 'nothing to add'}; {rows.plural(chunks, 'chunk', 'chunks')} indexed")
@@ -360,6 +356,7 @@ class Views:
 
     def _columns(self, header: tuple[str, ...], rows: list[tuple[str, ...]], right: set[int]) -> None:
         """Plain aligned columns (the last one free), in a pipe and on a terminal alike."""
+        rows = [tuple(terminal_safe(c) for c in r) for r in rows]  # widths of what is shown
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
         for row in [header, *rows]:
             cells = [c.rjust(w) if i in right else c.ljust(w)
@@ -373,7 +370,7 @@ class Views:
             self.message("no differences")
             return
         if not self.is_terminal():
-            sys.stdout.write("\n".join(lines) + "\n")
+            sys.stdout.write(terminal_safe("\n".join(lines)) + "\n")
             return
         from rich.text import Text
 
@@ -402,7 +399,7 @@ class Views:
             lead = chunk[: len(chunk) - len(chunk.lstrip())]
             trail = chunk[len(chunk.rstrip()) :]
             out.append(f"{lead}[{op}{core}{op}]{trail}")
-        sys.stdout.write("".join(out).rstrip() + "\n")
+        sys.stdout.write(terminal_safe("".join(out).rstrip()) + "\n")
 
     # --- stats --------------------------------------------------------------------------
 

@@ -98,9 +98,9 @@ class _Writer:
     def write(self) -> None:
         d, out = self.doc, self.out
         out.core_properties.title = _clean(d.title)[:250]
-        out.add_paragraph(_clean(d.title), style="Title")
-        if d.notice:
+        if d.notice:  # first: an unfinished run, or an output the run did not pass
             out.add_paragraph(_clean(d.notice), style="Notice")
+        out.add_paragraph(_clean(d.title), style="Title")
         meta = out.add_table(rows=0, cols=2)
         meta.style = "Table Grid"
         for key, value in d.meta:

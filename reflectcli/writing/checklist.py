@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from reflectcli.writing import markdown
 from reflectcli.writing.citations import cited_ids
 from reflectcli.writing.rubric import DIMENSIONS
 from reflectcli.writing.sentences import pieces
@@ -80,11 +81,25 @@ def _cjk(text: str) -> bool:
 
 
 def sentences(text: str) -> list[str]:
-    """The sentences of a body (pysbd: abbreviations and decimals are not ends), without
-    headings, list markers or citations' brackets getting in the way."""
-    prose = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
-    parts = pieces(prose, "zh" if _cjk(prose) else "en")
-    return [" ".join(p.split()) for p in parts if len(p.split()) >= 1 and re.search(r"\w", p)]
+    """The sentences of a Markdown body's prose (pysbd: abbreviations and decimals are not
+    ends), paragraph by paragraph: code, tables, HTML, quotations and headings are not prose
+    (writing/markdown.prose), and inline HTML tags are left out."""
+    found = []
+    for paragraph in markdown.prose(text):
+        parts = pieces(paragraph, "zh" if _cjk(paragraph) else "en")
+        found += [" ".join(p.split()) for p in parts if re.search(r"\w", p)]
+    return found
+
+
+def _masked(sentence: str) -> str:
+    """A sentence with its code spans blanked: `pyenv activate <name>` is code, not markup or
+    a phrase to judge."""
+    return re.sub(r"(`+)(?:(?!\1).)+?\1", "code", sentence)
+
+
+def prose_text(body: str) -> str:
+    """A body's prose alone, code spans blanked (what proselint and the phrase counts read)."""
+    return "\n\n".join(_masked(p) for p in markdown.prose(body))
 
 
 def _words(text: str) -> list[str]:
@@ -180,11 +195,12 @@ def review_article(
             title, said, topic | content_stems(title) | content_stems(section.get("goal", ""))
         )
         findings += _uncited(title, said, passages)
-        if not _cjk(body):
+        prose = prose_text(body)
+        if not _cjk(body) and prose.strip():
             findings += [Finding(title, "prose", "readability", "minor",
                                  f'In "{title}", rewrite "{phrase}": {message}.')
-                         for phrase, message in _prose_issues(body)[:2]]  # fmt: skip
-        tokens = [w.lower() for w in _words(body)]
+                         for phrase, message in _prose_issues(prose)[:2]]  # fmt: skip
+        tokens = [w.lower() for w in _words(prose)]
         for i in range(len(tokens) - 3):
             gram = tokens[i : i + 4]
             if sum(w not in STOP for w in gram) >= 2:
@@ -193,7 +209,7 @@ def review_article(
         if count >= REPEATED_PHRASE:
             findings.append(Finding("", "repeat_phrase", "readability", "minor",
                                     f'Vary the phrase "{phrase}": it appears {count} times.'))  # fmt: skip
-    ease = reading_ease(text)
+    ease = reading_ease(prose_text(text))
     measured["reading_ease"] = ease
     if ease is not None and ease < 30:
         findings.append(Finding("", "reading_ease", "readability", "minor",
@@ -249,7 +265,7 @@ def _example(title: str, body: str) -> list[Finding]:
 
 def _meta(title: str, said: list[str]) -> list[Finding]:
     for sentence in said:
-        if _META.search(sentence):
+        if _META.search(_masked(sentence)):
             return [Finding(title, "meta", "structure", "major",
                             f'Delete "{_quote(sentence)}" from "{title}": it talks about the '
                             "writing, not the topic.")]  # fmt: skip
@@ -258,7 +274,7 @@ def _meta(title: str, said: list[str]) -> list[Finding]:
 
 def _filler(title: str, said: list[str]) -> list[Finding]:
     for sentence in said:
-        if match := _FILLER.search(sentence):
+        if match := _FILLER.search(_masked(sentence)):
             return [Finding(title, "filler", "readability", "minor",
                             f'In "{title}", replace the stock phrase "{match.group(0)}" with '
                             "what you mean, in plain words.")]  # fmt: skip

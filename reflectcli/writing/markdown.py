@@ -115,6 +115,40 @@ def blocks(text: str) -> list[Block]:
     return found
 
 
+def tokens(text: str) -> tuple[Token, ...]:
+    """markdown-it's block tokens of `text` (tables on; parsed once per text, cached)."""
+    return _tokens(text)
+
+
+def prose(text: str) -> list[str]:
+    """The prose a reader reads in `text`, one string per paragraph or list item: inline HTML
+    tags and images left out, code spans kept as written (in backticks), soft line breaks as
+    spaces; headings, code blocks, tables, HTML blocks and quotations are not prose."""
+    found, skipped = [], 0
+    previous = None
+    for token in _tokens(text):
+        kind = token.type.removesuffix("_open").removesuffix("_close")
+        if kind in SKIPPED - {"fence", "code_block", "html_block"}:  # containers: table, blockquote
+            skipped += token.nesting
+        elif token.type == "inline" and not skipped and previous == "paragraph_open":
+            found.append(_plain_inline(token))
+        previous = token.type
+    return [p for p in found if p.strip()]
+
+
+def _plain_inline(token: Token) -> str:
+    out = []
+    for child in token.children or []:
+        if child.type == "text":
+            out.append(child.content)
+        elif child.type == "code_inline":
+            tick = "``" if "`" in child.content else "`"
+            out.append(f"{tick}{child.content}{tick}")
+        elif child.type in ("softbreak", "hardbreak"):
+            out.append(" ")
+    return " ".join("".join(out).split())
+
+
 _PROBE = "reflectcli-probe-heading"
 
 
@@ -200,12 +234,22 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u206
 _INLINE_SYNTAX = re.compile(r"([\\`*_\[\]<>!|~&#])")
 
 
+def _control(match: re.Match[str]) -> str:
+    """A line break or tab is a space; any other control character or bidirectional override is
+    shown as its code (`\\x1b`, `\\u202e`): what was there stays visible, and does nothing."""
+    char = match.group()
+    if char in "\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\u2028\u2029":
+        return " "
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
 def one_line(text: str | None) -> str:
     """Outside text (a search result's title or snippet, a page's title) as one line of plain
-    data: every line break, control character and bidirectional override a space, spaces
-    collapsed. What it cannot do any more is start a heading, end a table row, or move the
-    terminal's cursor."""
-    return " ".join(_CONTROL.sub(" ", text or "").split())
+    data: every line break a space, every other control character and bidirectional override
+    shown as its code (`\\x1b`), spaces collapsed. What it cannot do any more is start a heading,
+    end a table row, or move the terminal's cursor."""
+    return " ".join(_CONTROL.sub(_control, text or "").split())
 
 
 def inline(text: str | None) -> str:

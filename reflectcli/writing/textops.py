@@ -35,19 +35,40 @@ _HERE = r"(?:here is|here's|here are|below is|the following is|the following are
 _PREAMBLE = re.compile(  # a line about the answer itself, not a sentence of it ("The following musicians:")
     r"^\W*(?:(?:sure|certainly|of course|okay|ok|absolutely)\b[^\n]{0,120}:"
     rf"|{_HERE}\s+(?:\w+\s+){{0,4}}?{_ANSWER}\b[^\n]{{0,80}}:"
-    rf"|(?:revised|rewritten|updated|improved|new|edited)\s+{_ANSWER}\b[^\n]{{0,80}}:)\s*$",
+    rf"|(?:(?:the|my|your)\s+)?(?:final\s+)?(?:revised|rewritten|updated|improved|new|edited)\s+{_ANSWER}\b"
+    r"[^\n]{0,80}:)\s*$",
     re.I,
 )
 _CHANGED = "revised|rewritten|made|addressed|added|removed|expanded|kept|clarified|improved"
 _EPILOGUE = LazyPattern(  # a closing remark about the answer, not a section's last sentence
     r"^\W*(i hope|hope this|let me know|feel free to (?:ask|let me|reach out|request|tell me)|"
-    rf"this revised|in this revision|this (?:revision|version|rewrite) (?:{_CHANGED}|adds|keeps|"
+    rf"this revised|in this revision|this (?:rewritten|updated|improved|new) {_ANSWER}\b|"
+    rf"this (?:revision|version|rewrite) (?:{_CHANGED}|adds|keeps|"
     rf"incorporates|focuses|makes)|i have (?:{_CHANGED})|i've (?:{_CHANGED})|"
     r"note\s*:\s*(?:i |i've|i have|this (?:revised|revision|version|rewrite)|the (?:revised|rewritten)"
     r"|changes)|"
-    r"changes made|summary of changes|word count|\(?\d+ words\b)",
+    r"changes made|summary of changes|here'?s what i (?:did|changed)|word count|\(?\d+ words\b)",
     re.I,
 )
+
+
+_CHANGES = LazyPattern(  # "... so I made some changes.": the writer reporting on its answer
+    r"\bi(?: have|'ve|’ve)? (?:made|added|done) (?:\w+ ){0,3}(?:changes|edits|revisions|improvements|"
+    r"adjustments)\b",
+    re.I,
+)
+
+
+def opening_remark(sentence: str) -> bool:
+    """A first sentence about the answer itself ("Here is the revised section:")."""
+    return bool(_PREAMBLE.match(sentence.strip()))
+
+
+def closing_remark(sentence: str) -> bool:
+    """A last sentence about the answer itself ("I hope this helps!", "... so I made some
+    changes.") rather than the section's own last sentence."""
+    said = sentence.strip()
+    return len(said) < 400 and bool(_EPILOGUE.match(said) or _CHANGES.search(said))
 
 
 def trim_block(text: str) -> str:
@@ -65,11 +86,28 @@ def normalize(text: str) -> str:
 _norm = normalize
 
 
+_WRAPPER = re.compile(
+    r"\A\s*<(?P<open>section|article)>[ \t]*\n?|\n?[ \t]*</(?P<close>section|article)>\s*\Z"
+)
+
+
+def _unwrapped(text: str) -> str:
+    """`text` without the prompt's own delimiters around it (`<section>` … `</section>`, or one
+    of them left alone); a page whose `<section class=…>` elements close at its end keeps them."""
+    for m in reversed(list(_WRAPPER.finditer(text))):
+        name = m.group("open") or m.group("close")
+        if len(re.findall(rf"<{name}\b", text)) != len(re.findall(rf"</{name}>", text)) or (
+            text.lstrip().startswith(f"<{name}>") and text.rstrip().endswith(f"</{name}>")
+        ):
+            text = text[: m.start()] + text[m.end() :]
+    return text
+
+
 def strip_chatter(text: str) -> str:
     """Model output without code fences, the prompt's own `<section>`/`<article>` delimiters, a
     preamble line ("Here is the revised section:") or a closing remark ("I hope this helps",
     "Note: I added ...")."""
-    text = trim_block(re.sub(r"</?(section|article)>", "", text))
+    text = trim_block(_unwrapped(text))
     fenced = markdown.whole_fence(text)
     lines = trim_block(text if fenced is None else fenced).splitlines()
     while lines and (not lines[0].strip() or _PREAMBLE.match(lines[0].strip())):

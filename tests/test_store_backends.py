@@ -232,9 +232,9 @@ def test_a_new_database_from_the_template_is_the_migrated_one(tmp_path, monkeypa
     """A new reflect.db is the in-memory template copied into place (every migration applied
     once a process): the same tables, indexes, migrations and pragmas as a database migrated
     in place (the path taken where hard links fail), private, with no file left beside it."""
-    from reflectcli.store import db
+    from reflectcli.store import db, sqlitefile
 
-    db._template()  # (built once a process)
+    sqlitefile._template()  # (built once a process)
     applied = []
     real = db._apply_migrations
     monkeypatch.setattr(db, "_apply_migrations", lambda *a: (applied.append(1), real(*a))[1])

@@ -22,7 +22,6 @@ import json
 import os
 import re
 import sqlite3
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -31,26 +30,34 @@ from pathlib import Path
 from typing import Any
 
 from reflectcli.errors import LostClaim, RunBusy, UserError
-from reflectcli.store.migrations import MIGRATIONS, migration_sql
+from reflectcli.store.fenced import fenced_saver
+from reflectcli.store.migrations import MIGRATIONS
+from reflectcli.store.owners import (  # noqa: F401  (HOST, effective_status, lease_seconds: the store's words for callers)
+    FENCE_COLUMNS,
+    HOST,
+    LEASE_LIVE,
+    effective_status,
+    fence_broken,
+    lease_seconds,
+    my_start,
+    owner_alive,
+    owner_of,
+    process_start,
+)
+from reflectcli.store.sqlitefile import (  # noqa: F401  (make_private_dirs: for the runner's artifact folder)
+    _apply_migrations,
+    _connect,
+    _create_from_template,
+    _private,
+    _set_wal,
+    _sqlite_now,
+    make_private_dirs,
+)
 
 DB_NAME = "reflect.db"
 STORE_ENV = "REFLECTCLI_STORE"
 
 
-def _host() -> str:
-    """This machine as a run's owner: its name, and the PID namespace when it is not the first
-    one (containers sharing a host name but not their pids must not take each other's pids as
-    their own): `name~4026532` then."""
-    name = os.uname().nodename
-    try:
-        ns = os.readlink("/proc/self/ns/pid")  # "pid:[4026531836]"
-        init = os.readlink("/proc/1/ns/pid")
-    except OSError:
-        return name
-    return name if ns == init else f"{name}~{ns.strip('pid:[]')}"
-
-
-HOST = _host()
 _LANGGRAPH_TABLES = ("checkpoints", "writes", "checkpoint_blobs", "checkpoint_writes")
 THREAD_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
@@ -73,14 +80,6 @@ def validate_thread_id(thread_id: str) -> str:
     return thread_id
 
 
-def lease_seconds() -> float:
-    """How long a run's claim lasts without renewal (renewed every third of it while alive)."""
-    try:
-        return max(1.0, float(os.environ.get("REFLECTCLI_LEASE_SECONDS") or 60))
-    except ValueError:
-        return 60.0
-
-
 def store_url() -> str | None:
     """The store in force: a PostgreSQL URL from REFLECTCLI_STORE, or None for the SQLite file."""
     url = (os.environ.get(STORE_ENV) or "").strip()
@@ -95,291 +94,8 @@ def store_url() -> str | None:
     return url
 
 
-# Whether a run's lease is still running, by the database's clock (select it beside the owner).
-LEASE_LIVE = "(lease_until IS NULL OR lease_until > db_now()) AS lease_live"
 
 
-def process_start(pid: int) -> int | None:
-    """When process `pid` started (clock ticks since boot: /proc/<pid>/stat, field 22). With
-    the pid it names one process: a pid reused later has a later start. None where unknown."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return None
-    try:  # the name (field 2) may hold spaces and parentheses: fields 3... follow the last ')'
-        return int(stat.rsplit(b")", 1)[1].split()[19])
-    except (IndexError, ValueError):
-        return None
-
-
-_STARTS: dict[int, int | None] = {}
-
-
-def my_start() -> int | None:
-    """This process's start (per pid: a forked child has its own)."""
-    pid = os.getpid()
-    if pid not in _STARTS:
-        _STARTS[pid] = process_start(pid)
-    return _STARTS[pid]
-
-
-def owner_alive(run: dict[str, Any]) -> bool:
-    """Is the process that claimed this run still alive? On its own host the pid and its start
-    time say (a killed one leaves no stuck lock, a reused pid is not the owner); elsewhere its
-    lease does, until it expires unrenewed (`lease_live`, judged by the database's clock)."""
-    pid, host = run.get("owner_pid"), run.get("owner_host")
-    if not pid:
-        return False
-    if host != HOST:
-        if "lease_live" in run:
-            return bool(run["lease_live"])
-        lease = run.get("lease_until")  # a row read without LEASE_LIVE
-        return lease is None or lease > time.time()  # None: claimed before leases existed
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
-    started = run.get("owner_started")
-    if started is not None:
-        now = process_start(pid)
-        if now is not None and now != started:
-            return False  # the pid was reused by an unrelated process
-    return True
-
-
-def effective_status(run: dict[str, Any]) -> str:
-    """`running` whose owner died (kill -9) reads as `interrupted`."""
-    if run["status"] == "running" and not owner_alive(run):
-        return "interrupted"
-    return run["status"]
-
-
-def make_private_dirs(folder: Path) -> None:
-    """Create `folder` and every missing parent owner-only (0700): thread ids are task slugs,
-    and the runs folder's listing is nobody else's business. (`mkdir(parents=True, mode=...)`
-    gives the mode to the last folder only.)"""
-    missing = []
-    for path in [folder, *folder.parents]:
-        if path.exists():
-            break
-        missing.append(path)
-    for path in reversed(missing):
-        try:
-            path.mkdir(mode=0o700)
-        except FileExistsError:
-            pass
-        _private(path)
-
-
-def _private(folder: Path) -> None:
-    """Owner-only, when this user owns it (best effort: never fails a run)."""
-    try:
-        if folder.stat().st_uid == os.getuid():
-            os.chmod(folder, 0o700)
-    except OSError:
-        pass
-
-
-def _sqlite_now() -> float:
-    return time.time()
-
-
-def _connect(path: str | Path, **kwargs: Any) -> sqlite3.Connection:
-    conn = sqlite3.connect(str(path), timeout=30, check_same_thread=False, **kwargs)
-    conn.execute("PRAGMA busy_timeout = 30000")
-    conn.create_function("db_now", 0, _sqlite_now)  # one host: its clock is the database's
-    return conn
-
-
-def _apply_migrations(conn: Any, dialect: str) -> None:
-    """The migrations not yet recorded in `_migrations`, in one transaction (one commit, not one
-    a migration: a new database gets every table at once), each skipped if another process
-    applied it first."""
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        done = {row[0] for row in conn.execute("SELECT name FROM _migrations")}
-        for name, _ in MIGRATIONS:
-            if name in done:
-                continue
-            for statement in filter(str.strip, migration_sql(name, dialect).split(";")):
-                conn.execute(statement)
-            conn.execute("INSERT INTO _migrations VALUES (?, ?)", (name, time.time()))
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-
-
-_TEMPLATE: list[bytes] = []  # an empty database with every migration applied, once a process
-_TEMPLATE_LOCK = threading.Lock()
-
-
-def _template() -> bytes:
-    """The bytes of a new SQLite database with every table: the migrations applied once in
-    memory (40 statements, ~10 ms here), then copied into each new file (~1 ms)."""
-    with _TEMPLATE_LOCK:
-        if not _TEMPLATE:
-            conn = sqlite3.connect(":memory:", isolation_level=None)
-            try:
-                conn.execute("PRAGMA auto_vacuum = INCREMENTAL")  # before any table
-                conn.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at REAL)")
-                _apply_migrations(conn, "sqlite")
-                image = bytearray(conn.serialize())
-                # the header's read and write versions, 2 and 2: a file in WAL mode (sqlite.org/
-                # fileformat2.html#file_format_version_numbers), so opening it needs no switch
-                image[18:20] = b"\x02\x02"
-                _TEMPLATE.append(bytes(image))
-            finally:
-                conn.close()
-        return _TEMPLATE[0]
-
-
-def _create_from_template(path: Path) -> bool:
-    """Create `path` (mode 0600) holding the template, atomically: written and synced to a
-    private file beside it, then hard-linked into place, so a process opening the same new file
-    at once sees it whole or not at all (the link fails if another got there first: theirs is
-    used). False, the file then created empty for the caller to migrate in place, where a
-    log of an earlier database lies beside it (a `-wal` or `-journal` left by a killed process
-    whose database was then moved aside: SQLite would replay it onto the template, while an
-    empty file makes it discard the log) or where the file system has no hard links."""
-    if any(path.with_name(path.name + end).exists() for end in ("-wal", "-journal")):
-        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
-        return False
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".new")  # 0600
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(_template())
-            out.flush()
-            os.fsync(out.fileno())  # on disk before it is the database: a power cut finds it whole
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            pass  # another process created it first
-        return True
-    except OSError:
-        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
-        return False
-    finally:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-
-
-def _set_wal(conn: sqlite3.Connection, patience: float = 30.0) -> None:
-    """Switch to WAL. The switch needs an exclusive lock and SQLite answers "database is locked"
-    at once, without waiting, while another process opens the same new file: retry a while."""
-    deadline = time.monotonic() + patience
-    while True:
-        try:
-            conn.execute("PRAGMA journal_mode = WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.01)
-
-
-# The fencing check's columns: the generation, and who holds the run (for the message)
-FENCE_COLUMNS = "generation, owner_pid, owner_host"
-
-
-def owner_of(pid: Any, host: Any) -> str | None:
-    """`pid 123 on host-b`: a run's holder as messages name it (None when nobody holds it)."""
-    if not pid:
-        return None
-    return f"pid {pid} on {str(host or '?').split('~')[0]}"
-
-
-def fence_broken(thread_id: str, row: Any, generation: int | None) -> LostClaim | None:
-    """The LostClaim for a fencing check that read `row` (generation, owner pid, owner host)
-    while holding claim `generation` (None: the claim is known to be lost), else None."""
-    if row is not None and generation is not None and row[0] == generation:
-        return None
-    return LostClaim(thread_id, owner_of(row[1], row[2]) if row is not None else None)
-
-
-def _fenced(saver_class: type, store: Store) -> type:
-    """The saver, refusing a checkpoint of a thread whose claim this store lost. The check runs
-    in the checkpoint's own transaction, on the checkpointer's connection, as its first
-    statement: on PostgreSQL it reads the run's row FOR SHARE (a takeover's FOR UPDATE waits for
-    the commit), on SQLite inside BEGIN IMMEDIATE (a takeover's write waits for the commit), so
-    no claim can change between the check and the write."""
-    postgres = store.dialect == "postgres"
-    local = threading.local()  # the thread id a put on this thread is fenced for
-
-    class Fenced(saver_class):
-        def put(self, config, *args, **kwargs):
-            with self._fence(config):
-                return super().put(config, *args, **kwargs)
-
-        def put_writes(self, config, *args, **kwargs):
-            with self._fence(config):
-                return super().put_writes(config, *args, **kwargs)
-
-        @contextmanager
-        def _fence(self, config) -> Iterator[None]:
-            thread_id = config["configurable"]["thread_id"]
-            local.fence = thread_id if store.generation(thread_id) is not None else None
-            try:
-                yield
-            finally:
-                local.fence = None
-
-        def _check(self, cur, thread_id: str) -> None:
-            sql = f"SELECT {FENCE_COLUMNS} FROM runs WHERE thread_id = " + (
-                "%s FOR SHARE" if postgres else "?")  # fmt: skip
-            cur.execute(sql, (thread_id,))
-            row = cur.fetchone()
-            if isinstance(row, dict):  # the PostgreSQL saver's dict rows
-                row = (row["generation"], row["owner_pid"], row["owner_host"])
-            if stale := fence_broken(thread_id, row, store.generation(thread_id)):
-                raise stale
-
-        if postgres:
-
-            @contextmanager
-            def _cursor(self, *, pipeline: bool = False):
-                thread_id = getattr(local, "fence", None)
-                if thread_id is None:
-                    with super()._cursor(pipeline=pipeline) as cur:
-                        yield cur
-                    return
-                from langgraph.checkpoint.postgres import _internal
-                from psycopg.rows import dict_row
-
-                with self.lock, _internal.get_connection(self.conn) as conn:
-                    with conn.transaction(), conn.cursor(binary=True, row_factory=dict_row) as cur:
-                        self._check(cur, thread_id)
-                        yield cur
-
-        else:
-
-            @contextmanager
-            def cursor(self, transaction: bool = True):
-                thread_id = getattr(local, "fence", None)
-                if thread_id is None or not transaction:
-                    with super().cursor(transaction) as cur:
-                        yield cur
-                    return
-                with self.lock:
-                    self.setup()
-                    cur = self.conn.cursor()
-                    try:
-                        cur.execute("BEGIN IMMEDIATE")
-                        self._check(cur, thread_id)
-                        yield cur
-                        self.conn.commit()
-                    except BaseException:
-                        self.conn.rollback()
-                        raise
-                    finally:
-                        cur.close()
-
-    Fenced.__name__ = Fenced.__qualname__ = f"Fenced{saver_class.__name__}"
-    return Fenced
 
 
 class _NoContext:
@@ -678,7 +394,7 @@ class Store:
             from langgraph.checkpoint.postgres import PostgresSaver
 
             # the process's pool (autocommit; the saver asks for dict rows per cursor)
-            saver = _fenced(PostgresSaver, self)(self.conn.pool, serde=serde)
+            saver = fenced_saver(PostgresSaver, self)(self.conn.pool, serde=serde)
             if not self._saver_ready(len(saver.MIGRATIONS)):
                 with self._schema_lock():
                     saver.setup()
@@ -687,7 +403,7 @@ class Store:
 
         conn = _connect(self.path)
         self._others.append(conn)
-        saver = _fenced(SqliteSaver, self)(conn, serde=serde)
+        saver = fenced_saver(SqliteSaver, self)(conn, serde=serde)
         saver.setup()
         return saver
 

@@ -18,8 +18,8 @@ thing that changed), each at most once per claim:
   before 了 as 没有/没/并未/未 + verb), **number** (the first number changed to one the passage
   lacks), **name** (English: the first name inside the sentence replaced by a place the passage
   lacks), **antonym** (a word the claim shares with its carrying sentence replaced by its
-  opposite: WordNet's antonym pairs; Chinese: guotong1988/chinese_dictionary's pairs of 2-4
-  characters, the shipped list holds those of 2-3);
+  opposite: WordNet's antonym pairs; Chinese: the antonym list of NL-Augmenter (b64a8efe, MIT;
+  guotong1988/chinese_dictionary's) in pairs of 2-4 characters, the shipped list holds those of 2-3);
 - passage side: its **carrying sentence denied** (the passage sentence that shares the most
   words with the claim, chosen here by plain word or character-pair overlap, denied as above),
   its **number changed** (a number of the claim that the carrying sentence holds, changed
@@ -213,18 +213,15 @@ _ANTONYMS: dict[str, list[str]] | None = None
 
 def antonyms(language: str) -> dict[str, list[str]]:
     """Each word and its opposites, from the public source (not the shipped list): WordNet's
-    antonym relation; guotong1988/chinese_dictionary's pairs of 2-4 characters."""
+    antonym relation; NL-Augmenter's Chinese list in pairs of 2-4 characters."""
     global _ANTONYMS
     if _ANTONYMS is None:
-        from build_lexicon import english_antonyms
+        from build_lexicon import chinese_antonyms, english_antonyms
 
         table: dict[str, list[str]] = {}
         pairs = english_antonyms(WORDNET) if (WORDNET / "data.adj").exists() else []
-        path = CORPUS / "antonyms-zh" / "dict_antonym.txt"
-        for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
-            parts = [p for p in re.split(r"[—─―\-]+", line.strip()) if p]
-            if len(parts) == 2 and all(re.fullmatch(r"[\u4e00-\u9fff]{2,4}", p) for p in parts):
-                pairs.append((parts[0], parts[1]))
+        path = CORPUS / "antonyms-zh-nlaug" / "反义词库.txt"
+        pairs += chinese_antonyms(path, longest=4) if path.exists() else []
         for a, b in pairs:
             table.setdefault(a, []).append(b)
             table.setdefault(b, []).append(a)

@@ -213,3 +213,17 @@ def test_list_labels_headings_and_table_headers_are_not_claims(text):
 def test_a_list_item_that_states_something_is_a_claim():
     found = claims_in("- **Speed**: the press printed 240 sheets an hour [S1].", [])
     assert [c["sentence"] for c in found] == ["Speed: the press printed 240 sheets an hour."]
+
+
+def test_the_chinese_antonym_list_ships_from_its_mit_copy_without_its_damaged_rows():
+    from importlib import resources
+
+    from reflectcli.writing.lexicon import chinese_opposites
+
+    data = resources.files("reflectcli.writing").joinpath("data")
+    assert "MIT License" in data.joinpath("LICENSE-NL-Augmenter").read_text(encoding="utf-8")
+    assert not data.joinpath("LICENSE-chinese_dictionary").is_file()
+    assert "NL-Augmenter" in data.joinpath("README.md").read_text(encoding="utf-8")
+    table = chinese_opposites()
+    assert "无效" in table["有效"] and "下降" in table["上升"]
+    assert "元论" not in table and "帆风顺" not in table  # a 一 lost in that copy: the pair dropped

@@ -227,3 +227,41 @@ def test_the_chinese_antonym_list_ships_from_its_mit_copy_without_its_damaged_ro
     table = chinese_opposites()
     assert "无效" in table["有效"] and "下降" in table["上升"]
     assert "元论" not in table and "帆风顺" not in table  # a 一 lost in that copy: the pair dropped
+
+
+# --- the second pass (issue 32): the statement a negation denies, not the clause between commas ---
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("The band released the studio version of the song to radio via satellite uplink.",
+         "In 1995, the band did not release the first track from their album, Grind, to radio stations "
+         "via satellite uplink."),  # the denial's statement runs past the commas
+        ("The Blanda Station is an underground plant, located approximately 230 metres below the surface.",
+         "The Blanda Station is an underground plant, failed to locate approximately 230 meters "
+         "under ground."),
+        ("他是欧洲17世纪最伟大的画家之一。",
+         "伦勃朗（1606-1669）不是欧洲17世纪最伟大的画家之一，也是荷兰历史上最伟大的画家。"),
+        ("最常见的是这三种形式的组合体。",
+         "展现形式有视频、图片和文字大致三种，而最常见的不是这三种形式的组合体。"),
+        ("如果乘客购买了意外险，即获得保险赔偿。",
+         "如果乘客未购买意外险，即获得保险赔偿。"),  # both conditions
+    ],
+)  # fmt: skip
+def test_a_passage_denies_the_statement_that_carries_the_claim(sentence, passage):
+    assert check(sentence, passage)[0] == "contradicted", check(sentence, passage)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("便宜的红酒需要在正规渠道购买。", "便宜的红酒并不一定不值得购买。"),  # 不一定不: two negations
+        ("小鹏是一家用户驱动的企业。", "小鹏不愧是一家用户驱动的企业。"),  # 不愧 denies nothing
+        ("有的景区需要带团才可以免票。", "免不免票主要看景区的规定。"),  # A不A asks
+        ("The law was passed in 1990.", "If the law was not passed in 1990, the plan fails."),  # a condition
+        ("毕昇发明了活字印刷术。", "毕昇的发明不成对（63个）出现。"),  # no pair across a number
+    ],
+)  # fmt: skip
+def test_a_denial_that_is_no_statement_about_the_claim_is_no_contradiction(sentence, passage):
+    assert check(sentence, passage)[0] == "consistent", check(sentence, passage)

@@ -43,7 +43,8 @@ _ZH_NOT_NEGATION = re.compile(r"[不没]有?[能会可敢]不|无不|不无|没�
                               r"不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|不敌|"
                               r"无数|相安无事|毫不犹豫|不管|不论|无疑|莫过于|别人|别的|特别|区别|分别|告别|级别|"
                               r"类别|性别|个别|识别|辨别|派别|差别|是否|能否|可否|与否|非洲|除非|"
-                              r"([是有能会要好对行])\s?[不没]\s?\1")  # fmt: skip
+                              r"不愧|不禁|不免|不妨|不由得|不料|不外乎|不一定不|"
+                              r"([\u4e00-\u9fff])\s?[不没]\s?\1")  # fmt: skip
 _ZH_NEGATION = re.compile(r"[不没未无非否别勿]")
 _ASPECT = re.compile(r"[了过着]")
 # light verbs and modals after a Chinese negation: the words after them say what is denied
@@ -64,6 +65,12 @@ def _zh(text: str) -> str:
 def _pairs(text: str) -> list[str]:
     chars = [ch for ch in _zh(text) if CJK.match(ch)]
     return [a + b for a, b in zip(chars, chars[1:], strict=False)]
+
+
+def _run_pairs(text: str) -> list[str]:
+    """The pairs of CJK characters of `text` that stand side by side in it (aspect particles
+    dropped): none across a number or a Latin word ("对（63个）" gives no "对个")."""
+    return [p for run in re.findall(r"[\u3400-\u9fff]+", _ASPECT.sub("", text)) for p in _pairs(run)]
 
 
 def units(text: str) -> set[str]:
@@ -87,13 +94,14 @@ def denials(text: str, scope: int = SCOPE, clause: bool = False) -> list[list[st
     for match in _ZH_NEGATION.finditer(cleaned):
         after = text[match.end() :]
         stop = _CLAUSE_END.search(after)
-        span = _zh(after[: stop.start()] if stop else after)
+        raw = after[: stop.start()] if stop else after
+        span = _zh(raw)
         head = [match.group() + span[:1]] if span else []  # 不去, 无效: the negated word itself
         if match.group() in "没无" and span[:1] != "有":
             head.append("有" + span[:1])  # 无效 denies 有效, 没钱 denies 有钱
         while len(span) > 1 and span[0] in _LIGHT:
-            span = span[1:]
-        pairs = _pairs(span if clause else span[:scope])
+            span, raw = span[1:], raw[raw.index(span[0]) + 1 :]
+        pairs = _run_pairs(raw) if clause else _run_pairs(raw)[: max(1, scope - 1)]
         out.append(head + (pairs or ([span] if len(span) == 1 else [])))
     return out
 
@@ -144,7 +152,17 @@ def _heads(group: list[str]) -> list[str]:
         return []
     if not CJK.search(group[0]):
         return group[:1]
-    return [w for w in group if len(w) >= 2 and not _ZH_NEGATION.match(w) and "的" not in w][:2]
+    first = [w for w in group if len(w) >= 2 and not _ZH_NEGATION.match(w)]
+    first = first[: 3 if first and first[0][0] == "有" and group[0][0] in "没无" else 2]  # 无效: 有效 too
+    return [w for i, w in enumerate(first) if (w[0] not in _FUNCTION_ZH or (i == 0 and w[0] == "有"))
+            and w[1] not in _PARTICLE_ZH]  # fmt: skip
+
+
+# characters that open no word a negation denies (是维, 也会, 就是) and particles that end none (的)
+_FUNCTION_ZH = frozenset(
+    "是有会能在可要得曾再太很够以该必也都就还又才的了地着过和与及或而并且把被给对向从于为这那其"
+)
+_PARTICLE_ZH = frozenset("的地得了着过吗呢吧啊")
 
 
 COVER = 0.5  # share of a negation's clause the other side must say for the two to be one statement
@@ -165,19 +183,45 @@ def _one_statement(clause: str, other: str) -> bool:
     return len(mine & theirs) >= COVER * len(mine) and numbers <= theirs
 
 
+# Where one statement of a sentence ends and another begins: a semicolon or colon, a contrast
+# ("but", "whereas", 但, 而), a clause joined after a comma ("…, and it sank", "…, which"); a
+# comma alone does not end a negation's statement ("did not release the track, Grind, to radio")
+_STATEMENT = re.compile(r"[;；:：]|\s(?:but|whereas|while|although|though|yet)\s|,\s*(?:and|which|who)\s|"
+                        r"[，,]\s*(?:但是|但|而|可是|然而|却)", re.I)  # fmt: skip
+
+
+_IF = re.compile(r"\b(?:if|unless|whether)\b|如果|假如|倘若|要是|若是|如[无没不未]|"
+                 r"当[^，,。；;]{1,30}(?:时|的时候)", re.I)  # fmt: skip
+
+
+def statements(text: str) -> list[str]:
+    """`text` cut where one statement ends and another begins (`_STATEMENT`)."""
+    return [p for p in _STATEMENT.split(text) if p and p.strip()] or [text]
+
+
 def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None:
-    """(the passage sentence, the word) when a negation in a clause of a sentence carrying
+    """(the passage sentence, the word) when a negation in a statement of a sentence carrying
     `sentence` denies, first, a word `sentence` asserts ("did not sink" / "sank"; 并未发明 /
-    发明了), and `sentence` says what the rest of that clause says; unless `sentence` denies
-    that word too."""
-    said = asserted(sentence)
+    发明了): unless the denial is about a number `sentence` does not give ("did not sink in
+    1912" / "sank in 1913"), or another statement of the carriers says that word and as much
+    of `sentence` ("…; it sank in 1913")."""
+    said, mine = asserted(sentence), units(sentence)
+    numbers = {w for w in mine if w.isdigit()}
     for carrier in carriers:
-        best = clauses(sentence, carrier)[0]
-        for clause in _parts(carrier):
-            for group in denials(clause):
+        parts = [(part, units(part)) for part in statements(carrier)]
+        for part, _ in parts:
+            share = len(units(part) & mine)
+            if _IF.search(part) and not _IF.search(sentence):
+                continue  # "if it did not", 如没有…: a condition asserts nothing
+            for group in denials(part):
                 found = [w for w in _heads(group) if w in said]
-                if found and (clause == best or _one_statement(clause, sentence)):
-                    return carrier, found[0]
+                if not found or {w for w in group if w.isdigit()} - numbers or found[0] in asserted(part):
+                    continue
+                heads = set(_heads(group))
+                if any(other != part and heads <= asserted(other) and len(have & mine) >= share
+                       for other, have in parts):  # fmt: skip
+                    continue  # another statement says what this one denies, and as much of `sentence`
+                return carrier, found[0]
     return None
 
 

@@ -14,8 +14,9 @@ thing that changed), each at most once per claim:
 
 - claim side: **negation** (English: `not`, `never` or `no longer` after the first auxiliary,
   else the first verb said as `did not` / `failed to` + its base (WordNet's verb index and
-  exception list, read here); Chinese: 不/没 before the first 是/有/会/能/在/可以, else the verb
-  before 了 as 没有/没/并未/未 + verb), **number** (the first number changed to one the passage
+  exception list, read here); Chinese, on words cut by jieba (`pip install jieba`): 不/没
+  before the first word 是/有/会/能/在/可以 (not 在 as a preposition, nor 是的 answering yes),
+  else the verb before 了 as 没有/没/并未/未 + verb), **number** (the first number changed to one the passage
   lacks), **name** (English: the first name inside the sentence replaced by a place the passage
   lacks), **antonym** (a word the claim shares with its carrying sentence replaced by its
   opposite: WordNet's antonym pairs; Chinese: the antonym list of NL-Augmenter (b64a8efe, MIT;
@@ -237,13 +238,20 @@ _AUX = re.compile(
 _NEGATED = re.compile(r"\b(not|never|no|none|nor|neither|without|cannot)\b|n't\b|[不没未无非]", re.I)
 _ZH_AUX = [("是", "不是"), ("有", "没有"), ("会", "不会"), ("能", "不能"), ("在", "不在"), ("可以", "不可以")]
 _ZH_DENY = ("没有", "没", "并未", "未")
-# words that hold 是 有 会 能 在 without being the verb (the bench's own list)
-_ZH_WORDS = ("具有", "所有", "没有", "拥有", "只有", "还有", "含有", "有些", "有的", "有关", "有效", "有限", "有利",  # noqa: E501
-             "有时", "有人", "有点", "有助", "享有", "占有", "固有", "特有", "能量", "可能", "功能", "能力", "智能",  # noqa: E501
-             "性能", "技能", "本能", "能源", "现在", "存在", "正在", "在于", "实在", "所在", "内在", "在线", "会议",  # noqa: E501
-             "社会", "机会", "学会", "协会", "会员", "都会", "体会", "是否", "还是", "就是", "但是", "于是", "总是",  # noqa: E501
-             "只是", "或是", "凡是", "可是", "要是", "像是", "真是", "便是", "即是", "正是", "也是", "都是", "而是",  # noqa: E501
-             "不是", "自在", "好在", "在场", "是非", "有没")  # fmt: skip
+
+
+def _zh_tokens(text: str) -> list[tuple[str, str, int]]:
+    """`text`'s words by jieba (word, part of speech, offset): a negation goes before a whole
+    word (是, 有, 会, 能, 可以, a verb before 了), never inside one (潜在, 设有, 佳能)."""
+    import jieba
+    import jieba.posseg
+
+    jieba.setLogLevel(60)
+    out, at = [], 0
+    for word, flag in jieba.posseg.cut(text):
+        out.append((word, flag, at))
+        at += len(word)
+    return out
 
 
 _LIGHT_AUX = (
@@ -279,25 +287,29 @@ def negate(text: str, n: int = 0, other: str | None = None) -> str | None:
     form is used). English: the first verb of `text` that `other` also holds (as a form of the
     same verb) gets `not`, `never` or `no longer` after its auxiliary ("was formed" → "was not
     formed"), or is said `did not` / `failed to` + its base ("printed" → "did not print"); with
-    no `other`, the first auxiliary or verb. Chinese: 不/没 before a 是/有/会/能/在/可以, or
-    没有/没/并未/未 before the verb that 了 follows, whose next characters `other` also holds.
+    no `other`, the first auxiliary or verb. Chinese (words by jieba): 不/没 before the word
+    是/有/会/能/在/可以 (not 在 as a preposition, nor 是的 answering yes), or 没有/没/并未/未
+    before the verb that 了 follows, whose next characters `other` also holds.
     None when `text` denies something already or no such place is found."""
     if _NEGATED.search(text):
         return None
     if CJK.search(text):
         shared = _units(other) if other else None
+        tokens = _zh_tokens(text)
         for word, denied in _ZH_AUX:
-            for m in re.finditer(re.escape(word), text):
-                around = text[max(0, m.start() - 1) : m.end() + 1]
-                if any(w in around for w in _ZH_WORDS):
-                    continue  # 具有, 可能, 现在 ...: the character is part of a word
-                if shared is None or _units(text[m.end() : m.end() + 4]) & shared:
-                    return text[: m.start()] + denied + text[m.end() :]
-        for m in re.finditer("了", text):
-            at = m.start()
-            if at >= 2 and CJK.match(text[at - 1]) and CJK.match(text[at - 2]):
-                if shared is None or text[at - 2 : at] in shared:
-                    return text[: at - 2] + _ZH_DENY[n % len(_ZH_DENY)] + text[at - 2 : at] + text[at + 1 :]
+            for i, (token, flag, start) in enumerate(tokens):
+                if token != word or flag == "p":  # 在 as a preposition ("在1930年") is no verb
+                    continue
+                after = "".join(t for t, _, _ in tokens[i + 1 : i + 3])
+                if word == "是" and re.match(r"的[，,。！!]|的$", after):
+                    continue  # 是的，…: an answer's "yes", no statement
+                end = start + len(token)
+                if shared is None or _units(text[end : end + 4]) & shared:
+                    return text[:start] + denied + text[end:]
+        for i, (token, flag, start) in enumerate(tokens[:-1]):
+            if tokens[i + 1][0] == "了" and flag.startswith("v") and len(token) >= 2 and CJK.match(token):
+                if shared is None or token[-2:] in shared:
+                    return text[:start] + _ZH_DENY[n % len(_ZH_DENY)] + token + text[start + len(token) + 1 :]
         return None
     wanted = _bases(other) if other else None
     for m in re.finditer(r"(?<=\s)[a-z]+\b", text):

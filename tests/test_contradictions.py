@@ -247,6 +247,8 @@ def test_the_chinese_antonym_list_ships_from_its_mit_copy_without_its_damaged_ro
          "展现形式有视频、图片和文字大致三种，而最常见的不是这三种形式的组合体。"),
         ("如果乘客购买了意外险，即获得保险赔偿。",
          "如果乘客未购买意外险，即获得保险赔偿。"),  # both conditions
+        ("在这场比赛中，皇马凭借 C罗的帽子戏法，最终以3-0的比分并未战胜马竞。",
+         "欧冠展开半决赛首回合的争夺，皇马主场迎战马竞，最终凭借C罗的帽子戏法，皇马3-0战胜马竞。"),
     ],
 )  # fmt: skip
 def test_a_passage_denies_the_statement_that_carries_the_claim(sentence, passage):

@@ -239,9 +239,9 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
                 continue
             if group[0] in _DISAGREEING and (doubt or negated(passage)):
                 continue
+            wanted = units(clause)
             for carrier in carriers:
-                best = clauses(sentence, carrier)[0]
-                where = carrier if _one_statement(clause, carrier) else best
+                where = max(statements(carrier), key=lambda p: (len(wanted & units(p)), -len(units(p))))
                 if _DENYING.search(where):
                     continue
                 if found := [w for w in _heads(group) if w in asserted(where)]:

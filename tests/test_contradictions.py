@@ -267,3 +267,13 @@ def test_a_passage_denies_the_statement_that_carries_the_claim(sentence, passage
 )  # fmt: skip
 def test_a_denial_that_is_no_statement_about_the_claim_is_no_contradiction(sentence, passage):
     assert check(sentence, passage)[0] == "consistent", check(sentence, passage)
+
+
+def test_a_latin_name_inside_chinese_text_is_a_name():
+    passage = "Xbox One的销量提升受到了Kinect解绑事件的影响。GPT4是OpenAI发布的一款新型人工智能模型。"
+    assert check("然而，Xbox Ostrava的销量提升受到了 Kinect解绑事件的影响。", passage) == (
+        "unverified",
+        "not in the passage: Xbox Ostrava",
+    )
+    assert check("GPT4是 OstravaAI发布的一款新型人工智能模型。", passage)[0] == "unverified"
+    assert check("GPT4是 OpenAI发布的一款新型人工智能模型。", passage)[0] == "consistent"

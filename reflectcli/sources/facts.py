@@ -277,7 +277,9 @@ FUNCTION = frozenset(
     "first second third last next finally meanwhile moreover furthermore additionally instead "
     "thus hence therefore indeed perhaps currently recently previously formerly originally".split()
 )
-_NAME = re.compile(r"[^\W\d_][\w'’.\-]*", re.UNICODE)
+_NOT_CJK = r"(?![\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])"
+# a word of a name: letters, not CJK characters ("Xbox" in "Xbox的销量" is a word of its own)
+_NAME = re.compile(rf"{_NOT_CJK}[^\W\d_](?:{_NOT_CJK}[\w'’.\-])*", re.UNICODE)
 
 
 def _name_form(word: str) -> str:

@@ -277,3 +277,24 @@ def test_a_latin_name_inside_chinese_text_is_a_name():
     )
     assert check("GPT4是 OstravaAI发布的一款新型人工智能模型。", passage)[0] == "unverified"
     assert check("GPT4是 OpenAI发布的一款新型人工智能模型。", passage)[0] == "consistent"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("Hoffman was filming Mockingjay – Part 2, the final film.",
+         "Released February 2, 2014. Hoffman had just seven days left to shoot on Mockingjay — Part 5."),
+        ("皇马最终以3-0的比分战胜了马竞。", "那个赛季皇马赢了3场。最终凭借C罗的帽子戏法，皇马6-0战胜马竞。"),
+        ("1992年2月，联合国向中国政府提出请求。", "该文1992年发表。2012年2月，联合国向中国政府提出请求。"),
+    ],
+)  # fmt: skip
+def test_another_number_in_the_same_place_contradicts_though_the_passage_holds_the_claims_elsewhere(
+    sentence, passage
+):
+    assert check(sentence, passage)[0] == "contradicted", check(sentence, passage)
+
+
+def test_a_number_the_carrier_pairs_with_the_claims_other_is_no_counterpart():
+    sentence = "It aired on March 4, 2019, in Australia and launched worldwide on Netflix on March 6, 2019."
+    passage = "Season 2 is due out on Netflix around the world (excluding Australia) on March 6th, 2019."
+    assert check(sentence, passage) == ("unverified", "not in the passage: 4")

@@ -377,16 +377,18 @@ def rename(claim: str, passage: str) -> str | None:
 
 
 def _swap(text: str, shared: str, n: int) -> tuple[str, str] | None:
-    """(the word of `text` that `shared` also holds, `text` with it replaced by an opposite)."""
+    """(the word of `text` that `shared` also holds, `text` with it replaced by an opposite).
+    Chinese: a whole word as jieba cuts it ("时间" in "到账时间", never "高" in "最高人民法院"
+    nor "boo" in "Facebook")."""
     table = antonyms("")
-    if CJK.search(text):
-        for size in (4, 3, 2):
-            for i in range(len(text) - size + 1):
-                word = text[i : i + size]
-                if word in table and word in shared:
-                    others = [o for o in table[word] if o not in text and o not in shared]
-                    if others:
-                        return word, text[:i] + others[n % len(others)] + text[i + size :]
+    if CJK.search(text):  # a whole word by jieba, of 2-4 characters, no preposition, name or number
+        for word, flag, i in _zh_tokens(text):
+            if re.fullmatch(r"[\u4e00-\u9fff]{2,4}", word) and word in table and word in shared and (
+                flag not in ("p", "m", "nr", "ns", "nt", "nz")
+            ):
+                others = [o for o in table[word] if o not in text and o not in shared]
+                if others:
+                    return word, text[:i] + others[n % len(others)] + text[i + len(word) :]
         return None
     for m in re.finditer(r"\b[a-z]{3,}\b", text):
         word = m.group()

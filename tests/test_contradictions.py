@@ -298,3 +298,34 @@ def test_a_number_the_carrier_pairs_with_the_claims_other_is_no_counterpart():
     sentence = "It aired on March 4, 2019, in Australia and launched worldwide on Netflix on March 6, 2019."
     passage = "Season 2 is due out on Netflix around the world (excluding Australia) on March 6th, 2019."
     assert check(sentence, passage) == ("unverified", "not in the passage: 4")
+
+
+# --- opposite words in the claim word's place: the words around them, not one neighbour ---------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("央行将进一步缩小试点应用场景覆盖面，扩大参研机构范围。",
+         "央行将进一步扩大试点应用场景覆盖面，扩大参研机构范围。"),  # 扩大 said elsewhere too
+        ("Sales increased sharply in 2019, after they decreased slowly in 2018.",
+         "Sales decreased sharply in 2019, after they decreased slowly in 2018."),
+    ],
+)  # fmt: skip
+def test_an_opposite_word_in_the_claim_words_place_contradicts(sentence, passage):
+    assert check(sentence, passage)[0] == "contradicted", check(sentence, passage)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("安哥拉的北边和刚果接壤，南边和纳米比亚相连。",
+         "安哥拉地处非洲西南部，北边和刚果接壤，南边和纳米比亚相连。"),
+        ("我国2021年的人口出生率为7.52,人口死亡率为7.18。",
+         "2021年全年，中国出生人口1062万，人口出生率为7.52，死亡人口1014万，死亡率为7.18。"),
+        ("The east wing opened in 1990 and the west wing in 1995.",
+         "The west wing opened in 1995; the east wing opened in 1990."),
+    ],
+)  # fmt: skip
+def test_a_lists_items_each_in_its_place_are_no_opposites(sentence, passage):
+    assert check(sentence, passage)[0] == "consistent", check(sentence, passage)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from reflectcli.sources.facts import terms
-from reflectcli.writing.lexicon import chinese_opposites, english_opposites, forms
+from reflectcli.writing.lexicon import chinese_opposites, english_opposites, forms, stem
 from reflectcli.writing.textops import CJK, fold
 
 _NEGATION = re.compile(
@@ -293,9 +293,10 @@ _OURS = [
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 
-def _english(text: str) -> list[tuple[str, set[str], str, str]]:
-    """The words of `text` outside its negations' scope, each with the stems it may be and the
-    words before and after it (folded)."""
+def _english(text: str) -> tuple[list[tuple[str, set[str], int]], list[str | None]]:
+    """The words of `text` outside its negations' scope, each with the stems it may be and its
+    place; and the text's words as compared around a place (content-word stems, None for the
+    others)."""
     denied_stems = {w for w in denied(text, clause=True) if not CJK.search(w)}
     words = [w for w in _WORD.findall(text) if not CJK.search(w)]
     folded = [fold(w) for w in words]
@@ -303,8 +304,34 @@ def _english(text: str) -> list[tuple[str, set[str], str, str]]:
     for i, word in enumerate(words):
         stems = forms(folded[i])
         if not stems & denied_stems:
-            out.append((word, stems, folded[i - 1] if i else "", folded[i + 1] if i + 1 < len(words) else ""))
-    return out
+            out.append((word, stems, i))
+    return out, [stem(w) for w in folded]
+
+
+AROUND = 3  # words (CJK characters) on each side that say where a word stands
+PLACE = 2  # of them the same on both sides for an opposite word to stand in the claim's place
+PLACE_ZH = 1  # ... CJK characters (function characters left out)
+
+
+def _around(seq: list, i: int, n: int = 1) -> set:
+    return {x for x in seq[max(0, i - AROUND) : i] + seq[i + n : i + n + AROUND] if x}
+
+
+def _in_place(mine: set, theirs: list[set], same: list[set], rivals: list[set], place: int = PLACE) -> bool:
+    """Whether an opposite word stands in the claim word's place: the surroundings of one of its
+    places in the carrier (`theirs`) share `PLACE` words with the claim word's (`mine`; all of
+    them when it has fewer), more
+    than any place where the carrier says the word itself (`same`) does, and more than the
+    surroundings of the opposite word in the claim itself (`rivals`: a list's other item)."""
+    for there in theirs:
+        score = len(mine & there)
+        if (
+            score >= min(place, max(1, len(mine)))
+            and all(len(mine & s) < score for s in same)
+            and all(len(r & there) < score for r in rivals)
+        ):
+            return True
+    return False
 
 
 def _ours_en() -> dict[str, set[str]]:
@@ -320,37 +347,40 @@ def _ours_en() -> dict[str, set[str]]:
 _OURS_EN: dict[str, set[str]] | None = None
 
 
-def _zh_words(text: str) -> list[tuple[str, str, str]]:
-    """The Chinese words of two or three characters in `text` that no negation precedes, each
-    with the character before and after it."""
+def _zh_words(text: str) -> tuple[list[tuple[str, int]], list[str]]:
+    """The Chinese words of two or three characters in `text` that no negation precedes, with
+    their places; and the characters as compared around a place (punctuation left out)."""
     chars = _zh(text)
     found = []
     for n in (2, 3):
         for i in range(len(chars) - n + 1):
             if i and _ZH_NEGATION.match(chars[i - 1]):
                 continue  # 不一致 does not say 一致
-            found.append((chars[i : i + n], chars[i - 1] if i else "", chars[i + n : i + n + 1]))
-    return found
+            found.append((chars[i : i + n], i))
+    return found, [ch if CJK.match(ch) and ch not in _FUNCTION_ZH else "" for ch in chars]
 
 
 def opposite(sentence: str, carrier: str) -> tuple[str, str] | None:
-    """A word `sentence` asserts and the opposite word `carrier` asserts in its place: in the
-    same surroundings (the word before it or the word after it is the same: "increased
-    sharply" / "decreased sharply", 具有准确 / 具有错误), and not the word itself anywhere."""
+    """A word `sentence` asserts and the opposite word `carrier` asserts in its place: the words
+    around them the same (`_in_place`: "increased sharply in 2019" / "decreased sharply in
+    2019", 具有准确 / 具有错误), and not the word itself in a place as like."""
     global _OURS_EN
     if _OURS_EN is None:
         _OURS_EN = _ours_en()
     table = english_opposites()
-    mine, theirs = _english(sentence), _english(carrier)
-    their_stems = set().union(*(s for _, s, _, _ in theirs)) if theirs else set()
-    my_stems = set().union(*(s for _, s, _, _ in mine)) if mine else set()
-    for word, stems, before, after in mine:
-        if stems & their_stems:
-            continue  # the carrier says the word itself
+    (mine, my_seq), (theirs, their_seq) = _english(sentence), _english(carrier)
+    every = [
+        (forms(fold(w)), i) for i, w in enumerate(w for w in _WORD.findall(carrier) if not CJK.search(w))
+    ]
+    for word, stems, i in mine:
         against = set().union(*(table.get(s, frozenset()) | _OURS_EN.get(s, set()) for s in stems))
-        for other, other_stems, o_before, o_after in theirs:
-            near = (before and before == o_before) or (after and after == o_after)
-            if other_stems & against and not other_stems & my_stems and near:
+        where = [(other, _around(their_seq, j)) for other, other_stems, j in theirs if other_stems & against]
+        if not where:
+            continue
+        same = [_around(their_seq, j) for other_stems, j in every if other_stems & stems]
+        rivals = [_around(my_seq, k) for _, my_stems, k in mine if my_stems & against]
+        for other, there in where:
+            if _in_place(_around(my_seq, i), [there], same, rivals):
                 return word, other
     if CJK.search(sentence) and CJK.search(carrier):
         zh = chinese_opposites()
@@ -359,16 +389,15 @@ def opposite(sentence: str, carrier: str) -> tuple[str, str] | None:
             if CJK.search(a):
                 ours.setdefault(a, set()).add(b)
                 ours.setdefault(b, set()).add(a)
-        have = _zh_words(carrier)
-        said = {w for w, _, _ in have}
-        words = _zh_words(sentence)
-        mine_zh = {w for w, _, _ in words}
-        for word, before, after in words:
-            if word in said:
-                continue  # the carrier says the word itself
+        (have, their_chars), (words, my_chars) = _zh_words(carrier), _zh_words(sentence)
+        for word, i in words:
             against = zh.get(word, frozenset()) | ours.get(word, set())
-            for other, o_before, o_after in have:
-                near = (before and before == o_before) or (after and after == o_after)
-                if other in against and other not in mine_zh and near:
+            where = [(o, _around(their_chars, j, len(o))) for o, j in have if o in against]
+            if not where:
+                continue
+            same = [_around(their_chars, j, len(word)) for o, j in have if o == word]
+            rivals = [_around(my_chars, k, len(o)) for o, k in words if o in against]
+            for other, there in where:
+                if _in_place(_around(my_chars, i, len(word)), [there], same, rivals, PLACE_ZH):
                     return word, other
     return None

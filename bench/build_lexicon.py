@@ -61,10 +61,14 @@ def _word(w: str) -> str | None:
     return None if re.search(r"[^a-z]", w) else w
 
 
-def english_antonyms(wordnet: Path) -> list[tuple[str, str]]:
+def english_antonyms(wordnet: Path, kinds: str = "") -> list[tuple[str, str]]:
+    """WordNet's antonym pairs (see above); of the parts of speech in `kinds` only when given
+    ("a": adjectives, satellites included)."""
     synsets = _synsets(wordnet)
     pairs = set()
-    for (_, _), (words, pointers) in synsets.items():
+    for (kind, _), (words, pointers) in synsets.items():
+        if kinds and kind not in kinds:
+            continue
         for symbol, offset, pos, numbers in pointers:
             if symbol != "!":
                 continue

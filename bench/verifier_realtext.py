@@ -19,7 +19,7 @@ thing that changed), each at most once per claim:
   else the verb before 了 as 没有/没/并未/未 + verb), **number** (the first number changed to one the passage
   lacks), **name** (English: the first name inside the sentence replaced by a place the passage
   lacks), **antonym** (a word the claim shares with its carrying sentence replaced by its
-  opposite: WordNet's antonym pairs; Chinese: the antonym list of NL-Augmenter (b64a8efe, MIT;
+  opposite: WordNet's antonym pairs of adjectives; Chinese: the antonym list of NL-Augmenter (b64a8efe, MIT;
   guotong1988/chinese_dictionary's) in pairs of 2-4 characters, the shipped list holds those of 2-3);
 - passage side: its **carrying sentence denied** (the passage sentence that shares the most
   words with the claim, chosen here by plain word or character-pair overlap, denied as above),
@@ -220,7 +220,9 @@ def antonyms(language: str) -> dict[str, list[str]]:
         from build_lexicon import chinese_antonyms, english_antonyms
 
         table: dict[str, list[str]] = {}
-        pairs = english_antonyms(WORDNET) if (WORDNET / "data.adj").exists() else []
+        # adjectives only: of 15 mutations made with every pair, 13 were nonsense (home/away,
+        # head/foot, host/parasite, show/hide: another sense or part of speech)
+        pairs = english_antonyms(WORDNET, kinds="a") if (WORDNET / "data.adj").exists() else []
         path = CORPUS / "antonyms-zh-nlaug" / "反义词库.txt"
         pairs += chinese_antonyms(path, longest=4) if path.exists() else []
         for a, b in pairs:
@@ -383,8 +385,11 @@ def _swap(text: str, shared: str, n: int) -> tuple[str, str] | None:
     table = antonyms("")
     if CJK.search(text):  # a whole word by jieba, of 2-4 characters, no preposition, name or number
         for word, flag, i in _zh_tokens(text):
-            if re.fullmatch(r"[\u4e00-\u9fff]{2,4}", word) and word in table and word in shared and (
-                flag not in ("p", "m", "nr", "ns", "nt", "nz")
+            if (
+                re.fullmatch(r"[\u4e00-\u9fff]{2,4}", word)
+                and word in table
+                and word in shared
+                and (flag not in ("p", "m", "nr", "ns", "nt", "nz"))
             ):
                 others = [o for o in table[word] if o not in text and o not in shared]
                 if others:

@@ -330,3 +330,23 @@ def test_an_opposite_word_in_the_claim_words_place_contradicts(sentence, passage
 )  # fmt: skip
 def test_a_lists_items_each_in_its_place_are_no_opposites(sentence, passage):
     assert check(sentence, passage)[0] == "consistent", check(sentence, passage)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("The law applied to private employee unions as well as public.",
+         "The right-to-work legislation that Walker signed applies to public and private sector unions."),
+        ("对于肺部良性肿瘤和恶性肿瘤形成的肺结节，按摩无法消除肺结节。",
+         "肺部恶性肿瘤也会形成肺结节，此时按摩无法消除肺结节。"),  # the claim says both: a list
+        ("北京到纽约要中转。", "你从那个北京也不是直达纽约啊."),  # 直达 in the negation's scope
+        ("小林的老婆当着老师的面让他下不来台", "上次老师走后，小林两天没理老婆，当着老师的面让他下不来台"),
+        ("他们之间的关系难以改变", "无论是多是少，却也影响不了他们什么"),  # V不了: cannot
+        ("孩子可以入托", "要不再让孩子在家呆一年，等明年再送孩子入托"),  # 要不: how about
+        ("不动产要进行登记", "启动不动产统一登记"),
+    ],
+)  # fmt: skip
+def test_a_list_a_negations_scope_a_cannot_and_words_that_deny_nothing_are_no_contradiction(
+    sentence, passage
+):
+    assert check(sentence, passage)[0] == "consistent", check(sentence, passage)

@@ -43,9 +43,10 @@ _ZH_NOT_NEGATION = re.compile(r"[不没]有?[能会可敢]不|无不|不无|没�
                               r"不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|不敌|"
                               r"无数|相安无事|毫不犹豫|不管|不论|无疑|莫过于|别人|别的|特别|区别|分别|告别|级别|"
                               r"类别|性别|个别|识别|辨别|派别|差别|是否|能否|可否|与否|非洲|除非|"
-                              r"不愧|不禁|不免|不妨|不由得|不料|不外乎|不一定不|"
+                              r"不愧|不禁|不免|不妨|不由得|不料|不外乎|不一定不|要不(?!是)|不动产|"
                               r"([\u4e00-\u9fff])\s?[不没]\s?\1")  # fmt: skip
 _ZH_NEGATION = re.compile(r"[不没未无非否别勿]")
+_COMPLEMENT = frozenset("了到起完住掉")  # a verb, 不, and one of these: it cannot be done (找不到)
 _ASPECT = re.compile(r"[了过着]")
 # light verbs and modals after a Chinese negation: the words after them say what is denied
 _LIGHT = frozenset("是有会能在可要得曾再太很够以该必")
@@ -92,7 +93,15 @@ def denials(text: str, scope: int = SCOPE, clause: bool = False) -> list[list[st
         return out
     cleaned = _ZH_NOT_NEGATION.sub(lambda m: "\0" * len(m.group()), text)
     for match in _ZH_NEGATION.finditer(cleaned):
-        after = text[match.end() :]
+        before, after = text[: match.start()][-1:], text[match.end() :]
+        if (
+            match.group() == "不"
+            and after[:1] in _COMPLEMENT
+            and CJK.match(before)
+            and before not in _FUNCTION_ZH
+        ):
+            out.append([])  # 找不到, 影响不了: "cannot", the verb before it, no word it denies after
+            continue
         stop = _CLAUSE_END.search(after)
         raw = after[: stop.start()] if stop else after
         span = _zh(raw)
@@ -146,16 +155,17 @@ def clauses(sentence: str, carrier: str) -> list[str]:
 
 def _heads(group: list[str]) -> list[str]:
     """What a negation denies first: its first content word (English: "did not sink" → sink);
-    in Chinese its first pairs of characters after a light verb (没有发明 → 发明), and the pair
+    in Chinese its first pair of characters after a light verb (没有发明 → 发明), and the pair
     the negation makes with what follows (无效 → 有效)."""
     if not group:
         return []
     if not CJK.search(group[0]):
         return group[:1]
     first = [w for w in group if len(w) >= 2 and not _ZH_NEGATION.match(w)]
-    first = first[: 3 if first and first[0][0] == "有" and group[0][0] in "没无" else 2]  # 无效: 有效 too
-    return [w for i, w in enumerate(first) if (w[0] not in _FUNCTION_ZH or (i == 0 and w[0] == "有"))
-            and w[1] not in _PARTICLE_ZH]  # fmt: skip
+    out = [first.pop(0)] if first and first[0][0] == "有" and group[0][0] in "没无" else []  # 无效: 有效
+    # the word right after it (a function character opens none: 不是这三种 → 三种), never its object
+    # further on (没理老婆 denies 理, not 老婆)
+    return out + [w for w in first[:2] if w[0] not in _FUNCTION_ZH and w[1] not in _PARTICLE_ZH][:1]
 
 
 # characters that open no word a negation denies (是维, 也会, 就是) and particles that end none (的)
@@ -317,6 +327,11 @@ def _around(seq: list, i: int, n: int = 1) -> set:
     return {x for x in seq[max(0, i - AROUND) : i] + seq[i + n : i + n + AROUND] if x}
 
 
+def _near(at: int, places: list[int], size: int = 1) -> bool:
+    """Whether a word at `at` (of `size` units) stands within `AROUND` units of one of `places`."""
+    return any(abs(at - k) <= AROUND + size for k in places)
+
+
 def _in_place(mine: set, theirs: list[set], same: list[set], rivals: list[set], place: int = PLACE) -> bool:
     """Whether an opposite word stands in the claim word's place: the surroundings of one of its
     places in the carrier (`theirs`) share `PLACE` words with the claim word's (`mine`; all of
@@ -348,13 +363,15 @@ _OURS_EN: dict[str, set[str]] | None = None
 
 
 def _zh_words(text: str) -> tuple[list[tuple[str, int]], list[str]]:
-    """The Chinese words of two or three characters in `text` that no negation precedes, with
-    their places; and the characters as compared around a place (punctuation left out)."""
+    """The Chinese words of two or three characters in `text` that no negation precedes or
+    holds in its scope (不是直达, 不能容忍…被破坏), with their places; and the characters as
+    compared around a place (punctuation left out)."""
     chars = _zh(text)
+    scope = {w for w in denied(text, clause=True) if CJK.search(w)}
     found = []
     for n in (2, 3):
         for i in range(len(chars) - n + 1):
-            if i and _ZH_NEGATION.match(chars[i - 1]):
+            if i and _ZH_NEGATION.match(chars[i - 1]) or chars[i : i + 2] in scope:
                 continue  # 不一致 does not say 一致
             found.append((chars[i : i + n], i))
     return found, [ch if CJK.match(ch) and ch not in _FUNCTION_ZH else "" for ch in chars]
@@ -374,10 +391,12 @@ def opposite(sentence: str, carrier: str) -> tuple[str, str] | None:
     ]
     for word, stems, i in mine:
         against = set().union(*(table.get(s, frozenset()) | _OURS_EN.get(s, set()) for s in stems))
-        where = [(other, _around(their_seq, j)) for other, other_stems, j in theirs if other_stems & against]
-        if not where:
+        itself = [j for other_stems, j in every if other_stems & stems]
+        where = [(other, _around(their_seq, j)) for other, other_stems, j in theirs if other_stems & against
+                 and not _near(j, itself)]  # fmt: skip  # "public and private": both said, a list
+        if not where or _near(i, [k for _, my_stems, k in mine if my_stems & against]):
             continue
-        same = [_around(their_seq, j) for other_stems, j in every if other_stems & stems]
+        same = [_around(their_seq, j) for j in itself]
         rivals = [_around(my_seq, k) for _, my_stems, k in mine if my_stems & against]
         for other, there in where:
             if _in_place(_around(my_seq, i), [there], same, rivals):
@@ -392,9 +411,11 @@ def opposite(sentence: str, carrier: str) -> tuple[str, str] | None:
         (have, their_chars), (words, my_chars) = _zh_words(carrier), _zh_words(sentence)
         for word, i in words:
             against = zh.get(word, frozenset()) | ours.get(word, set())
-            where = [(o, _around(their_chars, j, len(o))) for o, j in have if o in against]
-            if not where:
-                continue
+            itself = [j for o, j in have if o == word]
+            where = [(o, _around(their_chars, j, len(o))) for o, j in have if o in against
+                     and not _near(j, itself, len(o))]  # fmt: skip
+            if not where or _near(i, [k for o, k in words if o in against], len(word)):
+                continue  # 良性肿瘤和恶性肿瘤: the claim says both, a list
             same = [_around(their_chars, j, len(word)) for o, j in have if o == word]
             rivals = [_around(my_chars, k, len(o)) for o, k in words if o in against]
             for other, there in where:

@@ -332,7 +332,7 @@ def _near(at: int, places: list[int], size: int = 1) -> bool:
     return any(abs(at - k) <= AROUND + size for k in places)
 
 
-def _in_place(mine: set, theirs: list[set], same: list[set], rivals: list[set], place: int = PLACE) -> bool:
+def _in_place(mine: set, theirs: list[set], same: list[set], rivals: list[set], place: int) -> bool:
     """Whether an opposite word stands in the claim word's place: the surroundings of one of its
     places in the carrier (`theirs`) share `PLACE` words with the claim word's (`mine`; all of
     them when it has fewer), more
@@ -399,7 +399,7 @@ def opposite(sentence: str, carrier: str) -> tuple[str, str] | None:
         same = [_around(their_seq, j) for j in itself]
         rivals = [_around(my_seq, k) for _, my_stems, k in mine if my_stems & against]
         for other, there in where:
-            if _in_place(_around(my_seq, i), [there], same, rivals):
+            if _in_place(_around(my_seq, i), [there], same, rivals, PLACE):
                 return word, other
     if CJK.search(sentence) and CJK.search(carrier):
         zh = chinese_opposites()

@@ -9,11 +9,17 @@ committed, the sources never are):
 - `irregular_en.txt`: WordNet's exception lists (verb.exc, adj.exc, noun.exc): irregular forms
   and their base ("sank sink", "won win", "children child"), for the words WordNet's sense
   counts show in use (cntlist.rev).
-- `antonyms_zh.txt`: the Chinese antonym list of github.com/guotong1988/chinese_dictionary
-  (`dict_antonym.txt`), pairs of two or three characters (one character is part of too many
-  words to be matched in running text; four are idioms a claim rarely repeats).
+- `antonyms_zh.txt`: the Chinese antonym list as GEM-benchmark/NL-Augmenter redistributes it
+  under the MIT licence (commit b64a8efe,
+  `nlaugmenter/transformations/chinese_antonym_synonym_substitution/反义词库.txt`; it is
+  guotong1988/chinese_dictionary's `dict_antonym.txt` with "-" for "——"), pairs of two or three
+  characters (one character is part of too many words to be matched in running text; four are
+  idioms a claim rarely repeats). In 272 of its 18,797 rows that copy lost a 一 opening the
+  second word with the separator ("腰缠万贯-无长物" for "腰缠万贯——一无长物"); a pair is
+  dropped when one of its words, with 一 before it, is a word of the list and opens no row
+  itself ("元论" beside "一元论-多元论"): 7 pairs of 2-3 characters, the damaged ones.
 
-    python bench/build_lexicon.py [--wordnet /usr/share/wordnet] [--zh dict_antonym.txt]
+    python bench/build_lexicon.py [--wordnet /usr/share/wordnet] [--zh 反义词库.txt]
 """
 
 from __future__ import annotations
@@ -55,10 +61,14 @@ def _word(w: str) -> str | None:
     return None if re.search(r"[^a-z]", w) else w
 
 
-def english_antonyms(wordnet: Path) -> list[tuple[str, str]]:
+def english_antonyms(wordnet: Path, kinds: str = "") -> list[tuple[str, str]]:
+    """WordNet's antonym pairs (see above); of the parts of speech in `kinds` only when given
+    ("a": adjectives, satellites included)."""
     synsets = _synsets(wordnet)
     pairs = set()
-    for (_, _), (words, pointers) in synsets.items():
+    for (kind, _), (words, pointers) in synsets.items():
+        if kinds and kind not in kinds:
+            continue
         for symbol, offset, pos, numbers in pointers:
             if symbol != "!":
                 continue
@@ -87,14 +97,19 @@ def irregular(wordnet: Path) -> list[tuple[str, str]]:
     return sorted(out.items())
 
 
-def chinese_antonyms(path: Path) -> list[tuple[str, str]]:
+def chinese_antonyms(path: Path, longest: int = 3) -> list[tuple[str, str]]:
+    """The list's pairs of 2 to `longest` characters, the damaged ones left out (see above)."""
+    rows = [[p for p in re.split(r"[—─―\-]+", line.strip()) if p] for line in
+            path.read_text(encoding="utf-8").splitlines()]  # fmt: skip
+    words = {w for row in rows for w in row}
+    opening = {row[0] for row in rows if row}
     pairs = set()
-    for line in path.read_text(encoding="utf-8").splitlines():
-        parts = [p for p in re.split(r"[—─―\-]+", line.strip()) if p]
+    for parts in rows:
         if (
             len(parts) == 2
-            and all(re.fullmatch(r"[\u4e00-\u9fff]{2,3}", p) for p in parts)
+            and all(re.fullmatch(rf"[\u4e00-\u9fff]{{2,{longest}}}", p) for p in parts)
             and parts[0] != parts[1]
+            and not any("一" + p in words and p not in opening for p in parts)  # a 一 lost: damaged
         ):
             pairs.add(tuple(sorted(parts)))
     return sorted(pairs)
@@ -103,7 +118,7 @@ def chinese_antonyms(path: Path) -> list[tuple[str, str]]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--wordnet", type=Path, default=Path("/usr/share/wordnet"))
-    parser.add_argument("--zh", type=Path, default=Path("/work/corpus/antonyms-zh/dict_antonym.txt"))
+    parser.add_argument("--zh", type=Path, default=Path("/work/corpus/antonyms-zh-nlaug/反义词库.txt"))
     args = parser.parse_args()
     for name, rows in (("antonyms_en.txt", english_antonyms(args.wordnet)),
                        ("irregular_en.txt", irregular(args.wordnet)),

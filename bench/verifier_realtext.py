@@ -14,12 +14,13 @@ thing that changed), each at most once per claim:
 
 - claim side: **negation** (English: `not`, `never` or `no longer` after the first auxiliary,
   else the first verb said as `did not` / `failed to` + its base (WordNet's verb index and
-  exception list, read here); Chinese: 不/没 before the first 是/有/会/能/在/可以, else the verb
-  before 了 as 没有/没/并未/未 + verb), **number** (the first number changed to one the passage
+  exception list, read here); Chinese, on words cut by jieba (`pip install jieba`): 不/没
+  before the first word 是/有/会/能/在/可以 (not 在 as a preposition, nor 是的 answering yes),
+  else the verb before 了 as 没有/没/并未/未 + verb), **number** (the first number changed to one the passage
   lacks), **name** (English: the first name inside the sentence replaced by a place the passage
   lacks), **antonym** (a word the claim shares with its carrying sentence replaced by its
-  opposite: WordNet's antonym pairs; Chinese: guotong1988/chinese_dictionary's pairs of 2-4
-  characters, the shipped list holds those of 2-3);
+  opposite: WordNet's antonym pairs of adjectives; Chinese: the antonym list of NL-Augmenter (b64a8efe, MIT;
+  guotong1988/chinese_dictionary's) in pairs of 2-4 characters, the shipped list holds those of 2-3);
 - passage side: its **carrying sentence denied** (the passage sentence that shares the most
   words with the claim, chosen here by plain word or character-pair overlap, denied as above),
   its **number changed** (a number of the claim that the carrying sentence holds, changed
@@ -213,18 +214,17 @@ _ANTONYMS: dict[str, list[str]] | None = None
 
 def antonyms(language: str) -> dict[str, list[str]]:
     """Each word and its opposites, from the public source (not the shipped list): WordNet's
-    antonym relation; guotong1988/chinese_dictionary's pairs of 2-4 characters."""
+    antonym relation; NL-Augmenter's Chinese list in pairs of 2-4 characters."""
     global _ANTONYMS
     if _ANTONYMS is None:
-        from build_lexicon import english_antonyms
+        from build_lexicon import chinese_antonyms, english_antonyms
 
         table: dict[str, list[str]] = {}
-        pairs = english_antonyms(WORDNET) if (WORDNET / "data.adj").exists() else []
-        path = CORPUS / "antonyms-zh" / "dict_antonym.txt"
-        for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
-            parts = [p for p in re.split(r"[—─―\-]+", line.strip()) if p]
-            if len(parts) == 2 and all(re.fullmatch(r"[\u4e00-\u9fff]{2,4}", p) for p in parts):
-                pairs.append((parts[0], parts[1]))
+        # adjectives only: of 15 mutations made with every pair, 13 were nonsense (home/away,
+        # head/foot, host/parasite, show/hide: another sense or part of speech)
+        pairs = english_antonyms(WORDNET, kinds="a") if (WORDNET / "data.adj").exists() else []
+        path = CORPUS / "antonyms-zh-nlaug" / "反义词库.txt"
+        pairs += chinese_antonyms(path, longest=4) if path.exists() else []
         for a, b in pairs:
             table.setdefault(a, []).append(b)
             table.setdefault(b, []).append(a)
@@ -240,13 +240,20 @@ _AUX = re.compile(
 _NEGATED = re.compile(r"\b(not|never|no|none|nor|neither|without|cannot)\b|n't\b|[不没未无非]", re.I)
 _ZH_AUX = [("是", "不是"), ("有", "没有"), ("会", "不会"), ("能", "不能"), ("在", "不在"), ("可以", "不可以")]
 _ZH_DENY = ("没有", "没", "并未", "未")
-# words that hold 是 有 会 能 在 without being the verb (the bench's own list)
-_ZH_WORDS = ("具有", "所有", "没有", "拥有", "只有", "还有", "含有", "有些", "有的", "有关", "有效", "有限", "有利",  # noqa: E501
-             "有时", "有人", "有点", "有助", "享有", "占有", "固有", "特有", "能量", "可能", "功能", "能力", "智能",  # noqa: E501
-             "性能", "技能", "本能", "能源", "现在", "存在", "正在", "在于", "实在", "所在", "内在", "在线", "会议",  # noqa: E501
-             "社会", "机会", "学会", "协会", "会员", "都会", "体会", "是否", "还是", "就是", "但是", "于是", "总是",  # noqa: E501
-             "只是", "或是", "凡是", "可是", "要是", "像是", "真是", "便是", "即是", "正是", "也是", "都是", "而是",  # noqa: E501
-             "不是", "自在", "好在", "在场", "是非", "有没")  # fmt: skip
+
+
+def _zh_tokens(text: str) -> list[tuple[str, str, int]]:
+    """`text`'s words by jieba (word, part of speech, offset): a negation goes before a whole
+    word (是, 有, 会, 能, 可以, a verb before 了), never inside one (潜在, 设有, 佳能)."""
+    import jieba
+    import jieba.posseg
+
+    jieba.setLogLevel(60)
+    out, at = [], 0
+    for word, flag in jieba.posseg.cut(text):
+        out.append((word, flag, at))
+        at += len(word)
+    return out
 
 
 _LIGHT_AUX = (
@@ -282,25 +289,29 @@ def negate(text: str, n: int = 0, other: str | None = None) -> str | None:
     form is used). English: the first verb of `text` that `other` also holds (as a form of the
     same verb) gets `not`, `never` or `no longer` after its auxiliary ("was formed" → "was not
     formed"), or is said `did not` / `failed to` + its base ("printed" → "did not print"); with
-    no `other`, the first auxiliary or verb. Chinese: 不/没 before a 是/有/会/能/在/可以, or
-    没有/没/并未/未 before the verb that 了 follows, whose next characters `other` also holds.
+    no `other`, the first auxiliary or verb. Chinese (words by jieba): 不/没 before the word
+    是/有/会/能/在/可以 (not 在 as a preposition, nor 是的 answering yes), or 没有/没/并未/未
+    before the verb that 了 follows, whose next characters `other` also holds.
     None when `text` denies something already or no such place is found."""
     if _NEGATED.search(text):
         return None
     if CJK.search(text):
         shared = _units(other) if other else None
+        tokens = _zh_tokens(text)
         for word, denied in _ZH_AUX:
-            for m in re.finditer(re.escape(word), text):
-                around = text[max(0, m.start() - 1) : m.end() + 1]
-                if any(w in around for w in _ZH_WORDS):
-                    continue  # 具有, 可能, 现在 ...: the character is part of a word
-                if shared is None or _units(text[m.end() : m.end() + 4]) & shared:
-                    return text[: m.start()] + denied + text[m.end() :]
-        for m in re.finditer("了", text):
-            at = m.start()
-            if at >= 2 and CJK.match(text[at - 1]) and CJK.match(text[at - 2]):
-                if shared is None or text[at - 2 : at] in shared:
-                    return text[: at - 2] + _ZH_DENY[n % len(_ZH_DENY)] + text[at - 2 : at] + text[at + 1 :]
+            for i, (token, flag, start) in enumerate(tokens):
+                if token != word or flag == "p":  # 在 as a preposition ("在1930年") is no verb
+                    continue
+                after = "".join(t for t, _, _ in tokens[i + 1 : i + 3])
+                if word == "是" and re.match(r"的[，,。！!]|的$", after):
+                    continue  # 是的，…: an answer's "yes", no statement
+                end = start + len(token)
+                if shared is None or _units(text[end : end + 4]) & shared:
+                    return text[:start] + denied + text[end:]
+        for i, (token, flag, start) in enumerate(tokens[:-1]):
+            if tokens[i + 1][0] == "了" and flag.startswith("v") and len(token) >= 2 and CJK.match(token):
+                if shared is None or token[-2:] in shared:
+                    return text[:start] + _ZH_DENY[n % len(_ZH_DENY)] + token + text[start + len(token) + 1 :]
         return None
     wanted = _bases(other) if other else None
     for m in re.finditer(r"(?<=\s)[a-z]+\b", text):
@@ -368,16 +379,21 @@ def rename(claim: str, passage: str) -> str | None:
 
 
 def _swap(text: str, shared: str, n: int) -> tuple[str, str] | None:
-    """(the word of `text` that `shared` also holds, `text` with it replaced by an opposite)."""
+    """(the word of `text` that `shared` also holds, `text` with it replaced by an opposite).
+    Chinese: a whole word as jieba cuts it ("时间" in "到账时间", never "高" in "最高人民法院"
+    nor "boo" in "Facebook")."""
     table = antonyms("")
-    if CJK.search(text):
-        for size in (4, 3, 2):
-            for i in range(len(text) - size + 1):
-                word = text[i : i + size]
-                if word in table and word in shared:
-                    others = [o for o in table[word] if o not in text and o not in shared]
-                    if others:
-                        return word, text[:i] + others[n % len(others)] + text[i + size :]
+    if CJK.search(text):  # a whole word by jieba, of 2-4 characters, no preposition, name or number
+        for word, flag, i in _zh_tokens(text):
+            if (
+                re.fullmatch(r"[\u4e00-\u9fff]{2,4}", word)
+                and word in table
+                and word in shared
+                and (flag not in ("p", "m", "nr", "ns", "nt", "nz"))
+            ):
+                others = [o for o in table[word] if o not in text and o not in shared]
+                if others:
+                    return word, text[:i] + others[n % len(others)] + text[i + len(word) :]
         return None
     for m in re.finditer(r"\b[a-z]{3,}\b", text):
         word = m.group()

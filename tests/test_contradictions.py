@@ -213,3 +213,140 @@ def test_list_labels_headings_and_table_headers_are_not_claims(text):
 def test_a_list_item_that_states_something_is_a_claim():
     found = claims_in("- **Speed**: the press printed 240 sheets an hour [S1].", [])
     assert [c["sentence"] for c in found] == ["Speed: the press printed 240 sheets an hour."]
+
+
+def test_the_chinese_antonym_list_ships_from_its_mit_copy_without_its_damaged_rows():
+    from importlib import resources
+
+    from reflectcli.writing.lexicon import chinese_opposites
+
+    data = resources.files("reflectcli.writing").joinpath("data")
+    assert "MIT License" in data.joinpath("LICENSE-NL-Augmenter").read_text(encoding="utf-8")
+    assert not data.joinpath("LICENSE-chinese_dictionary").is_file()
+    assert "NL-Augmenter" in data.joinpath("README.md").read_text(encoding="utf-8")
+    table = chinese_opposites()
+    assert "无效" in table["有效"] and "下降" in table["上升"]
+    assert "元论" not in table and "帆风顺" not in table  # a 一 lost in that copy: the pair dropped
+
+
+# --- the second pass (issue 32): the statement a negation denies, not the clause between commas ---
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("The band released the studio version of the song to radio via satellite uplink.",
+         "In 1995, the band did not release the first track from their album, Grind, to radio stations "
+         "via satellite uplink."),  # the denial's statement runs past the commas
+        ("The Blanda Station is an underground plant, located approximately 230 metres below the surface.",
+         "The Blanda Station is an underground plant, failed to locate approximately 230 meters "
+         "under ground."),
+        ("他是欧洲17世纪最伟大的画家之一。",
+         "伦勃朗（1606-1669）不是欧洲17世纪最伟大的画家之一，也是荷兰历史上最伟大的画家。"),
+        ("最常见的是这三种形式的组合体。",
+         "展现形式有视频、图片和文字大致三种，而最常见的不是这三种形式的组合体。"),
+        ("如果乘客购买了意外险，即获得保险赔偿。",
+         "如果乘客未购买意外险，即获得保险赔偿。"),  # both conditions
+        ("河内市因而又有“百花春城”之称。", "河内市风光绮丽，湖泊众多，因而又没有“百花春城”之称。"),  # quoted
+        ("在这场比赛中，皇马凭借 C罗的帽子戏法，最终以3-0的比分并未战胜马竞。",
+         "欧冠展开半决赛首回合的争夺，皇马主场迎战马竞，最终凭借C罗的帽子戏法，皇马3-0战胜马竞。"),
+    ],
+)  # fmt: skip
+def test_a_passage_denies_the_statement_that_carries_the_claim(sentence, passage):
+    assert check(sentence, passage)[0] == "contradicted", check(sentence, passage)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("便宜的红酒需要在正规渠道购买。", "便宜的红酒并不一定不值得购买。"),  # 不一定不: two negations
+        ("小鹏是一家用户驱动的企业。", "小鹏不愧是一家用户驱动的企业。"),  # 不愧 denies nothing
+        ("有的景区需要带团才可以免票。", "免不免票主要看景区的规定。"),  # A不A asks
+        ("The law was passed in 1990.", "If the law was not passed in 1990, the plan fails."),  # a condition
+        ("毕昇发明了活字印刷术。", "毕昇的发明不成对（63个）出现。"),  # no pair across a number
+    ],
+)  # fmt: skip
+def test_a_denial_that_is_no_statement_about_the_claim_is_no_contradiction(sentence, passage):
+    assert check(sentence, passage)[0] == "consistent", check(sentence, passage)
+
+
+def test_a_latin_name_inside_chinese_text_is_a_name():
+    passage = "Xbox One的销量提升受到了Kinect解绑事件的影响。GPT4是OpenAI发布的一款新型人工智能模型。"
+    assert check("然而，Xbox Ostrava的销量提升受到了 Kinect解绑事件的影响。", passage) == (
+        "unverified",
+        "not in the passage: Xbox Ostrava",
+    )
+    assert check("GPT4是 OstravaAI发布的一款新型人工智能模型。", passage)[0] == "unverified"
+    assert check("GPT4是 OpenAI发布的一款新型人工智能模型。", passage)[0] == "consistent"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("Hoffman was filming Mockingjay – Part 2, the final film.",
+         "Released February 2, 2014. Hoffman had just seven days left to shoot on Mockingjay — Part 5."),
+        ("皇马最终以3-0的比分战胜了马竞。", "那个赛季皇马赢了3场。最终凭借C罗的帽子戏法，皇马6-0战胜马竞。"),
+        ("1992年2月，联合国向中国政府提出请求。", "该文1992年发表。2012年2月，联合国向中国政府提出请求。"),
+    ],
+)  # fmt: skip
+def test_another_number_in_the_same_place_contradicts_though_the_passage_holds_the_claims_elsewhere(
+    sentence, passage
+):
+    assert check(sentence, passage)[0] == "contradicted", check(sentence, passage)
+
+
+def test_a_number_the_carrier_pairs_with_the_claims_other_is_no_counterpart():
+    sentence = "It aired on March 4, 2019, in Australia and launched worldwide on Netflix on March 6, 2019."
+    passage = "Season 2 is due out on Netflix around the world (excluding Australia) on March 6th, 2019."
+    assert check(sentence, passage) == ("unverified", "not in the passage: 4")
+
+
+# --- opposite words in the claim word's place: the words around them, not one neighbour ---------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("央行将进一步缩小试点应用场景覆盖面，扩大参研机构范围。",
+         "央行将进一步扩大试点应用场景覆盖面，扩大参研机构范围。"),  # 扩大 said elsewhere too
+        ("Sales increased sharply in 2019, after they decreased slowly in 2018.",
+         "Sales decreased sharply in 2019, after they decreased slowly in 2018."),
+    ],
+)  # fmt: skip
+def test_an_opposite_word_in_the_claim_words_place_contradicts(sentence, passage):
+    assert check(sentence, passage)[0] == "contradicted", check(sentence, passage)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("安哥拉的北边和刚果接壤，南边和纳米比亚相连。",
+         "安哥拉地处非洲西南部，北边和刚果接壤，南边和纳米比亚相连。"),
+        ("我国2021年的人口出生率为7.52,人口死亡率为7.18。",
+         "2021年全年，中国出生人口1062万，人口出生率为7.52，死亡人口1014万，死亡率为7.18。"),
+        ("The east wing opened in 1990 and the west wing in 1995.",
+         "The west wing opened in 1995; the east wing opened in 1990."),
+    ],
+)  # fmt: skip
+def test_a_lists_items_each_in_its_place_are_no_opposites(sentence, passage):
+    assert check(sentence, passage)[0] == "consistent", check(sentence, passage)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("The law applied to private employee unions as well as public.",
+         "The right-to-work legislation that Walker signed applies to public and private sector unions."),
+        ("对于肺部良性肿瘤和恶性肿瘤形成的肺结节，按摩无法消除肺结节。",
+         "肺部恶性肿瘤也会形成肺结节，此时按摩无法消除肺结节。"),  # the claim says both: a list
+        ("北京到纽约要中转。", "你从那个北京也不是直达纽约啊."),  # 直达 in the negation's scope
+        ("小林的老婆当着老师的面让他下不来台", "上次老师走后，小林两天没理老婆，当着老师的面让他下不来台"),
+        ("他们之间的关系难以改变", "无论是多是少，却也影响不了他们什么"),  # V不了: cannot
+        ("孩子可以入托", "要不再让孩子在家呆一年，等明年再送孩子入托"),  # 要不: how about
+        ("不动产要进行登记", "启动不动产统一登记"),
+    ],
+)  # fmt: skip
+def test_a_list_a_negations_scope_a_cannot_and_words_that_deny_nothing_are_no_contradiction(
+    sentence, passage
+):
+    assert check(sentence, passage)[0] == "consistent", check(sentence, passage)

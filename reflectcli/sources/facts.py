@@ -277,7 +277,9 @@ FUNCTION = frozenset(
     "first second third last next finally meanwhile moreover furthermore additionally instead "
     "thus hence therefore indeed perhaps currently recently previously formerly originally".split()
 )
-_NAME = re.compile(r"[^\W\d_][\w'’.\-]*", re.UNICODE)
+_NOT_CJK = r"(?![\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])"
+# a word of a name: letters, not CJK characters ("Xbox" in "Xbox的销量" is a word of its own)
+_NAME = re.compile(rf"{_NOT_CJK}[^\W\d_](?:{_NOT_CJK}[\w'’.\-])*", re.UNICODE)
 
 
 def _name_form(word: str) -> str:
@@ -464,9 +466,19 @@ def namesakes(sentence: str, passage: str) -> list[tuple[str, str]]:
 
 def _context(text: str, start: int, end: int) -> tuple[str | None, str | None]:
     """The content words (stems) right before and right after `text[start:end]`, with no other
-    number between."""
-    before = terms(re.split(r"\d", text[max(0, start - 40) : start])[-1])  # no other number between
-    after = terms(re.split(r"\d", text[end : end + 40])[0])
+    number between; where none stands between it and the number next to it, that number as
+    written ("1992年2月": "2月" after 1992; "3-0": "0" after 3)."""
+    ahead, behind = text[max(0, start - 40) : start], text[end : end + 40]
+    before = terms(re.split(r"\d", ahead)[-1])  # no other number between
+    after = terms(re.split(r"\d", behind)[0])
+    if not before and (near := re.search(r"(\d[\d.,]*)\W{0,2}$", ahead)):
+        before = [near.group(1)]
+    if not after and (near := re.match(r"\W{0,2}(\d[\d.,]*)", behind)):
+        after = [near.group(1)]
+    if before and CJK.match(before[-1]):  # a CJK character is no word: the two before it, or after
+        before = ["".join(before[-2:])]
+    if after and CJK.match(after[0]):
+        after = ["".join(after[:2])]
     return (before[-1] if before else None), (after[0] if after else None)
 
 
@@ -490,8 +502,11 @@ def renumbered(sentence: str, carrier: str, missing: list[str]) -> tuple[str, st
     """(the sentence's number, the carrier's) when `carrier` gives a different number of the same
     kind in the same place: the same word before it or after it ("sank in 1912" / "sank in
     1913", "25 points" / "20 points"), for a number of `sentence` the passage lacks."""
-    theirs = _located(carrier, held=True)
-    for q, start, end in _located(sentence, held=False):
+    mine = _located(sentence, held=False)
+    # a number of the carrier that is one of the sentence's is paired already ("March 4 … March 6"
+    # against "March 6th"): it is no other number in the place of the sentence's 4
+    theirs = [t for t in _located(carrier, held=True) if not any(_same_quantity(q, t[0]) for q, _, _ in mine)]
+    for q, start, end in mine:
         if q.text not in missing:
             continue
         before, after = _context(sentence, start, end)

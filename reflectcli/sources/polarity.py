@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from reflectcli.sources.facts import terms
-from reflectcli.writing.lexicon import chinese_opposites, english_opposites, forms
+from reflectcli.writing.lexicon import chinese_opposites, english_opposites, forms, stem
 from reflectcli.writing.textops import CJK, fold
 
 _NEGATION = re.compile(
@@ -43,14 +43,16 @@ _ZH_NOT_NEGATION = re.compile(r"[不没]有?[能会可敢]不|无不|不无|没�
                               r"不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|不敌|"
                               r"无数|相安无事|毫不犹豫|不管|不论|无疑|莫过于|别人|别的|特别|区别|分别|告别|级别|"
                               r"类别|性别|个别|识别|辨别|派别|差别|是否|能否|可否|与否|非洲|除非|"
-                              r"([是有能会要好对行])\s?[不没]\s?\1")  # fmt: skip
+                              r"不愧|不禁|不免|不妨|不由得|不料|不外乎|不一定不|要不(?!是)|不动产|"
+                              r"([\u4e00-\u9fff])\s?[不没]\s?\1")  # fmt: skip
 _ZH_NEGATION = re.compile(r"[不没未无非否别勿]")
+_COMPLEMENT = frozenset("了到起完住掉")  # a verb, 不, and one of these: it cannot be done (找不到)
 _ASPECT = re.compile(r"[了过着]")
 # light verbs and modals after a Chinese negation: the words after them say what is denied
 _LIGHT = frozenset("是有会能在可要得曾再太很够以该必")
 DENIED = 2  # content words an English negation of a claim denies after it ("not invent the press")
 SCOPE = 4  # CJK characters after a Chinese negation that it denies
-_CLAUSE_END = re.compile(r"[,;:.!?，；：。！？()\[\]\"“”]|\b(but|and|while|whereas|although|though|because|after|"  # noqa: E501
+_CLAUSE_END = re.compile(r"[,;:.!?，；：。！？()\[\]]|\b(but|and|while|whereas|although|though|because|after|"  # noqa: E501
                          r"before|when|since|until|unless|who|which|whom|whose|where|if|so)\b|"
                          r"但|而|因为|所以|如果|虽然|可是", re.I)  # fmt: skip
 _CLAUSE = re.compile(r"[,;:，；：]|\s(?:but|while|whereas|although)\s", re.I)
@@ -64,6 +66,12 @@ def _zh(text: str) -> str:
 def _pairs(text: str) -> list[str]:
     chars = [ch for ch in _zh(text) if CJK.match(ch)]
     return [a + b for a, b in zip(chars, chars[1:], strict=False)]
+
+
+def _run_pairs(text: str) -> list[str]:
+    """The pairs of CJK characters of `text` that stand side by side in it (aspect particles
+    dropped): none across a number or a Latin word ("对（63个）" gives no "对个")."""
+    return [p for run in re.findall(r"[\u3400-\u9fff]+", _ASPECT.sub("", text)) for p in _pairs(run)]
 
 
 def units(text: str) -> set[str]:
@@ -85,15 +93,24 @@ def denials(text: str, scope: int = SCOPE, clause: bool = False) -> list[list[st
         return out
     cleaned = _ZH_NOT_NEGATION.sub(lambda m: "\0" * len(m.group()), text)
     for match in _ZH_NEGATION.finditer(cleaned):
-        after = text[match.end() :]
+        before, after = text[: match.start()][-1:], text[match.end() :]
+        if (
+            match.group() == "不"
+            and after[:1] in _COMPLEMENT
+            and CJK.match(before)
+            and before not in _FUNCTION_ZH
+        ):
+            out.append([])  # 找不到, 影响不了: "cannot", the verb before it, no word it denies after
+            continue
         stop = _CLAUSE_END.search(after)
-        span = _zh(after[: stop.start()] if stop else after)
+        raw = after[: stop.start()] if stop else after
+        span = _zh(raw)
         head = [match.group() + span[:1]] if span else []  # 不去, 无效: the negated word itself
         if match.group() in "没无" and span[:1] != "有":
             head.append("有" + span[:1])  # 无效 denies 有效, 没钱 denies 有钱
         while len(span) > 1 and span[0] in _LIGHT:
-            span = span[1:]
-        pairs = _pairs(span if clause else span[:scope])
+            span, raw = span[1:], raw[raw.index(span[0]) + 1 :]
+        pairs = _run_pairs(raw) if clause else _run_pairs(raw)[: max(1, scope - 1)]
         out.append(head + (pairs or ([span] if len(span) == 1 else [])))
     return out
 
@@ -138,13 +155,24 @@ def clauses(sentence: str, carrier: str) -> list[str]:
 
 def _heads(group: list[str]) -> list[str]:
     """What a negation denies first: its first content word (English: "did not sink" → sink);
-    in Chinese its first pairs of characters after a light verb (没有发明 → 发明), and the pair
+    in Chinese its first pair of characters after a light verb (没有发明 → 发明), and the pair
     the negation makes with what follows (无效 → 有效)."""
     if not group:
         return []
     if not CJK.search(group[0]):
         return group[:1]
-    return [w for w in group if len(w) >= 2 and not _ZH_NEGATION.match(w) and "的" not in w][:2]
+    first = [w for w in group if len(w) >= 2 and not _ZH_NEGATION.match(w)]
+    out = [first.pop(0)] if first and first[0][0] == "有" and group[0][0] in "没无" else []  # 无效: 有效
+    # the word right after it (a function character opens none: 不是这三种 → 三种), never its object
+    # further on (没理老婆 denies 理, not 老婆)
+    return out + [w for w in first[:2] if w[0] not in _FUNCTION_ZH and w[1] not in _PARTICLE_ZH][:1]
+
+
+# characters that open no word a negation denies (是维, 也会, 就是) and particles that end none (的)
+_FUNCTION_ZH = frozenset(
+    "是有会能在可要得曾再太很够以该必也都就还又才的了地着过和与及或而并且把被给对向从于为这那其"
+)
+_PARTICLE_ZH = frozenset("的地得了着过吗呢吧啊")
 
 
 COVER = 0.5  # share of a negation's clause the other side must say for the two to be one statement
@@ -165,19 +193,45 @@ def _one_statement(clause: str, other: str) -> bool:
     return len(mine & theirs) >= COVER * len(mine) and numbers <= theirs
 
 
+# Where one statement of a sentence ends and another begins: a semicolon or colon, a contrast
+# ("but", "whereas", 但, 而), a clause joined after a comma ("…, and it sank", "…, which"); a
+# comma alone does not end a negation's statement ("did not release the track, Grind, to radio")
+_STATEMENT = re.compile(r"[;；:：]|\s(?:but|whereas|while|although|though|yet)\s|,\s*(?:and|which|who)\s|"
+                        r"[，,]\s*(?:但是|但|而|可是|然而|却)", re.I)  # fmt: skip
+
+
+_IF = re.compile(r"\b(?:if|unless|whether)\b|如果|假如|倘若|要是|若是|如[无没不未]|"
+                 r"当[^，,。；;]{1,30}(?:时|的时候)", re.I)  # fmt: skip
+
+
+def statements(text: str) -> list[str]:
+    """`text` cut where one statement ends and another begins (`_STATEMENT`)."""
+    return [p for p in _STATEMENT.split(text) if p and p.strip()] or [text]
+
+
 def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None:
-    """(the passage sentence, the word) when a negation in a clause of a sentence carrying
+    """(the passage sentence, the word) when a negation in a statement of a sentence carrying
     `sentence` denies, first, a word `sentence` asserts ("did not sink" / "sank"; 并未发明 /
-    发明了), and `sentence` says what the rest of that clause says; unless `sentence` denies
-    that word too."""
-    said = asserted(sentence)
+    发明了): unless the denial is about a number `sentence` does not give ("did not sink in
+    1912" / "sank in 1913"), or another statement of the carriers says that word and as much
+    of `sentence` ("…; it sank in 1913")."""
+    said, mine = asserted(sentence), units(sentence)
+    numbers = {w for w in mine if w.isdigit()}
     for carrier in carriers:
-        best = clauses(sentence, carrier)[0]
-        for clause in _parts(carrier):
-            for group in denials(clause):
+        parts = [(part, units(part)) for part in statements(carrier)]
+        for part, _ in parts:
+            share = len(units(part) & mine)
+            if _IF.search(part) and not _IF.search(sentence):
+                continue  # "if it did not", 如没有…: a condition asserts nothing
+            for group in denials(part):
                 found = [w for w in _heads(group) if w in said]
-                if found and (clause == best or _one_statement(clause, sentence)):
-                    return carrier, found[0]
+                if not found or {w for w in group if w.isdigit()} - numbers or found[0] in asserted(part):
+                    continue
+                heads = set(_heads(group))
+                if any(other != part and heads <= asserted(other) and len(have & mine) >= share
+                       for other, have in parts):  # fmt: skip
+                    continue  # another statement says what this one denies, and as much of `sentence`
+                return carrier, found[0]
     return None
 
 
@@ -195,9 +249,9 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
                 continue
             if group[0] in _DISAGREEING and (doubt or negated(passage)):
                 continue
+            wanted = units(clause)
             for carrier in carriers:
-                best = clauses(sentence, carrier)[0]
-                where = carrier if _one_statement(clause, carrier) else best
+                where = max(statements(carrier), key=lambda p: (len(wanted & units(p)), -len(units(p))))
                 if _DENYING.search(where):
                     continue
                 if found := [w for w in _heads(group) if w in asserted(where)]:
@@ -249,9 +303,10 @@ _OURS = [
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 
 
-def _english(text: str) -> list[tuple[str, set[str], str, str]]:
-    """The words of `text` outside its negations' scope, each with the stems it may be and the
-    words before and after it (folded)."""
+def _english(text: str) -> tuple[list[tuple[str, set[str], int]], list[str | None]]:
+    """The words of `text` outside its negations' scope, each with the stems it may be and its
+    place; and the text's words as compared around a place (content-word stems, None for the
+    others)."""
     denied_stems = {w for w in denied(text, clause=True) if not CJK.search(w)}
     words = [w for w in _WORD.findall(text) if not CJK.search(w)]
     folded = [fold(w) for w in words]
@@ -259,8 +314,39 @@ def _english(text: str) -> list[tuple[str, set[str], str, str]]:
     for i, word in enumerate(words):
         stems = forms(folded[i])
         if not stems & denied_stems:
-            out.append((word, stems, folded[i - 1] if i else "", folded[i + 1] if i + 1 < len(words) else ""))
-    return out
+            out.append((word, stems, i))
+    return out, [stem(w) for w in folded]
+
+
+AROUND = 3  # words (CJK characters) on each side that say where a word stands
+PLACE = 2  # of them the same on both sides for an opposite word to stand in the claim's place
+PLACE_ZH = 1  # ... CJK characters (function characters left out)
+
+
+def _around(seq: list, i: int, n: int = 1) -> set:
+    return {x for x in seq[max(0, i - AROUND) : i] + seq[i + n : i + n + AROUND] if x}
+
+
+def _near(at: int, places: list[int], size: int = 1) -> bool:
+    """Whether a word at `at` (of `size` units) stands within `AROUND` units of one of `places`."""
+    return any(abs(at - k) <= AROUND + size for k in places)
+
+
+def _in_place(mine: set, theirs: list[set], same: list[set], rivals: list[set], place: int) -> bool:
+    """Whether an opposite word stands in the claim word's place: the surroundings of one of its
+    places in the carrier (`theirs`) share `PLACE` words with the claim word's (`mine`; all of
+    them when it has fewer), more
+    than any place where the carrier says the word itself (`same`) does, and more than the
+    surroundings of the opposite word in the claim itself (`rivals`: a list's other item)."""
+    for there in theirs:
+        score = len(mine & there)
+        if (
+            score >= min(place, max(1, len(mine)))
+            and all(len(mine & s) < score for s in same)
+            and all(len(r & there) < score for r in rivals)
+        ):
+            return True
+    return False
 
 
 def _ours_en() -> dict[str, set[str]]:
@@ -276,37 +362,44 @@ def _ours_en() -> dict[str, set[str]]:
 _OURS_EN: dict[str, set[str]] | None = None
 
 
-def _zh_words(text: str) -> list[tuple[str, str, str]]:
-    """The Chinese words of two or three characters in `text` that no negation precedes, each
-    with the character before and after it."""
+def _zh_words(text: str) -> tuple[list[tuple[str, int]], list[str]]:
+    """The Chinese words of two or three characters in `text` that no negation precedes or
+    holds in its scope (不是直达, 不能容忍…被破坏), with their places; and the characters as
+    compared around a place (punctuation left out)."""
     chars = _zh(text)
+    scope = {w for w in denied(text, clause=True) if CJK.search(w)}
     found = []
     for n in (2, 3):
         for i in range(len(chars) - n + 1):
-            if i and _ZH_NEGATION.match(chars[i - 1]):
+            if i and _ZH_NEGATION.match(chars[i - 1]) or chars[i : i + 2] in scope:
                 continue  # 不一致 does not say 一致
-            found.append((chars[i : i + n], chars[i - 1] if i else "", chars[i + n : i + n + 1]))
-    return found
+            found.append((chars[i : i + n], i))
+    return found, [ch if CJK.match(ch) and ch not in _FUNCTION_ZH else "" for ch in chars]
 
 
 def opposite(sentence: str, carrier: str) -> tuple[str, str] | None:
-    """A word `sentence` asserts and the opposite word `carrier` asserts in its place: in the
-    same surroundings (the word before it or the word after it is the same: "increased
-    sharply" / "decreased sharply", 具有准确 / 具有错误), and not the word itself anywhere."""
+    """A word `sentence` asserts and the opposite word `carrier` asserts in its place: the words
+    around them the same (`_in_place`: "increased sharply in 2019" / "decreased sharply in
+    2019", 具有准确 / 具有错误), and not the word itself in a place as like."""
     global _OURS_EN
     if _OURS_EN is None:
         _OURS_EN = _ours_en()
     table = english_opposites()
-    mine, theirs = _english(sentence), _english(carrier)
-    their_stems = set().union(*(s for _, s, _, _ in theirs)) if theirs else set()
-    my_stems = set().union(*(s for _, s, _, _ in mine)) if mine else set()
-    for word, stems, before, after in mine:
-        if stems & their_stems:
-            continue  # the carrier says the word itself
+    (mine, my_seq), (theirs, their_seq) = _english(sentence), _english(carrier)
+    every = [
+        (forms(fold(w)), i) for i, w in enumerate(w for w in _WORD.findall(carrier) if not CJK.search(w))
+    ]
+    for word, stems, i in mine:
         against = set().union(*(table.get(s, frozenset()) | _OURS_EN.get(s, set()) for s in stems))
-        for other, other_stems, o_before, o_after in theirs:
-            near = (before and before == o_before) or (after and after == o_after)
-            if other_stems & against and not other_stems & my_stems and near:
+        itself = [j for other_stems, j in every if other_stems & stems]
+        where = [(other, _around(their_seq, j)) for other, other_stems, j in theirs if other_stems & against
+                 and not _near(j, itself)]  # fmt: skip  # "public and private": both said, a list
+        if not where or _near(i, [k for _, my_stems, k in mine if my_stems & against]):
+            continue
+        same = [_around(their_seq, j) for j in itself]
+        rivals = [_around(my_seq, k) for _, my_stems, k in mine if my_stems & against]
+        for other, there in where:
+            if _in_place(_around(my_seq, i), [there], same, rivals, PLACE):
                 return word, other
     if CJK.search(sentence) and CJK.search(carrier):
         zh = chinese_opposites()
@@ -315,16 +408,17 @@ def opposite(sentence: str, carrier: str) -> tuple[str, str] | None:
             if CJK.search(a):
                 ours.setdefault(a, set()).add(b)
                 ours.setdefault(b, set()).add(a)
-        have = _zh_words(carrier)
-        said = {w for w, _, _ in have}
-        words = _zh_words(sentence)
-        mine_zh = {w for w, _, _ in words}
-        for word, before, after in words:
-            if word in said:
-                continue  # the carrier says the word itself
+        (have, their_chars), (words, my_chars) = _zh_words(carrier), _zh_words(sentence)
+        for word, i in words:
             against = zh.get(word, frozenset()) | ours.get(word, set())
-            for other, o_before, o_after in have:
-                near = (before and before == o_before) or (after and after == o_after)
-                if other in against and other not in mine_zh and near:
+            itself = [j for o, j in have if o == word]
+            where = [(o, _around(their_chars, j, len(o))) for o, j in have if o in against
+                     and not _near(j, itself, len(o))]  # fmt: skip
+            if not where or _near(i, [k for o, k in words if o in against], len(word)):
+                continue  # 良性肿瘤和恶性肿瘤: the claim says both, a list
+            same = [_around(their_chars, j, len(word)) for o, j in have if o == word]
+            rivals = [_around(my_chars, k, len(o)) for o, k in words if o in against]
+            for other, there in where:
+                if _in_place(_around(my_chars, i, len(word)), [there], same, rivals, PLACE_ZH):
                     return word, other
     return None

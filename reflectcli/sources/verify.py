@@ -133,7 +133,8 @@ def _contradiction(
         return None
     carrier = carriers[0]
     shown = _quoted_short(carrier)
-    if numbers and (changed := renumbered(sentence, carrier, numbers)):
+    # a number the carrier lacks, though the passage may hold it elsewhere ("Part 2" / "Part 5")
+    if (unheld := missing_numbers(sentence, carrier)) and (changed := renumbered(sentence, carrier, unheld)):
         return f"the passage says {changed[1]} where the sentence says {changed[0]}: “{shown}”", carrier
     return None
 

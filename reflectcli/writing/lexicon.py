@@ -1,6 +1,6 @@
 """Words as the project compares them: one stemmer (Snowball's English, after WordNet's irregular
 forms: "sank" is "sink", "won" is "win", "children" is "child") and the opposite words of English
-(WordNet 3.0's antonym relation) and Chinese (guotong1988/chinese_dictionary's antonym list).
+(WordNet 3.0's antonym relation) and Chinese (the antonym list NL-Augmenter redistributes under MIT).
 
 The lists are compact files derived once from their public sources by `bench/build_lexicon.py`
 and shipped in `writing/data/` with their licences (see the README there). They are read the

@@ -14,6 +14,16 @@ from typing import Any
 
 from reflectcli.errors import ModelError
 from reflectcli.models.base import Completion
+from reflectcli.models.caching import (  # noqa: F401  (the cache's rules, as callers name them here)
+    CACHE_STEP,
+    MIN_CACHED_PREFIX,
+    SAVING,
+    cache_tokens,
+    marked,
+    min_cached_prefix,
+    needs_cache_marker,
+)
+from reflectcli.models.failures import _credentials, _short
 from reflectcli.retry import BudgetReached, for_calls, for_searches, retryable
 from reflectcli.writing.textops import estimate_tokens, find_loop
 
@@ -142,68 +152,6 @@ def canonical_model(model: str, api_base: str | None = None) -> str:
 
 ESTIMATE_OUTPUT = 1024  # output tokens a call without a cap is assumed to take, for the estimate
 MIN_CAP = 16  # a stalled call is retried with 3/4 of its token cap, down to this
-
-
-# The shortest prompt prefix a provider caches, in tokens: OpenAI caches prompts from 1,024
-# tokens (in 128-token steps), Anthropic from 1,024 (2,048 for Haiku; up to its marked
-# breakpoint), DeepSeek from 64 (in 64-token units); others are taken as OpenAI. A prefix
-# shorter than this is never read from a cache.
-MIN_CACHED_PREFIX = {"openai": 1024, "azure": 1024, "anthropic": 1024, "deepseek": 64, "gemini": 1024}
-CACHE_STEP = {"anthropic": 1, "deepseek": 64}  # cached tokens come in whole steps (others: 128)
-SAVING = 0.95  # auto shapes a prompt for the cache where it costs at most this share of the plain one
-
-
-def min_cached_prefix(model: str) -> int:
-    """The provider's minimum cacheable prefix for `model` (MIN_CACHED_PREFIX)."""
-    provider, _, name = model.partition("/")
-    if not name:
-        provider, name = ("anthropic" if provider.lower().startswith("claude") else "openai"), provider
-    if "claude" in name.lower() and "haiku" in name.lower():
-        return 2048
-    if provider in ("bedrock", "vertex_ai") and "claude" in name.lower():
-        return 1024
-    return MIN_CACHED_PREFIX.get(provider, 1024)
-
-
-def needs_cache_marker(model: str) -> bool:
-    """Whether the provider caches a prompt's prefix only where the request marks it (Claude on
-    Anthropic, Bedrock or Vertex AI: `cache_control`); OpenAI, DeepSeek and Gemini cache a
-    repeated prefix by themselves, and a server behind api_base gets no marker."""
-    provider, _, name = model.partition("/")
-    if not name:  # a bare name litellm routes by itself
-        return provider.lower().startswith("claude")
-    return provider == "anthropic" or (provider in ("bedrock", "vertex_ai") and "claude" in name.lower())
-
-
-def marked(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """`messages` with the end of the system message (the run's context, the same for every call
-    that shows it: writing/prompts.py) marked as a cache breakpoint, as litellm passes it to
-    Anthropic: a text content block with `cache_control: {"type": "ephemeral"}`."""
-    out = []
-    for i, message in enumerate(messages):
-        content = message.get("content")
-        if i == 0 and message.get("role") == "system" and isinstance(content, str) and content:
-            block = {"type": "text", "text": content, "cache_control": {"type": "ephemeral"}}
-            message = {**message, "content": [block]}
-        out.append(message)
-    return out
-
-
-def cache_tokens(usage: Any) -> tuple[int, int]:
-    """(read, written) prompt-cache tokens from a litellm usage object: OpenAI-style
-    `prompt_tokens_details.cached_tokens` (litellm also puts Anthropic's reads there) or
-    Anthropic's `cache_read_input_tokens`; writes from `cache_creation_input_tokens` or
-    `prompt_tokens_details.cache_creation_tokens`. Both are part of `prompt_tokens`."""
-    details = getattr(usage, "prompt_tokens_details", None)
-    if isinstance(details, dict):
-        read = details.get("cached_tokens")
-        created = details.get("cache_creation_tokens")
-    else:
-        read = getattr(details, "cached_tokens", None)
-        created = getattr(details, "cache_creation_tokens", None)
-    read = read or getattr(usage, "cache_read_input_tokens", None) or 0
-    created = created or getattr(usage, "cache_creation_input_tokens", None) or 0
-    return int(read), int(created)
 
 
 class Stalled(TimeoutError):
@@ -712,15 +660,6 @@ class LiteLLMClient:
         return ModelError(f"{self.model}: {_short(exc)}", hint=hint)
 
 
-def _credentials(text: str) -> bool:
-    text = text.lower()
-    return (
-        "missing credentials" in text
-        or "api_key client option must be set" in text
-        or ("api key" in text and ("missing" in text or "not set" in text or "no api key" in text))
-    )
-
-
 def _close_stream(response: Any) -> None:
     """Close a stream we stop reading early (a loop, Ctrl-C, a stall): its connection goes."""
     for target in (getattr(response, "completion_stream", None), response):
@@ -734,35 +673,6 @@ def _close_stream(response: Any) -> None:
 
 def _estimate(text: str) -> int:
     return estimate_tokens(text) if text else 0
-
-
-def _short(exc: Exception) -> str:
-    """The first line of an exception, without litellm's long preambles and repetitions."""
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    text = re.sub(r"\b(\w+): (\1: )+", r"\1: ", text.replace("litellm.", ""))
-    text = re.sub(r"(APITimeoutError - )?Request timed out\.?( Error_str: Request timed out\.?)?",
-                  "request timed out", text)  # fmt: skip
-    if why := _connection_problem(exc):
-        return why
-    name = type(exc).__name__
-    return f"{name}: {text[:300]}" if name not in text else text[:300]
-
-
-def _connection_problem(exc: BaseException) -> str | None:
-    """`connection refused` / `connection lost` for a failed connection, whatever litellm
-    wrapped it in (it reports a refused connection as an InternalServerError)."""
-    seen: BaseException | None = exc
-    lost = False
-    for _ in range(8):
-        if seen is None:
-            break
-        text = f"{type(seen).__name__}: {seen}".lower()
-        if isinstance(seen, ConnectionRefusedError) or "connection refused" in text or "errno 111" in text:
-            return "connection refused"
-        if "connection error" in text or "remoteprotocolerror" in text or "connection reset" in text:
-            lost = True
-        seen = seen.__cause__ or seen.__context__
-    return "connection failed (refused, reset or closed)" if lost else None
 
 
 def web_search(

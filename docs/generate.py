@@ -434,7 +434,7 @@ def run_svg() -> str:
     from reflectcli.models.fake import FakeClient, install_fake
     from reflectcli.output.render import Renderer
 
-    console = Console(record=True, width=96, force_terminal=True, color_system="truecolor",
+    console = Console(record=True, width=110, force_terminal=True, color_system="truecolor",
                       file=io.StringIO(), highlight=False)  # fmt: skip
 
     def renderer(quiet: bool) -> Renderer:

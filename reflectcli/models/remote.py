@@ -538,7 +538,7 @@ class LiteLLMClient:
         counted = self._wire().count(self.model, messages)
         if counted:
             return counted
-        return sum(_estimate(m.get("content") if isinstance(m.get("content"), str) else "") for m in messages)
+        return sum(_estimate(text) if isinstance(text := m.get("content"), str) else 0 for m in messages)
 
     def _failed(self, exc, messages, parts: list[str], wasted: dict[str, int], cap: list) -> str:
         """The retry log's line for a failed attempt; the tokens it generated are counted in

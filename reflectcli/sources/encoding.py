@@ -88,7 +88,9 @@ def _mixed(data: bytes, encoding: str) -> str:
     """UTF-8 where the bytes are, `encoding` for each run that is not."""
     name = f"reflectcli-{encoding}"
 
-    def legacy(error: UnicodeDecodeError) -> tuple[str, int]:
+    def legacy(error: UnicodeError) -> tuple[str, int]:
+        if not isinstance(error, UnicodeDecodeError):  # registered for decoding only
+            raise error
         return error.object[error.start : error.end].decode(encoding, errors="replace"), error.end
 
     codecs.register_error(name, legacy)

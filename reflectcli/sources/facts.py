@@ -105,8 +105,8 @@ class Quantity:
 def _period(value: float, text: str, after: str, decade: bool) -> tuple[float, int, str]:
     """(first year, years covered, matched text) of a decade or a century written as a number:
     "1520s" (10), "1800s" (100: the century as often), "19th century" (100), "90年代" (10)."""
-    if _CENTURY.match(after) and 1 <= value <= 21:
-        return 100 * (value - 1), 100, text + _CENTURY.match(after).group()
+    if (century := _CENTURY.match(after)) and 1 <= value <= 21:
+        return 100 * (value - 1), 100, text + century.group()
     if (zh := _ZH_DECADE.match(after)) or decade:
         year = value + 1900 if zh and value < 100 else value
         return year, 100 if decade and year >= 1000 and year % 100 == 0 else 10, text

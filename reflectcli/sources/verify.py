@@ -240,7 +240,7 @@ def judge(
             quote = found.quote
             if by == "critic":
                 reason = (given or {}).get("reason") or f"the critic found it {verdict}"
-                if _quoted((given or {}).get("quote") or "", passage):
+                if given and _quoted(given.get("quote") or "", passage):
                     quote = given["quote"]
             elif by == "critic and check":
                 said_why = (given or {}).get("reason") or "the critic found it contradicted"
@@ -277,7 +277,8 @@ def attribute(text: str, evidence: list[dict[str, Any]]) -> tuple[str, list[str]
             bare = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", sentence)
             for item in evidence:
                 if verbatim(bare, item["text"]):
-                    end = re.search(r"[.!?。！？]*\s*$", sentence).start()
+                    tail = re.search(r"[.!?。！？]*\s*$", sentence)  # (it matches: at least the end)
+                    end = tail.start() if tail else len(sentence)
                     parts[i] = f"{sentence[:end]} [{item['id']}]{sentence[end:]}"
                     added.append(item["id"])
                     break

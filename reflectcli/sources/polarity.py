@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from reflectcli.sources.facts import terms
+from reflectcli.sources.words import terms
 from reflectcli.writing.lexicon import chinese_opposites, english_opposites, forms, stem
 from reflectcli.writing.textops import CJK, fold
 

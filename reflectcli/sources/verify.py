@@ -46,8 +46,10 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
 
-from reflectcli.sources.facts import missing_names, missing_numbers, namesakes, renumbered, terms
+from reflectcli.sources.names import missing_names, namesakes
 from reflectcli.sources.polarity import opposite, passage_denies, sentence_denies, units
+from reflectcli.sources.quantities import missing_numbers, renumbered
+from reflectcli.sources.words import terms
 from reflectcli.writing.citations import CITATION
 from reflectcli.writing.claims import VERDICTS, claims_in, pieces, sentences, states_something
 from reflectcli.writing.textops import normalize

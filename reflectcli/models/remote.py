@@ -16,7 +16,6 @@ from reflectcli.errors import ModelError
 from reflectcli.models.base import Completion
 from reflectcli.models.caching import (  # noqa: F401  (the cache's rules, as callers name them here)
     CACHE_STEP,
-    MIN_CACHED_PREFIX,
     SAVING,
     cache_tokens,
     marked,
@@ -156,9 +155,6 @@ MIN_CAP = 16  # a stalled call is retried with 3/4 of its token cap, down to thi
 
 class Stalled(TimeoutError):
     """No token arrived for `timeout` seconds in the middle of a streamed answer."""
-
-
-TRANSPORTS = ("auto", "litellm")
 
 
 def goes_direct(model: str, api_base: str | None, transport: str = "auto") -> bool:

@@ -69,22 +69,11 @@ def without_credentials(url: str) -> str:
     return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
 
 
-def shown_path(path: Path, folder: Path | None) -> str:
-    """A file's path as the library shows it everywhere (References, exports, prompts, the
-    terminal): relative to the folder the user added, or its name alone; never where on this
-    machine that folder is."""
-    if folder is not None:
-        try:
-            return path.resolve().relative_to(folder.resolve()).as_posix()
-        except ValueError:
-            pass
-    return path.name
-
-
 def expand(targets: list[str], shown: dict[str, str] | None = None) -> tuple[list[str], list[Outcome]]:
     """Files and URLs to read, from files, folders (recursively: the supported types, hidden
     folders skipped, symlinked folders followed once: walk.py) and URLs; plus an outcome for
-    each target that cannot be one. `shown` gets each file's path as shown (`shown_path`)."""
+    each target that cannot be one. `shown` gets each file's path as shown: relative to the
+    folder added, or its name alone (never where on this machine that folder is)."""
     items: list[str] = []
     problems: list[Outcome] = []
     shown = {} if shown is None else shown

@@ -21,7 +21,7 @@ unchanged by every output (References, the artifact, `show`, the exports):
     sentence  the claim as the article says it (citations and emphasis removed)
     source    "S1": the cited id
     section   the section's title ("" outside any)
-    verdict   the final verdict (`final_verdict`), one of `VERDICTS`:
+    verdict   the final verdict (`final_verdict`), one of `writing.rubric.VERDICTS`:
               contradicted  code or the critic found the passage says otherwise (blocks a pass)
               unsupported   the critic found the passage does not say it (an improvement)
               unverified    code found a name or number the passage lacks ("not in the passage:
@@ -51,11 +51,10 @@ from reflectcli.sources.polarity import opposite, passage_denies, sentence_denie
 from reflectcli.sources.quantities import missing_numbers, renumbered
 from reflectcli.sources.words import terms
 from reflectcli.writing.citations import CITATION
-from reflectcli.writing.claims import VERDICTS, claims_in, pieces, sentences, states_something
+from reflectcli.writing.claims import claims_in, pieces, sentences, states_something
 from reflectcli.writing.textops import normalize
 
-__all__ = ["VERDICTS", "attribute", "check", "examine", "final_verdict", "judge", "verbatim"]
-CHECKS = ("contradicted", "unverified", "consistent")  # code's verdicts
+__all__ = ["attribute", "check", "examine", "final_verdict", "judge", "verbatim"]
 CARRIERS = 3  # passage sentences, the best carrying first, compared for a contradiction
 NEAR = 0.6  # ... each holding this share of the words the best one holds
 VERBATIM_TERMS = 0.9  # share of the claim's content words a near-verbatim passage sentence holds

@@ -42,7 +42,6 @@ from reflectcli.store.owners import (  # noqa: F401  (HOST, effective_status, le
     lease_seconds,
     my_start,
     owner_alive,
-    owner_of,
     process_start,
 )
 from reflectcli.store.sqlitefile import (  # noqa: F401  (make_private_dirs: for the runner's artifact folder)
@@ -51,7 +50,6 @@ from reflectcli.store.sqlitefile import (  # noqa: F401  (make_private_dirs: for
     _create_from_template,
     _private,
     _set_wal,
-    _sqlite_now,
     make_private_dirs,
 )
 

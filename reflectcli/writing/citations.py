@@ -50,7 +50,6 @@ CITATION = LazyPattern(
 # CITATION without its look-behinds: whatever CITATION could find in any piece of a text, so a
 # text it misses needs no parse at all
 ANYWHERE = LazyPattern(CITATION.pattern.replace(r"(?<![\w`])", ""), re.I)
-NAMED = LazyPattern(_OPEN + r"\s*" + _PREFIX + _ITEM + _MORE + r"\s*" + _CLOSE, re.I)  # [S3], not [3]
 _HAS_PREFIX = LazyPattern(r"(?<![a-z])" + _PREFIX + r"\d", re.I)
 _PART = LazyPattern(r"(" + _SEP + r")?(?:" + _PREFIX + r")?(\d+)([a-z]?)", re.I)
 MAX_RANGE = 20  # a range naming more ids than this is malformed, not expanded

@@ -58,11 +58,6 @@ class Echo:
     text: str
     removed: list[str] = field(default_factory=list)
 
-    @property
-    def share_removed(self) -> float:
-        gone = sum(len(r) for r in self.removed)
-        return gone / (gone + len(self.text)) if gone else 0.0
-
 
 def is_echo(sentence: str, call: Call) -> bool:
     """Whether one sentence of an answer repeats what the call said (see the module docstring);

@@ -9,6 +9,7 @@ test:
 lint:
 	ruff check reflectcli tests bench docs
 	ruff format --check reflectcli tests bench docs
+	mypy
 
 bench:
 	bash bench/run_all.sh

@@ -265,8 +265,13 @@ def throughput(pg: PgServer, server: OpenAIServer, n: int, spec: str, lease: flo
                          f"the workers' stderr ends:\n{tail}")  # fmt: skip
     if PROFILE:
         hot(Path(PROFILE["dir"]) / f"{name}.txt")
-    return {"rate": finished / took, "per": per, "cpu": (cpu + db_cpu) / max(1, finished),
-            "worker_cpu": cpu / max(1, finished), "db_cpu": db_cpu / max(1, finished)}
+    return {
+        "rate": finished / took,
+        "per": per,
+        "cpu": (cpu + db_cpu) / max(1, finished),
+        "worker_cpu": cpu / max(1, finished),
+        "db_cpu": db_cpu / max(1, finished),
+    }
 
 
 def worker_start(pg: PgServer, lease: float, reps: int = 3) -> float:
@@ -283,9 +288,11 @@ def worker_start(pg: PgServer, lease: float, reps: int = 3) -> float:
         cli(work, env, "worker", "--concurrency", "1", "--burst", "--runs-dir", "runs")
         seen.append(cpu_seconds() - cpu)
     took = statistics.median(seen)
-    print(f"  `worker --burst` on an empty queue: {took:.2f} s CPU (each: "
-          f"{', '.join(f'{x:.2f}' for x in seen)}), the command and its worker process from start to "
-          f"exit (target <= 3 s to be ready); load average now {open('/proc/loadavg').read().split()[0]}")
+    print(
+        f"  `worker --burst` on an empty queue: {took:.2f} s CPU (each: "
+        f"{', '.join(f'{x:.2f}' for x in seen)}), the command and its worker process from start to "
+        f"exit (target <= 3 s to be ready); load average now {open('/proc/loadavg').read().split()[0]}"
+    )
     return took
 
 
@@ -569,16 +576,23 @@ def main() -> None:
     parser.add_argument("--skip-throughput", action="store_true")
     parser.add_argument("--cpu-tasks", type=int, default=0,
                         help="measure the CPU a task costs: 2 vs 2 + N tasks through one worker")  # fmt: skip
-    parser.add_argument("--workers", default="1,16",
-                        help="runs at once to compare (1 first); 16/1: 16 in one process, 16/2: in two")
+    parser.add_argument(
+        "--workers",
+        default="1,16",
+        help="runs at once to compare (1 first); 16/1: 16 in one process, 16/2: in two",
+    )
     parser.add_argument("--kill-workers", type=int, default=2, help="workers in part 2")
     parser.add_argument("--kill-runs", type=int, default=8, help="runs at once in each worker of part 2")
     parser.add_argument("--kill-tasks", type=int, default=400, help="tasks in part 2")
     parser.add_argument("--skip-kills", action="store_true")
     parser.add_argument("--skip-latency", action="store_true")
     parser.add_argument("--skip-overhead", action="store_true")
-    parser.add_argument("--py-spy", metavar="DIR", help="profile the throughput part's workers with py-spy "
-                        "(pip install py-spy; its CPU is not the workers': read the timings without it)")
+    parser.add_argument(
+        "--py-spy",
+        metavar="DIR",
+        help="profile the throughput part's workers with py-spy "
+        "(pip install py-spy; its CPU is not the workers': read the timings without it)",
+    )
     args = parser.parse_args()
     from bench._bytecode import compile_package
 

@@ -45,8 +45,9 @@ def main() -> None:
         settings = load_settings(flags={"runs_dir": tmp, "threshold": args.threshold})
         ui = Renderer(console=Console(file=io.StringIO()), quiet=True)
         started = time.perf_counter()
-        eval_id = Evaluation(ui, tmp).start(name, tasks[: args.limit], settings, "local/smollm2",
-                                            judge_same=True)
+        eval_id = Evaluation(ui, tmp).start(
+            name, tasks[: args.limit], settings, "local/smollm2", judge_same=True
+        )
         wall = time.perf_counter() - started
         data = report(tmp, eval_id)
         store = Store(tmp)

@@ -33,11 +33,6 @@ from tests.openai_server import OpenAIServer  # noqa: E402
 MODEL = "openai/test-model"
 
 
-def thread_cpu() -> float:
-    """CPU seconds of the calling thread."""
-    return time.thread_time()
-
-
 def process_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime

@@ -315,7 +315,7 @@ def end_to_end(runs: int = 10, seed: int = 4) -> bool:
             picks = []
             for ident, text in shown.items():
                 for passage, goods, bads in SET:
-                    if passage.startswith(text.strip("\"“”").rstrip(" …")[:60]):  # quoted as data
+                    if passage.startswith(text.strip('"“”').rstrip(" …")[:60]):  # quoted as data
                         picks += [(s, ident) for s in rng.sample(goods + bads, min(2, len(goods + bads)))]
             body = " ".join(f"{s[:-1]} [{i}]." for s, i in picks[:6]) or "Printing spread."
             if step.startswith("revise") and "<section>" not in prompt:
@@ -364,7 +364,7 @@ def no_contradiction_ships(runs: int = 10, seed: int = 6) -> bool:
             picks = []
             for ident, text in shown.items():
                 for passage, goods, bads in SET:
-                    if passage.startswith(text.strip("\"“”").rstrip(" …")[:60]):
+                    if passage.startswith(text.strip('"“”').rstrip(" …")[:60]):
                         picks += [(s, ident) for s in rng.sample(goods + bads, min(2, len(goods + bads)))]
             body = " ".join(f"{s[:-1]} [{i}]." for s, i in picks[:6]) or "Printing spread."
             if step.startswith("revise") and "<section>" not in prompt:

@@ -7,6 +7,7 @@ Every error names the key (and the line, for broken TOML) and exits 2.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -298,7 +299,8 @@ def reviewer_of(saved: dict[str, Any]) -> str:
     return saved.get("critic_model") or saved.get("model") or ""
 
 
-TABLES = {"policy": Policy, "research": Research, "memory": MemorySettings}  # [tables]
+# [tables]
+TABLES: dict[str, type[BaseModel]] = {"policy": Policy, "research": Research, "memory": MemorySettings}
 KEYS = tuple(k for k in Settings.model_fields if k not in (*TABLES, "profile"))
 HOISTED = ("threshold", "max_rounds")  # accepted in [policy] too; they live at the top level
 
@@ -319,7 +321,7 @@ def hoist_policy(values: dict[str, Any], where: str) -> dict[str, Any]:
     return values
 
 
-def env_values(environ: dict[str, str] | None = None) -> dict[str, str]:
+def env_values(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     environ = os.environ if environ is None else environ
     out = {}
     for key in KEYS:
@@ -332,7 +334,7 @@ def env_values(environ: dict[str, str] | None = None) -> dict[str, str]:
 def load_settings(
     config_file: str | Path | None = None,
     flags: dict[str, Any] | None = None,
-    environ: dict[str, str] | None = None,
+    environ: MutableMapping[str, str] | None = None,
 ) -> Settings:
     """Merge config file < env < flags and validate once."""
     merged: dict[str, Any] = {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,7 @@ def read_toml(path: Path) -> dict[str, Any]:
 def resolve_runs_dir(
     flag: str | Path | None,
     config_file: str | Path | None = None,
-    environ: dict[str, str] | None = None,
+    environ: MutableMapping[str, str] | None = None,
 ) -> Path:
     """runs_dir from flag > env > config file > default: the one place that decides it (the
     read commands call it alone, without loading the whole configuration). Every command comes
@@ -69,7 +70,9 @@ def resolve_runs_dir(
     return Path(DEFAULT_RUNS_DIR)
 
 
-def apply_store(config_file: str | Path | None = None, environ: Any = None) -> None:
+def apply_store(
+    config_file: str | Path | None = None, environ: MutableMapping[str, str] | None = None
+) -> None:
     """The store in force is REFLECTCLI_STORE (which `--store` sets): when it is unset, the config
     file's `store` key fills it in, for this process and the workers it starts."""
     environ = os.environ if environ is None else environ

@@ -45,11 +45,13 @@ class RunInterrupted(Exception):
 
 class RunBusy(UserError):
     """Another live process holds the thread (its pid on this host, or an unexpired lease).
-    `generation`: the holder's claim (its fencing token), when known."""
+    `generation`: the holder's claim (its fencing token), when known; `busy`: how many attempts
+    in a row a batch's task found that same claim holding it (set by the batch's job)."""
 
     def __init__(self, message: str, *, hint: str | None = None, generation: int | None = None):
         super().__init__(message, hint=hint)
         self.generation = generation
+        self.busy: int | None = None
 
 
 class LostClaim(UserError):

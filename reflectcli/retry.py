@@ -54,8 +54,11 @@ def status_of(exc: BaseException) -> int | None:
 
 
 def root_cause(exc: BaseException) -> BaseException:
-    seen, chain = exc, [exc]
-    while (seen := seen.__cause__ or seen.__context__) is not None and seen not in chain and len(chain) < 12:
+    chain = [exc]
+    while len(chain) < 12:
+        seen = chain[-1].__cause__ or chain[-1].__context__
+        if seen is None or seen in chain:
+            break
         chain.append(seen)
     return chain[-1]
 
@@ -126,13 +129,13 @@ class Policy:
             log.warning("%s: %s; retry %d in %.1fs", name, why, state.attempt_number,
                         state.next_action.sleep if state.next_action else 0.0)  # fmt: skip
 
-        stops = [tenacity.stop_after_attempt(self.attempts)]
+        stops: list[Callable[[tenacity.RetryCallState], bool]] = [tenacity.stop_after_attempt(self.attempts)]
         if give_up is not None:
             stops.append(lambda state: give_up())
         stops.append(over_budget)  # last: asked only for a retry that would otherwise be sent
         retrying = tenacity.Retrying(
             retry=tenacity.retry_if_exception(retryable),
-            stop=tenacity.stop_any(*stops),
+            stop=lambda state: any(stop(state) for stop in stops),  # in order, as tenacity.stop_any
             wait=lambda state: self.delay(state.attempt_number),
             sleep=sleep,
             before_sleep=before_sleep,

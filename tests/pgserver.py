@@ -93,11 +93,6 @@ class PgServer:
             conn.execute(f"CREATE DATABASE {name}")
         return self.url(name)
 
-    def restart(self) -> None:
-        """Stop (fast: every connection is cut) and start again, same data and port."""
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
-        self._pg_ctl_start()
-
     def terminate_connections(self, database: str) -> int:
         """Cut every client connection to `database` (a lost connection, as clients see it)."""
         import psycopg

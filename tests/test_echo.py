@@ -177,7 +177,7 @@ def section_prompt(compact=True):
 def test_the_echoes_that_reached_articles_are_removed(messages, answer, gone):
     echo = strip_echo(answer, messages)
     assert gone not in echo.text and echo.removed
-    assert ("Didion" in echo.text or "Gutenberg" in echo.text or "writer finds out" in echo.text), echo.text
+    assert "Didion" in echo.text or "Gutenberg" in echo.text or "writer finds out" in echo.text, echo.text
 
 
 WRITING = [

@@ -327,8 +327,10 @@ def test_a_judge_that_prefers_position_a_gives_no_verdict_anywhere(scripted, jud
     judged = data["judge"]["reliability"]
     assert judged["pairs"] == 7 and judged["consistent"] == 0 and judged["decides"] is False
     assert s["verdict"]["given"] is False and data["by_tag"] == {}
-    said = ("no verdict (judge order-consistent on 0% of 7 pairs; a judge blind to the texts names the same "
-            "text in both orders of up to half the pairs by chance: 7 of 7 needed to tell it apart)")
+    said = (
+        "no verdict (judge order-consistent on 0% of 7 pairs; a judge blind to the texts names the same "
+        "text in both orders of up to half the pairs by chance: 7 of 7 needed to tell it apart)"
+    )
     shown = shown_report(runs_dir, eval_id)
     assert f"final vs first draft over 3 tasks: {said}" in shown
     assert "tie 100%" not in shown and "length-controlled preference" not in shown
@@ -484,8 +486,10 @@ def test_a_suite_with_lengths_and_references_reports_them(scripted, judge, runs_
     scripted.responder = Resizing({1: 1, 2: 2})
     suite = tmp_path / "s.jsonl"
     reference = "# Why first drafts fall short\n\nWriters revise because a first draft records thinking."
-    lines = [{"task": "Task 1 about revising", "length": 60, "id": "a"},
-             {"task": "Task 2 about revising", "reference": reference}]
+    lines = [
+        {"task": "Task 1 about revising", "length": 60, "id": "a"},
+        {"task": "Task 2 about revising", "reference": reference},
+    ]
     suite.write_text("".join(json.dumps(line) + "\n" for line in lines))
     run = CliRunner().invoke(app, ["eval", "run", str(suite), "--model", "fake/w", "--judge", "judge/x",
                                    "--runs-dir", str(runs_dir)])  # fmt: skip

@@ -68,7 +68,7 @@ class Article:
         if kind == "review":
             claims = []
             for claim, sources, sentence in re.findall(r"^(C\d+) \[([^\]]+)\]: (.*)$", prompt, re.M):
-                wrong = sentence.lstrip("\"").startswith(MOON[:20])  # (the opening is quoted as data)
+                wrong = sentence.lstrip('"').startswith(MOON[:20])  # (the opening is quoted as data)
                 for source in sources.split(", "):
                     claims.append({"claim": claim, "source": source,
                                    "verdict": "contradicted" if wrong else "supported",

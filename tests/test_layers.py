@@ -32,8 +32,18 @@ ALLOWED = {
     "eval": {"runner", "models", "output", "store", "config", "writing", "jsonl", "tasklines", "errors"},
     "batch": {"runner", "output", "store", "config", "retry", "jsonl", "tasklines", "errors"},
     "graph": {"models", "writing", "sources", "config", "retry", "errors", "pool"},
-    "runner": {"graph", "models", "writing", "output", "store", "sources", "memory", "config", "retry",
-               "errors"},  # fmt: skip
+    "runner": {
+        "graph",
+        "models",
+        "writing",
+        "output",
+        "store",
+        "sources",
+        "memory",
+        "config",
+        "retry",
+        "errors",
+    },  # fmt: skip
     # the MCP server: the commands as tools, above the runner (cli registers it; no layer imports it)
     "mcp": {"runner", "graph", "output", "store", "sources", "writing", "config", "errors", "__init__"},
     "cli": {

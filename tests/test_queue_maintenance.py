@@ -93,9 +93,11 @@ def test_kills_and_requeues_do_not_use_up_a_busy_threads_attempts(runs_dir, fake
                       [{"line": 1, "thread_id": "t1", "task": "Why do writers revise?",
                         "overrides": {}}])  # fmt: skip
         store.create_run("t1", "Why do writers revise?", {"model": "fake/w"}, "t1.md")
-        store.conn.execute("UPDATE runs SET status = 'running', owner_pid = 7, owner_host = 'elsewhere', "
-                           "lease_until = ?, generation = 3 WHERE thread_id = 't1'",
-                           (time.time() + 600,))  # fmt: skip  (a live claim on another host)
+        store.conn.execute(
+            "UPDATE runs SET status = 'running', owner_pid = 7, owner_host = 'elsewhere', "
+            "lease_until = ?, generation = 3 WHERE thread_id = 't1'",
+            (time.time() + 600,),
+        )  # fmt: skip  (a live claim on another host)
     strategy = queue._retry_strategy()
 
     def attempt(job_attempts: int):

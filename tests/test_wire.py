@@ -139,6 +139,7 @@ def test_a_new_runs_plan_is_sent_ahead_and_taken_by_the_plan_step(tmp_path, monk
 
     sent = []
     real = JournaledClient.prefetch
+
     def counted(self, *args, **kwargs):
         sent.append(kwargs["step"])
         return real(self, *args, **kwargs)

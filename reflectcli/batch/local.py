@@ -129,16 +129,17 @@ def work_through(runs_dir: str, batch_id: str, runs: int = 1) -> None:
 
         keep_pools()  # one pool for the process's life, not one per task
     warm()
-    checked = {"at": 0.0, "cancelled": False}
+    checked_at, found = 0.0, False  # when the store was last asked; its answer
     guard = threading.Lock()
 
     def cancelled() -> bool:  # asked after every step: looks at the store at most every 2 s
+        nonlocal checked_at, found
         with guard:
-            if time.monotonic() - checked["at"] > 2:
+            if time.monotonic() - checked_at > 2:
                 with Store(runs_dir) as store:
-                    checked["cancelled"] = BatchTables(store.conn).cancelled(batch_id)
-                checked["at"] = time.monotonic()
-            return checked["cancelled"]
+                    found = BatchTables(store.conn).cancelled(batch_id)
+                checked_at = time.monotonic()
+            return found
 
     def should_stop() -> bool:
         return stopping.is_set() or cancelled()
@@ -208,6 +209,7 @@ def run_local(runs_dir: str | Path, batch_id: str, jobs: int,
     def spawn(runs: int) -> None:
         proc = context.Process(target=work_through, args=(runs_dir, batch_id, runs), daemon=False)
         proc.start()
+        assert proc.pid is not None  # (a started process has one)
         workers[proc.pid] = (proc, runs)
 
     def left() -> int:

@@ -70,7 +70,7 @@ def _retry_strategy():
                 # is still this fetch's (FINISH_IF_STILL_MINE), look again after the lease
                 return RetryDecision(retry_in={"seconds": max(1, int(lease_seconds()))})
             if isinstance(exception, RunBusy):
-                if getattr(exception, "busy", BUSY_ATTEMPTS) >= BUSY_ATTEMPTS:  # set by write_job
+                if exception.busy is None or exception.busy >= BUSY_ATTEMPTS:  # set by write_job
                     return None
                 return RetryDecision(retry_in={"seconds": max(1, int(lease_seconds()))})
             faults = getattr(exception, "faults", RETRIES)  # counted per task: restarts are not faults
@@ -90,9 +90,12 @@ def make_app(url: str, sync: bool = True):
 
     from reflectcli.store.pg import named
 
-    pool = {"conninfo": url, "min_size": 1, "max_size": 1,
-            "kwargs": {"prepare_threshold": None, **named(url, "queue")}}  # fmt: skip
-    connector = procrastinate.SyncPsycopgConnector(**pool) if sync else procrastinate.PsycopgConnector(**pool)
+    kwargs = {"prepare_threshold": None, **named(url, "queue")}
+    connector = (
+        procrastinate.SyncPsycopgConnector(conninfo=url, min_size=1, max_size=1, kwargs=kwargs)
+        if sync
+        else procrastinate.PsycopgConnector(conninfo=url, min_size=1, max_size=1, kwargs=kwargs)
+    )
     app = procrastinate.App(connector=connector)
     app.task(name=TASK, queue=QUEUE, pass_context=True, retry=_retry_strategy())(write_job)
     guard_job_rows(app.job_manager)
@@ -251,8 +254,8 @@ def write_job(context, batch_id: str, n: int) -> str:
     except RunBusy as exc:
         with Store(runs_dir) as store:
             tables = BatchTables(store.conn)
-            exc.busy = tables.busy(batch_id, n, exc.generation)  # read by the retry strategy
-            if exc.busy >= BUSY_ATTEMPTS:
+            exc.busy = busy = tables.busy(batch_id, n, exc.generation)  # read by the retry strategy
+            if busy >= BUSY_ATTEMPTS:
                 tables.set_error(batch_id, n, f"{_one_line(exc)} (still so after {BUSY_ATTEMPTS} "
                                  "attempts)")  # fmt: skip
         raise
@@ -261,7 +264,9 @@ def write_job(context, batch_id: str, n: int) -> str:
         if retryable(exc):
             with Store(runs_dir) as store:
                 faults = BatchTables(store.conn).fault(batch_id, n)
-            exc.faults = faults  # read by the retry strategy
+            # read by the retry strategy; `exc` is any exception (a provider's too), so the
+            # attribute is ours, set on an object whose class does not declare it
+            exc.faults = faults  # type: ignore[attr-defined]
         if faults >= RETRIES:
             with Store(runs_dir) as store:
                 BatchTables(store.conn).set_error(batch_id, n, _one_line(exc))

@@ -43,7 +43,7 @@ def summarize(batch: dict[str, Any], tasks: list[dict[str, Any]], runs: dict[str
         status = task_status(task, run, batch["cancelled"], jobs.get(task["job_id"] or -1))
         counts[status] += 1
         tokens += (run or {}).get("tokens") or 0
-        if (run or {}).get("cost") is not None:
+        if run is not None and run.get("cost") is not None:
             cost, priced = cost + run["cost"], True
         rows.append({
             "n": task["n"], "line": task["line"], "thread_id": task["thread_id"], "task": task["task"],

@@ -44,7 +44,9 @@ class BatchLine(TaskLine):
 def parse(text: str, where: str, base: dict[str, Any]) -> list[dict[str, Any]]:
     """The batch's tasks (each with its line, thread id and overrides); a UserError listing
     every bad line if any is bad. `base` is the settings every task starts from."""
-    tasks, problems, seen = [], [], {}
+    tasks: list[dict[str, Any]] = []
+    problems: list[str] = []
+    seen: dict[str, int] = {}  # thread id -> its line
     for n, line in read_lines(text, where, BatchLine, problems):
         try:
             resume_settings(base, line.overrides)

@@ -53,21 +53,35 @@ def run(
     ] = None,  # fmt: skip
     judge: Annotated[
         str | None,
-        typer.Option("--judge", help="The judging model; must differ from writer and critic (default: "
-                     "the critic, which needs --judge-same)."),
+        typer.Option(
+            "--judge",
+            help="The judging model; must differ from writer and critic (default: "
+            "the critic, which needs --judge-same).",
+        ),
     ] = None,  # fmt: skip
     judge_api_base: Annotated[
-        str | None, typer.Option("--judge-api-base", help="The judge's OpenAI-compatible server (default: "
-                                 "the writer's api_base).")
+        str | None,
+        typer.Option(
+            "--judge-api-base", help="The judge's OpenAI-compatible server (default: the writer's api_base)."
+        ),
     ] = None,  # fmt: skip
     judge_same: Annotated[
-        bool, typer.Option("--judge-same", help="Allow a judge that is the writer or critic (same model "
-                           "and api_base); every report's headline then says so.")
+        bool,
+        typer.Option(
+            "--judge-same",
+            help="Allow a judge that is the writer or critic (same model "
+            "and api_base); every report's headline then says so.",
+        ),
     ] = False,  # fmt: skip
     judge_context: Annotated[
-        int | None, typer.Option("--judge-context", min=2000, help="Tokens the judge's context window "
-                                 "holds (default: a local model's own, else 32000); longer articles "
-                                 "are judged in aligned parts.")
+        int | None,
+        typer.Option(
+            "--judge-context",
+            min=2000,
+            help="Tokens the judge's context window "
+            "holds (default: a local model's own, else 32000); longer articles "
+            "are judged in aligned parts.",
+        ),
     ] = None,  # fmt: skip
     model: ModelOpt = None,
     critic_model: CriticOpt = None,
@@ -82,12 +96,17 @@ def run(
     ] = None,  # fmt: skip
     against_outputs: Annotated[
         Path | None,
-        typer.Option("--against-outputs", help="Another system's articles (JSONL: id, article): each "
-                     "task's final judged against the article with its id, both orders."),
+        typer.Option(
+            "--against-outputs",
+            help="Another system's articles (JSONL: id, article): each "
+            "task's final judged against the article with its id, both orders.",
+        ),
     ] = None,  # fmt: skip
     against_name: Annotated[
-        str | None, typer.Option("--against-name", help="The other system's name in the report (default: "
-                                 "the file's name).")
+        str | None,
+        typer.Option(
+            "--against-name", help="The other system's name in the report (default: the file's name)."
+        ),
     ] = None,  # fmt: skip
     length_pairs: Annotated[
         int,

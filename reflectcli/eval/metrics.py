@@ -142,9 +142,10 @@ def parts(text: str, k: int) -> list[str]:
         return [text]
     spans = [(b.start, b.end) for b in markdown.blocks(text)] or [(0, len(text))]
     total = sum(estimate_tokens(text[s:e]) for s, e in spans) or 1
-    out, start, used = [], 0, 0
+    out: list[str] = []
+    start, used = 0, 0
     for i, (_, end) in enumerate(spans):
-        used += estimate_tokens(text[spans[i][0]:end])
+        used += estimate_tokens(text[spans[i][0] : end])
         if len(out) < k - 1 and used >= total * (len(out) + 1) / k:
             out.append(text[start:end].strip())
             start = end

@@ -22,7 +22,7 @@ def load(path: str | Path, name: str | None = None) -> dict[str, Any]:
         why = exc.strerror or exc
         raise UserError(f"--against-outputs {file}: cannot read it ({why})", exit_code=2) from exc
     articles: dict[str, str] = {}
-    problems = []
+    problems: list[str] = []
     for n, item in records(raw.decode("utf-8", errors="replace"), str(file), problems, comments=False):
         if not isinstance(item, dict) or not isinstance(item.get("id"), (str, int)) or isinstance(
             item.get("id"), bool

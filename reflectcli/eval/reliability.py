@@ -51,9 +51,10 @@ def _agrees(pair: dict[str, Any] | None, new: dict[str, Any] | None,
             old: dict[str, Any] | None) -> bool | None:  # fmt: skip
     """Whether the rubric favours the text the pair chose (the "final" role is `new`); None when
     either took no side."""
-    if not pair or pair["outcome"] == "tie" or not (new or {}).get("grades") or not (old or {}).get("grades"):
+    new_grades, old_grades = (new or {}).get("grades"), (old or {}).get("grades")
+    if not pair or pair["outcome"] == "tie" or not new_grades or not old_grades:
         return None
-    gap = _mean(new["grades"]) - _mean(old["grades"])
+    gap = _mean(new_grades) - _mean(old_grades)
     return None if gap == 0 else (gap > 0) == (pair["outcome"] == "final")
 
 

@@ -326,13 +326,15 @@ def report(runs_dir: str | Path, eval_id: str) -> dict[str, Any]:
             entry = {**item, "thread_id": thread, **got,
                      "run": {k: row[k] for k in ("status", "rounds", "tokens", "cost", "stop_reason",
                                                  "first_score", "final_score")} if row else None}  # fmt: skip
-            if got["ab"] and got["ba"]:
-                entry["pair"] = stats.combine(got["ab"], got["ba"])
+            if (ab := got["ab"]) and (ba := got["ba"]):
+                entry["pair"] = stats.combine(ab, ba)
                 entry["pair_equal"] = _equal_pairs(got, "")
-            if got.get("vs_ab") and got.get("vs_ba"):  # B's final in place of "final", A's as "first"
-                entry["versus"] = stats.combine(got["vs_ab"], got["vs_ba"])
-            if got.get("other_ab") and got.get("other_ba"):  # ours as "final", theirs as "first"
-                entry["outputs_pair"] = stats.combine(got["other_ab"], got["other_ba"])
+            # B's final in place of "final", A's as "first"
+            if (ab := got.get("vs_ab")) and (ba := got.get("vs_ba")):
+                entry["versus"] = stats.combine(ab, ba)
+            # ours as "final", theirs as "first"
+            if (ab := got.get("other_ab")) and (ba := got.get("other_ba")):
+                entry["outputs_pair"] = stats.combine(ab, ba)
                 entry["outputs_pair_equal"] = _equal_pairs(got, "other_")
             entry.pop("other_article", None)  # in the suite's file; the report names its hash
             items.append(entry)
@@ -342,11 +344,15 @@ def report(runs_dir: str | Path, eval_id: str) -> dict[str, Any]:
     verdict = {"judge": sure, "given": sure["decides"]}  # beside every result, in every export
     return {
         "eval": {k: found[k] for k in ("id", "suite", "judge", "status", "created_at", "updated_at")},
-        "judge": {"model": found["judge"], "api_base": found["meta"].get("judge_api_base"),
-                  "shared": found["meta"].get("shared", []),
-                  "judge_same": found["meta"].get("judge_same", False),
-                  "same_as": found["meta"].get("same_as", {}),
-                  "context": found["meta"].get("judge_context"), "reliability": sure},  # fmt: skip
+        "judge": {
+            "model": found["judge"],
+            "api_base": found["meta"].get("judge_api_base"),
+            "shared": found["meta"].get("shared", []),
+            "judge_same": found["meta"].get("judge_same", False),
+            "same_as": found["meta"].get("same_as", {}),
+            "context": found["meta"].get("judge_context"),
+            "reliability": sure,
+        },  # fmt: skip
         "models": {
             "writer": found["settings"].get("model"),
             "critic": reviewer_of(found["settings"]),  # `checklist` where no model reviews
@@ -355,8 +361,11 @@ def report(runs_dir: str | Path, eval_id: str) -> dict[str, Any]:
         "by_tag": {t: {**s, "verdict": verdict} for t, s in stats.by_tag(items).items()},
         "regressions": stats.regressions(items),
         "against": {**stats.versus(items), "verdict": verdict} if found.get("against") else None,
-        "outputs": ({**found["meta"]["outputs"], **stats.against_outputs(items), "verdict": verdict}
-                    if found["meta"].get("outputs") else None),  # fmt: skip
+        "outputs": (
+            {**found["meta"]["outputs"], **stats.against_outputs(items), "verdict": verdict}
+            if found["meta"].get("outputs")
+            else None
+        ),  # fmt: skip
         "items": items,
     }
 

@@ -136,19 +136,19 @@ def _lengths(items: list[dict[str, Any]], pair: str = "pair", base: str = "first
     `pair`, over `base`)."""
     tasks, natural, ratios, diffs, equal = [], [], [], [], 0
     for i in items:
-        words = ((i.get("metrics") or {}).get(base) or {}).get("words"), (
-            ((i.get("metrics") or {}).get(new) or {}).get("words"))  # fmt: skip
-        if not i.get(pair) or None in words:
+        metrics = i.get("metrics") or {}
+        before, after = (metrics.get(base) or {}).get("words"), (metrics.get(new) or {}).get("words")
+        if not i.get(pair) or before is None or after is None:
             continue
-        d = log_length_ratio(*words)
+        d = log_length_ratio(before, after)
         found = [(d, Y[i[pair][k]]) for k in ("ab", "ba")]
         for same in i.get(f"{pair}_equal") or []:
             found += [(same["d"], Y[same[k]]) for k in ("ab", "ba")]
             equal += 1
         tasks.append(found)
         natural.append(d)
-        ratios.append(max(words[1], 1) / max(words[0], 1) - 1)
-        diffs.append(words[1] - words[0])
+        ratios.append(max(after, 1) / max(before, 1) - 1)
+        diffs.append(after - before)
     return {"tasks": tasks, "natural": natural, "equal_pairs": equal,
             "mean_length_change": _mean(ratios), "mean_words_added": _mean(diffs)}  # fmt: skip
 
@@ -174,8 +174,9 @@ def summarize(items: list[dict[str, Any]]) -> dict[str, Any]:
                   if all(j.get("cost") is not None for j in paid) else None)  # fmt: skip
     writing = sum(costs) if costs and len(costs) == len(runs) else None
     # gain per dollar counts what the measurement cost too: the writing and the judging
-    both = writing is not None and judge_cost is not None
-    cost_per_task = (writing + judge_cost) / len(runs) if both else None
+    cost_per_task = (
+        (writing + judge_cost) / len(runs) if writing is not None and judge_cost is not None else None
+    )
     shares = pairwise(judged)
     raw = shares["win"] + shares["tie"] / 2 if judged else None
     lengths = _lengths(items)

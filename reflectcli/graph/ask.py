@@ -177,7 +177,8 @@ def marked(text: str, verdicts: list[dict[str, Any]]) -> str:
         for piece in pieces(block.replace("\n", " ")):
             for sentence, _ in cited_sentences(piece):
                 if sentence in bad and sentence not in placed:
-                    marks.append((at + _STOP.search(piece).start(), _mark(bad[sentence])))
+                    stop = _STOP.search(piece)  # (it matches: at least the end)
+                    marks.append((at + (stop.start() if stop else len(piece)), _mark(bad[sentence])))
                     placed.add(sentence)
             at += len(piece)
         for where, mark in reversed(marks):

@@ -101,7 +101,7 @@ def _turn_down(critiques: dict[str, Any], items: list[dict[str, Any]], round_no:
     no wish against it); the preferences' new ids."""
     made = []
     for item in items:
-        ident = item.get("id")
+        ident = item.get("id") or ""
         mine = critiques.get(ident, item).get("by") == "human"
         if ident in critiques:
             critiques[ident] = {**critiques[ident], "status": status, "closed_in": round_no,
@@ -130,7 +130,7 @@ def gate_steer(state: dict[str, Any]) -> dict[str, Any]:
     struck = [i for i in dict.fromkeys(answer.get("strike") or []) if i in ids]
     critiques = dict(state.get("critiques") or {})
     used = len(state.get("reviews") or [])
-    added = []
+    added: list[str] = []
     for extra in answer.get("add") or []:
         issue = " ".join(str(extra.get("issue") or "").split())
         if not issue:
@@ -138,11 +138,12 @@ def gate_steer(state: dict[str, Any]) -> dict[str, Any]:
         index = match_section(str(extra.get("section") or ""), titles)
         number = 1 + sum(1 for c in critiques.values()
                          if c.get("by") == "human" and c.get("kind") != "preference")  # fmt: skip
-        item = {"id": f"h{number}", "section": titles[index] if index is not None else "", "issue": issue,
+        ident = f"h{number}"
+        item = {"id": ident, "section": titles[index] if index is not None else "", "issue": issue,
                 "severity": "major", "by": "human", "round": used, "status": "open", "closed_in": None,
                 "applied_in": round_no, "steered": True}  # fmt: skip
-        critiques[item["id"]] = item
-        added.append(item["id"])
+        critiques[ident] = item
+        added.append(ident)
     prefs = _turn_down(critiques, [i for i in items if i.get("id") in struck], round_no, "struck",
                        f"struck before round {round_no}'s revision")  # fmt: skip
     left = len(items) - len(struck) + len(added)

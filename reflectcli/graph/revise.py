@@ -239,11 +239,11 @@ class Reviser:
                 chars=len(text), previous_chars=len(base["text"]),
             ))  # fmt: skip
             return {"trace": trace, "revision": None}
-        text = self._kept_parts(base["text"], text, titles, round_no, trace)
-        if text is None:
+        kept = self._kept_parts(base["text"], text, titles, round_no, trace)
+        if kept is None:
             return {"trace": trace, "revision": None}
         return {
-            "versions": [self._new_version(state, base, text, round_no)],
+            "versions": [self._new_version(state, base, kept, round_no)],
             "trace": trace,
             "revision": None,
         }
@@ -303,8 +303,8 @@ class Reviser:
                                      section=index + 1)  # fmt: skip
         trace = [call_event("revise", completion, round=round_no, section=index + 1), *notes,
                  *removed, *cited]  # fmt: skip
-        new_body, guard = self._guarded(body, new_body, index, round_no, trace, titles[index])
-        revision = {**revision, "done": [*revision["done"], new_body]}
+        kept, guard = self._guarded(body, new_body, index, round_no, trace, titles[index])
+        revision = {**revision, "done": [*revision["done"], kept]}
         if len(revision["done"]) < len(revision["targets"]):
             return {"revision": revision, "trace": trace}
         return self._finish(state, base, revision, round_no, trace)
@@ -330,7 +330,7 @@ class Reviser:
         article, removed = grounded(clean_article(raw), state, "revise", round=round_no)
         trace += removed
         answered = section_bodies(article, [titles[i] for i in targets])
-        done = []
+        done: list[str | None] = []  # a section's new body, or None (its text kept)
         for index, new_body in zip(targets, answered, strict=True):
             if new_body is None:
                 trace.append(note_event(
@@ -395,7 +395,7 @@ def _why(guard: str) -> str:
 def revision_pending(state: dict[str, Any]) -> bool:
     """A section-by-section revision with sections still to rewrite."""
     revision = state.get("revision")
-    return bool(revision) and len(revision["done"]) < len(revision["targets"])
+    return bool(revision and len(revision["done"]) < len(revision["targets"]))
 
 
 def cache_pays(client: Any, shaped: list[dict[str, Any]], plain: list[dict[str, Any]]) -> bool:

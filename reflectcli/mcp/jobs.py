@@ -50,7 +50,6 @@ class Job:
     error: str | None = None
     result: Any = None  # the runner's RunResult when it ended without an error
     stop: threading.Event = field(default_factory=threading.Event)
-    started_at: float = field(default_factory=time.time)
     _cond: threading.Condition = field(default_factory=threading.Condition)
 
     def emit(self, kind: str, message: str, **data: Any) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ REDACTED = "[redacted]"
 class Roots:
     """The folders a client's paths must lie in (resolved once, at start)."""
 
-    def __init__(self, folders: list[str | Path]):
+    def __init__(self, folders: Sequence[str | Path]):
         self.folders = [Path(f).expanduser().resolve() for f in folders]
 
     def __str__(self) -> str:

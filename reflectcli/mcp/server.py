@@ -129,14 +129,28 @@ class Server(MCPServer):
 def build(tools: Tools) -> MCPServer:
     """The server and its tools, resources and prompt."""
     server = Server("reflectcli", version=__version__, instructions=INSTRUCTIONS, log_level="ERROR")
+    _run_tools(server, tools)
+    _read_tools(server, tools)
+    _draft_tools(server, tools)
+    _source_tools(server, tools)
+    # `ask(thread, question)` is registered beside `show`, when the CLI has `ask`.
+    _resources(server, tools)
+    _prompts(server)
+    return server
 
-    async def started(start, ctx: Context, wait: float) -> CallToolResult:
-        try:
-            job = await anyio.to_thread.run_sync(start)
-        except Exception as exc:
-            return failure(exc)
-        await follow(job, ctx, wait, owner=True)
-        return await call(tools.status, job.thread_id)
+
+async def started(tools: Tools, start, ctx: Context, wait: float) -> CallToolResult:
+    """A run started (or resumed) by `start()`, followed for `wait` seconds; its status."""
+    try:
+        job = await anyio.to_thread.run_sync(start)
+    except Exception as exc:
+        return failure(exc)
+    await follow(job, ctx, wait, owner=True)
+    return await call(tools.status, job.thread_id)
+
+
+def _run_tools(server: MCPServer, tools: Tools) -> None:
+    """write, status, cancel: start a run (or resume one), follow it, stop it."""
 
     @server.tool()
     async def write(
@@ -179,6 +193,7 @@ def build(tools: Tools) -> MCPServer:
         """Start writing a cited article (or resume a stopped run). Returns the thread id and
         status at once; with `wait`, follows the run first (progress per step)."""
         return await started(
+            tools,
             lambda: tools.write(
                 task, sources, model, threshold, max_rounds, sections, evidence, thread_id, resume
             ),
@@ -199,6 +214,10 @@ def build(tools: Tools) -> MCPServer:
     async def cancel(thread: Thread) -> CallToolResult:
         """Stop a run at its next checkpoint, as Ctrl-C does; `write(resume=thread)` continues it."""
         return await call(tools.cancel, thread)
+
+
+def _read_tools(server: MCPServer, tools: Tools) -> None:
+    """show, article, export, history: what the runs hold."""
 
     @server.tool()
     async def show(thread: Thread) -> CallToolResult:
@@ -230,6 +249,22 @@ def build(tools: Tools) -> MCPServer:
     ) -> CallToolResult:
         """Export a run as `reflectcli export` does: the text in the chosen format."""
         return await call(tools.export, thread, format, version)
+
+    @server.tool()
+    async def history(
+        limit: Annotated[int, Field(description="Runs at most, newest first.")] = 20,
+        status: Annotated[
+            str | None,
+            Field(description="Only runs with this status: running, finished, failed, interrupted, waiting."),
+        ] = None,
+        search: Annotated[str | None, Field(description="Only runs whose task contains this.")] = None,
+    ) -> CallToolResult:
+        """Past runs, newest first: status, scores, calls, tokens, the article's resource URI."""
+        return await call(tools.history, limit, status, search)
+
+
+def _draft_tools(server: MCPServer, tools: Tools) -> None:
+    """review, revise: an article of your own reviewed, a run continued with your critique."""
 
     @server.tool()
     async def review(
@@ -266,19 +301,13 @@ def build(tools: Tools) -> MCPServer:
     ) -> CallToolResult:
         """Continue a finished run with your critique: the next revision applies it, the critic
         reviews. Returns at once (or follows for `wait` seconds)."""
-        return await started(lambda: tools.revise(thread, feedback, section, severity, rounds), ctx, wait)
+        return await started(
+            tools, lambda: tools.revise(thread, feedback, section, severity, rounds), ctx, wait
+        )
 
-    @server.tool()
-    async def history(
-        limit: Annotated[int, Field(description="Runs at most, newest first.")] = 20,
-        status: Annotated[
-            str | None,
-            Field(description="Only runs with this status: running, finished, failed, interrupted, waiting."),
-        ] = None,
-        search: Annotated[str | None, Field(description="Only runs whose task contains this.")] = None,
-    ) -> CallToolResult:
-        """Past runs, newest first: status, scores, calls, tokens, the article's resource URI."""
-        return await call(tools.history, limit, status, search)
+
+def _source_tools(server: MCPServer, tools: Tools) -> None:
+    """sources_add, sources_search: the library that runs cite."""
 
     @server.tool()
     async def sources_add(
@@ -301,7 +330,9 @@ def build(tools: Tools) -> MCPServer:
         """Search the source library: the best-matching chunks (BM25), each with a snippet."""
         return await call(tools.sources_search, query, limit)
 
-    # `ask(thread, question)` is registered here, beside `show`, when the CLI has `ask`.
+
+def _resources(server: MCPServer, tools: Tools) -> None:
+    """A run's article, record, JSON and page as resources (`reflectcli://runs/{thread}/...`)."""
 
     def resource(name: str, title: str, mime: str) -> None:
         @server.resource(
@@ -314,6 +345,10 @@ def build(tools: Tools) -> MCPServer:
     resource("record.md", "A run's full record: every version, review, decision, trace", "text/markdown")
     resource("run.json", "Everything about a run (JSON)", "application/json")
     resource("article.html", "A run's article as one self-contained page", "text/html")
+
+
+def _prompts(server: MCPServer) -> None:
+    """The prompt that writes a cited article with the tools."""
 
     @server.prompt(name="write_cited_article", title="Write a cited article")
     def write_cited_article(topic: str, sources: str = "") -> str:
@@ -330,8 +365,6 @@ def build(tools: Tools) -> MCPServer:
             "(`show`), and give me the article (`article`). If it stops, continue it with "
             "`write(resume=thread)`."
         )
-
-    return server
 
 
 def serve(tools: Tools, http_port: int | None = None, host: str = "127.0.0.1", notice=None) -> None:

@@ -285,7 +285,9 @@ class Tools:
         run, state = self._load(thread)
         from reflectcli.output.exporters import export
 
-        return export(run, state, fmt, "final")
+        text = export(run, state, fmt, "final")
+        assert isinstance(text, str)  # md, report, json and html are text (pdf and docx are bytes)
+        return text
 
     # ask(thread, question) goes here when the CLI has `ask`: a read of the run and its sources,
     # like `show` (a call into what the command calls), registered in server.py beside `show`.

@@ -133,7 +133,8 @@ class Memory:
                                f"(“{found['text']}”)", now)  # fmt: skip
                     result["superseded"].append(old["id"])
                 active = [x for x in active if x not in contradicted]
-                active.append(tables.get(lesson_id))
+                if (lesson := tables.get(lesson_id)) is not None:  # (just written: it is there)
+                    active.append(lesson)
                 result["written"].append(lesson_id)
             tables.mark_learned(thread_id, result, now)
         return result

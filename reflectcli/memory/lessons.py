@@ -50,7 +50,7 @@ def _stem(word: str) -> str:
 
 def stems(text: str) -> frozenset[str]:
     """Content-word stems (and single CJK characters) of a lesson or a critique."""
-    out = set()
+    out: set[str] = set()
     for word in _WORD.findall(text.lower()):
         if CJK.search(word):
             out.update(ch for ch in word if CJK.match(ch))

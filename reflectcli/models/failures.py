@@ -16,7 +16,7 @@ def _credentials(text: str) -> bool:
     )
 
 
-def _short(exc: Exception) -> str:
+def _short(exc: BaseException) -> str:
     """The first line of an exception, without litellm's long preambles and repetitions."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     text = re.sub(r"\b(\w+): (\1: )+", r"\1: ", text.replace("litellm.", ""))

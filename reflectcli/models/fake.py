@@ -34,7 +34,7 @@ class FakeClient:
 
     def _estimate_cost(self, messages, *, max_tokens=None, **_) -> float:
         """As a priced model's client does: the prompt's tokens and the whole cap, priced."""
-        return (sum(len(m["content"]) for m in messages) // 4 + (max_tokens or 1024)) * self.price
+        return (sum(len(m["content"]) for m in messages) // 4 + (max_tokens or 1024)) * (self.price or 0.0)
 
     def enqueue(self, *answers: Answer) -> FakeClient:
         self.queue.extend(answers)
@@ -127,6 +127,14 @@ def review_json(
     )  # fmt: skip
 
 
+def _group(pattern: str, text: str, flags: int = 0) -> str:
+    """The first group of `pattern` in a step name or a prompt; one the fake cannot read is a
+    test's mistake."""
+    if (found := re.search(pattern, text, flags)) is None:
+        raise AssertionError(f"no {pattern!r} in {text[:80]!r}")
+    return found.group(1)
+
+
 def outline_json(n: int) -> str:
     return json.dumps(
         {"sections": [{"title": TITLES[i], "goal": f"Explain {TITLES[i].lower()}."}
@@ -187,10 +195,10 @@ class ScriptedResponder:
         if kind == "plan":
             return outline_json(self.sections)
         if kind == "draft":
-            n = int(re.search(r"s(\d+)", step).group(1))
+            n = int(_group(r"s(\d+)", step))
             return f"{PARAGRAPHS[(n - 1) % len(PARAGRAPHS)]} ({step})"
         if kind == "review":
-            round_no = int(re.search(r"r(\d+)", step).group(1))
+            round_no = int(_group(r"r(\d+)", step))
             section = TITLES[(round_no - 1) % self.sections]
             score = self.scores[min(round_no, len(self.scores)) - 1]
             return review_json(score, round_no=round_no, section=section)
@@ -256,7 +264,7 @@ class LessonScenario:
                                                    "severity": "major"}],
             })  # fmt: skip
         if kind == "revise":
-            body = re.search(r"<section>\n(.*)\n</section>", prompt, re.S).group(1)
+            body = _group(r"<section>\n(.*)\n</section>", prompt, re.S)
             return body + EXAMPLE
         raise AssertionError(f"unscripted step {step!r}")
 

@@ -14,6 +14,7 @@ from concurrent.futures import Future
 from datetime import UTC, datetime
 from typing import Any
 
+from reflectcli.errors import ModelError
 from reflectcli.models.base import Completion, ModelClient
 
 CallListener = Callable[[str, dict[str, Any]], None]
@@ -121,7 +122,7 @@ class JournaledClient:
             completion = self.inner.complete(messages, step=step, json_schema=json_schema,
                                              max_tokens=max_tokens, stop=stop, budget=budget)  # fmt: skip
         except BaseException as exc:
-            if getattr(exc, "spent", None):
+            if isinstance(exc, ModelError) and exc.spent:
                 self._spent(key, step, exc.spent)
             self.listener("call_failed", {"step": step, "model": self.model, "error": exc})
             raise

@@ -16,7 +16,6 @@ from reflectcli.errors import ModelError
 from reflectcli.models.base import Completion
 from reflectcli.models.caching import (  # noqa: F401  (the cache's rules, as callers name them here)
     CACHE_STEP,
-    MIN_CACHED_PREFIX,
     SAVING,
     cache_tokens,
     marked,
@@ -156,9 +155,6 @@ MIN_CAP = 16  # a stalled call is retried with 3/4 of its token cap, down to thi
 
 class Stalled(TimeoutError):
     """No token arrived for `timeout` seconds in the middle of a streamed answer."""
-
-
-TRANSPORTS = ("auto", "litellm")
 
 
 def goes_direct(model: str, api_base: str | None, transport: str = "auto") -> bool:
@@ -538,7 +534,7 @@ class LiteLLMClient:
         counted = self._wire().count(self.model, messages)
         if counted:
             return counted
-        return sum(_estimate(m.get("content") if isinstance(m.get("content"), str) else "") for m in messages)
+        return sum(_estimate(text) if isinstance(text := m.get("content"), str) else 0 for m in messages)
 
     def _failed(self, exc, messages, parts: list[str], wasted: dict[str, int], cap: list) -> str:
         """The retry log's line for a failed attempt; the tokens it generated are counted in

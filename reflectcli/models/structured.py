@@ -12,15 +12,16 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from reflectcli.models.base import Completion, ModelClient
+from reflectcli.models.base import Completion
 
 MAX_RETRIES = 2
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
+M = TypeVar("M", bound=BaseModel)
 
 
 class ExtractionError(ValueError):
@@ -69,7 +70,7 @@ def _balanced(text: str, start: int) -> str | None:
     return None
 
 
-def parse_as(model: type[BaseModel], text: str, context: dict[str, Any] | None = None) -> BaseModel:
+def parse_as(model: type[M], text: str, context: dict[str, Any] | None = None) -> M:
     """Extract and validate (`context`: what validators may check against, e.g. the task);
     raises ValueError with a message fit to show the model."""
     data = extract_json(text)
@@ -82,29 +83,37 @@ def parse_as(model: type[BaseModel], text: str, context: dict[str, Any] | None =
         raise ValueError(f"the JSON did not match the schema ({problems})") from exc
 
 
+class Completes(Protocol):
+    """What asking for a structured answer needs of a client: a ModelClient, or the graph's
+    budgeted wrapper around one (which passes its own `budget`)."""
+
+    def complete(self, messages: list[dict[str, str]], *, step: str, json_schema: dict[str, Any] | None = ...,
+                 max_tokens: int | None = ...) -> Completion: ...  # fmt: skip
+
+
 @dataclass
-class Structured:
+class Structured(Generic[M]):
     """A validated value plus how it was obtained."""
 
-    value: BaseModel
+    value: M
     source: str  # llm | llm-retry | fallback
     calls: list[Completion] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
 
 def complete_structured(
-    client: ModelClient,
+    client: Completes,
     messages: list[dict[str, str]],
-    model: type[BaseModel],
+    model: type[M],
     *,
     step: str,
-    fallback: Callable[[], BaseModel],
+    fallback: Callable[[], M],
     json_schema: dict[str, Any] | None = None,
     max_tokens: int | None = None,
     max_retries: int = MAX_RETRIES,
     context: dict[str, Any] | None = None,
     check: Callable[[Any], str | None] | None = None,
-) -> Structured:
+) -> Structured[M]:
     """Ask for JSON, validate, retry with the error shown, else fall back (flagged). `check`
     says why a valid value still cannot be used (None: it can); that is shown like an error."""
     convo = list(messages)

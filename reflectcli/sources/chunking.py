@@ -5,6 +5,7 @@ offsets into the document's text), plus the form the full-text index gets."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
@@ -33,27 +34,27 @@ def chunk_document(document: Document) -> list[dict[str, Any]]:
     return chunks
 
 
-def _pieces(text: str, code: list[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+def _pieces(text: str, code: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
     """(start, end) spans of whole paragraphs, up to TARGET characters each; a paragraph
     longer than that is cut at sentence ends (or, failing those, at a space); a code block is
     one paragraph, cut only at line ends."""
     spans: list[tuple[int, int]] = []
-    start = end = None
+    current: tuple[int, int] | None = None  # the piece being filled
     for p_start, p_end, in_code in _paragraphs(text, code):
         for a, b in _split_long(text, p_start, p_end, in_code):
-            if start is None:
-                start, end = a, b
-            elif b - start <= TARGET:
-                end = b
+            if current is None:
+                current = a, b
+            elif b - current[0] <= TARGET:
+                current = current[0], b
             else:
-                spans.append((start, end))
-                start, end = a, b
-    if start is not None:
-        spans.append((start, end))
+                spans.append(current)
+                current = a, b
+    if current is not None:
+        spans.append(current)
     return spans
 
 
-def _paragraphs(text: str, code: list[tuple[int, int]]) -> list[tuple[int, int, bool]]:
+def _paragraphs(text: str, code: Sequence[tuple[int, int]]) -> list[tuple[int, int, bool]]:
     """(start, end, is code) of the text's paragraphs; a blank line inside code is no break."""
     breaks = [m.end() for m in _PARAGRAPHS.finditer(text) if not any(a < m.start() < b for a, b in code)]
     return [(a, b, any(a <= c < b for c, _ in code)) for a, b in pairwise([0, *breaks, len(text)]) if a < b]

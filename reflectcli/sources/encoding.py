@@ -20,7 +20,6 @@ from __future__ import annotations
 import codecs
 import re
 
-WESTERN_CODE_PAGES = ("cp1252", "latin_1", "iso8859_15")
 # languages written in Windows-1252's letters (langdetect's codes)
 WESTERN_LANGUAGES = frozenset("af ca cy da de en es et fi fr ga id is it nl no pt so sv sw tl".split())
 SINGLE_BYTE = 0.5  # text is single-byte when at least this share of its high-byte runs are one byte long
@@ -88,7 +87,9 @@ def _mixed(data: bytes, encoding: str) -> str:
     """UTF-8 where the bytes are, `encoding` for each run that is not."""
     name = f"reflectcli-{encoding}"
 
-    def legacy(error: UnicodeDecodeError) -> tuple[str, int]:
+    def legacy(error: UnicodeError) -> tuple[str, int]:
+        if not isinstance(error, UnicodeDecodeError):  # registered for decoding only
+            raise error
         return error.object[error.start : error.end].decode(encoding, errors="replace"), error.end
 
     codecs.register_error(name, legacy)

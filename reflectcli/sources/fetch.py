@@ -226,7 +226,9 @@ def unused_proxy_note(proxy: str | None) -> str | None:
             "to fetch through it")  # fmt: skip
 
 
-def _dial(address: str, port: int, timeout: float, deadline: Deadline, proxy: Proxy | None) -> socket.socket:
+def _dial(
+    address: str, port: int, timeout: float | None, deadline: Deadline, proxy: Proxy | None
+) -> socket.socket:
     """A connected socket to the checked `address`: directly, or through a CONNECT tunnel to that
     address (never to its name: a proxy resolving it again would reopen the rebinding window)."""
     if proxy is None:
@@ -271,12 +273,13 @@ class _PinnedTLS(http.client.HTTPSConnection):
 
     def __init__(self, host: str, port: int, address: str, timeout: float, deadline: Deadline,
                  proxy: Proxy | None = None):  # fmt: skip
-        super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
+        self.tls = ssl.create_default_context()
+        super().__init__(host, port, timeout=timeout, context=self.tls)
         self.address, self.deadline, self.proxy = address, deadline, proxy
 
     def connect(self) -> None:
         sock = _dial(self.address, self.port, self.timeout, self.deadline, self.proxy)
-        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
+        self.sock = self.tls.wrap_socket(sock, server_hostname=self.host)
 
 
 def fetch(url: str, allow_private: bool = False, timeout: float = URL_TIMEOUT, max_bytes: int = MAX_BYTES,

@@ -69,22 +69,11 @@ def without_credentials(url: str) -> str:
     return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
 
 
-def shown_path(path: Path, folder: Path | None) -> str:
-    """A file's path as the library shows it everywhere (References, exports, prompts, the
-    terminal): relative to the folder the user added, or its name alone; never where on this
-    machine that folder is."""
-    if folder is not None:
-        try:
-            return path.resolve().relative_to(folder.resolve()).as_posix()
-        except ValueError:
-            pass
-    return path.name
-
-
 def expand(targets: list[str], shown: dict[str, str] | None = None) -> tuple[list[str], list[Outcome]]:
     """Files and URLs to read, from files, folders (recursively: the supported types, hidden
     folders skipped, symlinked folders followed once: walk.py) and URLs; plus an outcome for
-    each target that cannot be one. `shown` gets each file's path as shown (`shown_path`)."""
+    each target that cannot be one. `shown` gets each file's path as shown: relative to the
+    folder added, or its name alone (never where on this machine that folder is)."""
     items: list[str] = []
     problems: list[Outcome] = []
     shown = {} if shown is None else shown
@@ -144,13 +133,24 @@ def is_generated_copy(path: Path, folder: Path) -> bool:
 
 
 @contextmanager
-def _library(runs_dir: str | Path, write: bool) -> Iterator[Library | None]:
-    store = Store(runs_dir) if write else Store.existing(runs_dir)
+def _library(runs_dir: str | Path) -> Iterator[Library | None]:
+    """The library of the store if it exists, else None (a read creates nothing)."""
+    store = Store.existing(runs_dir)
     try:
         yield Library(store.conn) if store is not None else None
     finally:
         if store is not None:
             store.close()
+
+
+@contextmanager
+def _writable(runs_dir: str | Path) -> Iterator[Library]:
+    """The library, its store created if it is missing."""
+    store = Store(runs_dir)
+    try:
+        yield Library(store.conn)
+    finally:
+        store.close()
 
 
 def add(runs_dir: str | Path, targets: list[str], progress: Progress | None = None,
@@ -167,7 +167,7 @@ def add(runs_dir: str | Path, targets: list[str], progress: Progress | None = No
     names: dict[str, str] = {}
     items, outcomes = expand(targets, names)
     names.update(shown or {})
-    with _library(runs_dir, write=True) as library:
+    with _writable(runs_dir) as library:
         n = 0
         try:
             for n, item in enumerate(items):
@@ -324,7 +324,7 @@ def _shown_hits(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def sources(runs_dir: str | Path) -> list[dict[str, Any]]:
     """The library's sources, each with `shown`: where it is, as every output shows it."""
-    with _library(runs_dir, write=False) as library:
+    with _library(runs_dir) as library:
         found = library.sources() if library else []
     return [{**s, "shown": _where(s)} for s in found]
 
@@ -334,7 +334,7 @@ def search(runs_dir: str | Path, query: str, limit: int = 10) -> list[dict[str, 
     query of only stop words ("the of and") is an error: it would rank arbitrary chunks."""
     if only_stop_words(query):
         raise UserError(stop_words_message(query), hint="search for the words that say what you want")
-    with _library(runs_dir, write=False) as library:
+    with _library(runs_dir) as library:
         found = library.search(searchable(query), limit) if library else []
     for hit in found:
         hit["snippet"] = snippet(hit["text"], query)
@@ -343,7 +343,7 @@ def search(runs_dir: str | Path, query: str, limit: int = 10) -> list[dict[str, 
 
 def word_counts(runs_dir: str | Path, words: list[str]) -> tuple[dict[str, int], int]:
     """How many of the library's sources hold each word (in any form), and how many it has."""
-    with _library(runs_dir, write=False) as library:
+    with _library(runs_dir) as library:
         return library.sources_holding(words) if library else ({w: 0 for w in words}, 0)
 
 
@@ -358,16 +358,16 @@ def snippet(text: str, query: str, width: int = 220) -> str:
 
 
 def show(runs_dir: str | Path, source_id: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    with _library(runs_dir, write=False) as library:
+    with _library(runs_dir) as library:
         source = library.get(source_id) if library else None
-        if source is None:
+        if library is None or source is None:
             raise UserError(f"no source {source_id} in {Path(runs_dir)}",
                             hint="`reflectcli sources list` shows them")  # fmt: skip
         return source, library.chunks(source_id)
 
 
 def remove(runs_dir: str | Path, source_id: int) -> dict[str, Any]:
-    with _library(runs_dir, write=True) as library:
+    with _writable(runs_dir) as library:
         source = library.get(source_id)
         if source is None:
             raise UserError(f"no source {source_id} in {Path(runs_dir)}",
@@ -389,7 +389,7 @@ def add_web_results(runs_dir: str | Path, results: list[dict[str, Any]], fetch: 
     in the results' order (a result that yields nothing is left out), and one line per URL
     refused for where it points."""
     refused: list[str] = []
-    pages = pages if pages is not None else Pages()
+    fetched = pages if pages is not None else Pages()
 
     def read(url: str) -> tuple[Document | None, str | None]:
         """(the page read, or None; a refusal line)."""
@@ -407,15 +407,15 @@ def add_web_results(runs_dir: str | Path, results: list[dict[str, Any]], fetch: 
             return None, f"{url or '(no URL)'}: refused, {scheme_problem(url)}", True
         if not fetch:
             return None, None, False
-        return (*pages.get(url, lambda: read(url)), False)
+        return (*fetched.get(url, lambda: read(url)), False)
 
     with _library_warnings():  # the pages' reader warnings are not the run's output
-        pages = in_order(page, results, workers)
+        found = in_order(page, results, workers)
     ids: list[int] = []
     # searches at once write one at a time: waiting on a lock, not on SQLite's busy handler
     # (which sleeps in steps of up to 100 ms)
-    with _WRITING, _library(runs_dir, write=True) as library:
-        for result, (document, problem, skip) in zip(results, pages, strict=True):
+    with _WRITING, _writable(runs_dir) as library:
+        for result, (document, problem, skip) in zip(results, found, strict=True):
             # a result's title and snippet are anyone's text: one line of plain data each
             url, title = without_credentials(result.get("url") or ""), one_line(result.get("title"))
             snippet = one_line(result.get("snippet"))
@@ -443,7 +443,7 @@ def add_web_results(runs_dir: str | Path, results: list[dict[str, Any]], fetch: 
 
 def best_chunks(runs_dir: str | Path, query: str, source_ids: list[int]) -> list[dict[str, Any]]:
     """For each source (in order), its chunk that best matches `query`, else its first chunk."""
-    with _library(runs_dir, write=False) as library:
+    with _library(runs_dir) as library:
         if library is None:
             return []
         return _shown_hits([hit for sid in source_ids if (hit := library.best_in(searchable(query), sid))])

@@ -49,7 +49,7 @@ class Pages:
         with self._lock:
             future = self._got.get(key)
             mine = future is None
-            if mine:
+            if future is None:
                 future = self._got[key] = Future()
         if mine:
             try:

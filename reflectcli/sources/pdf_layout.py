@@ -104,9 +104,9 @@ def _chapter_lines(edges: dict[int, list[tuple[int, str, str]]], with_text: list
     CHAPTER_PAGES pages or more and of CHAPTER_SHARE of the pages from its first to its last."""
     where: dict[tuple[str, str], list[int]] = defaultdict(list)
     for i, page_edges in edges.items():
-        for key in {(edge, _key(line)) for _, edge, line in page_edges}:
-            where[key].append(i)
-    found = set()
+        for place in {(edge, _key(line)) for _, edge, line in page_edges}:
+            where[place].append(i)
+    found: set[str] = set()
     for (_, key), pages in where.items():
         if len(pages) < CHAPTER_PAGES or not re.search(r"[^\W\d_]{3}", key) or key.endswith("."):
             continue

@@ -16,6 +16,7 @@ import re
 import threading
 import unicodedata
 from collections import Counter
+from functools import partial
 
 from reflectcli.sources.document import HeadingTrail, Segment, SourceError
 from reflectcli.sources.pdf_glyphs import CONTROL, is_control, readable
@@ -87,7 +88,7 @@ def _read(data: bytes, location: str):
             textpage = page.get_textpage()
             try:
                 raw = _page_text(textpage)
-                text, lost = readable(raw, lambda i, tp=textpage: _font_name(tp, i))
+                text, lost = readable(raw, partial(_font_name, textpage))
                 if index < TYPE_PAGES:
                     runs.append(_type_runs(textpage, raw))
             finally:
@@ -130,7 +131,8 @@ def _type_runs(textpage, raw: str) -> list[tuple[float, str]]:
 
     runs: list[tuple[float, str]] = []
     matrix = pdfium_c.FS_MATRIX()
-    size, chars = 0.0, []
+    size = 0.0
+    chars: list[str] = []
     for i, ch in enumerate(raw):
         if ch in "\r\n" or is_control(ch):
             if chars:

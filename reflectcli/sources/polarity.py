@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from reflectcli.sources.facts import terms
+from reflectcli.sources.words import terms
 from reflectcli.writing.lexicon import chinese_opposites, english_opposites, forms, stem
 from reflectcli.writing.textops import CJK, fold
 
@@ -410,7 +410,7 @@ def opposite(sentence: str, carrier: str) -> tuple[str, str] | None:
                 ours.setdefault(b, set()).add(a)
         (have, their_chars), (words, my_chars) = _zh_words(carrier), _zh_words(sentence)
         for word, i in words:
-            against = zh.get(word, frozenset()) | ours.get(word, set())
+            against = ours.get(word, set()) | zh.get(word, frozenset())
             itself = [j for o, j in have if o == word]
             where = [(o, _around(their_chars, j, len(o))) for o, j in have if o in against
                      and not _near(j, itself, len(o))]  # fmt: skip

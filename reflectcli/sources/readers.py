@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 from reflectcli.sources.document import Document, HeadingTrail, Segment, SourceError, digest
 from reflectcli.sources.encoding import decode
@@ -43,12 +44,12 @@ def read_path(path: Path) -> Document:
 def parse(data: bytes, kind: str, location: str, fallback_title: str) -> Document:
     """Bytes of a known kind into a Document; SourceError when they yield no text."""
     reader = {"md": _markdown, "txt": _plain, "html": _html, "pdf": _pdf, "docx": _docx}[kind]
-    title, segments, *warning = reader(data, location)  # a reader may add a warning line
+    title, segments, warning = reader(data, location)  # a reader may add a warning line
     segments = [s for s in segments if s.text.strip()]
     if not segments:
         raise SourceError(f"{location}: no text in it (a scanned PDF or an empty file?)")
     title = " ".join((title or fallback_title).split())[:200]
-    return Document(kind, location, title, digest(data), segments, warning[0] if warning else None)
+    return Document(kind, location, title, digest(data), segments, warning)
 
 
 def _decode(data: bytes, location: str, html: bool = False) -> str:
@@ -59,13 +60,17 @@ def _decode(data: bytes, location: str, html: bool = False) -> str:
     return decode(data, html)
 
 
-def _plain(data: bytes, location: str) -> tuple[str, list[Segment]]:
+# A reader's answer: the title, the segments, and a warning line (or None)
+Read = tuple[str, list[Segment], str | None]
+
+
+def _plain(data: bytes, location: str) -> Read:
     text = _decode(data, location)
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    return first[:120] if len(first) <= 120 else "", [Segment(text)]
+    return first[:120] if len(first) <= 120 else "", [Segment(text)], None
 
 
-def _markdown(data: bytes, location: str) -> tuple[str, list[Segment]]:
+def _markdown(data: bytes, location: str) -> Read:
     """Split at headings (Markdown's, so a `# comment` in a code block is none), so that every
     chunk knows the headings it sits under (its heading path, as HTML and DOCX chunks do)."""
     text = _decode(data, location)
@@ -76,22 +81,22 @@ def _markdown(data: bytes, location: str) -> tuple[str, list[Segment]]:
     for heading, end in zip(found, ends, strict=True):
         trail.enter(heading.level, heading.title)
         segments.append(Segment(text[heading.end : end].strip("\r\n"), heading=trail.path))
-    return (found[0].title if found else ""), segments
+    return (found[0].title if found else ""), segments, None
 
 
-def _html(data: bytes, location: str) -> tuple[str, list[Segment], str | None]:
+def _html(data: bytes, location: str) -> Read:
     from reflectcli.sources.html_text import read_html
 
     return read_html(_decode(data, location, html=True))
 
 
-def _pdf(data: bytes, location: str) -> tuple[str, list[Segment], str | None]:
+def _pdf(data: bytes, location: str) -> Read:
     from reflectcli.sources.pdf_text import read_pdf
 
     return read_pdf(data, location)
 
 
-def _docx(data: bytes, location: str) -> tuple[str, list[Segment]]:
+def _docx(data: bytes, location: str) -> Read:
     """Paragraphs and tables in body order, each a paragraph of its own (a table as rows of
     cells joined by " | "; a run of code paragraphs one code block), split at Heading styles,
     each part under its heading path; the Title paragraph is text too (searchable). The title
@@ -125,7 +130,7 @@ def _docx(data: bytes, location: str) -> tuple[str, list[Segment]]:
             trail.enter(level, text)
             first_heading = first_heading or text
     segments.append(blocks.segment(trail.path))
-    return title or first_heading, segments
+    return title or first_heading, segments, None
 
 
 CODE_STYLES = ("code", "preformatted", "verbatim", "listing", "macro text")  # parts of a style's name
@@ -182,9 +187,12 @@ def table_rows(table) -> str:
     """A DOCX table as lines of cells joined by " | ": a merged cell once, in its first
     column (the columns it spans after it, and the rows it spans below it, are empty, so
     that every cell stays under its column's header); nested tables in their cell."""
-    rows, above = [], []
+    rows: list[str] = []
+    above: list[Any] = []  # the cells' XML elements (python-docx's CT_Tc) of the row above
     for row in table.rows:
-        cells, seen, here = [], [], []
+        cells: list[str] = []
+        seen: list[Any] = []
+        here: list[Any] = []
         for column, cell in enumerate(row.cells):
             here.append(cell._tc)
             merged = any(cell._tc is tc for tc in seen) or (column < len(above) and above[column] is cell._tc)

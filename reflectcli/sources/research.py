@@ -153,7 +153,7 @@ class JournaledSearch:
     """A retriever whose answers (hits and notes) are journaled per run like model answers: a search repeated
     after a kill (answered, not yet checkpointed) is replayed, never paid twice."""
 
-    def __init__(self, inner: Callable[[str], list[dict[str, Any]]], store: Any, thread_id: str,
+    def __init__(self, inner: Callable[[str], dict[str, Any]], store: Any, thread_id: str,
                  label: str):  # fmt: skip
         self.inner = inner
         self.store = store

@@ -214,10 +214,10 @@ class Resolver:
             real, shown, refused = self.allowed(path, word)
             if real is not None:
                 return self._added(str(real), "file", shown)
-            held = by_location.get(str(path))
-            if held is not None:  # the person added it: it may be cited (its text is the library's)
-                return {"status": "resolved", "by": "file (in the library)", "source_id": held["id"],
-                        "location": held["shown"], "title": one_line(held["title"])}  # fmt: skip
+            known = by_location.get(str(path))
+            if known is not None:  # the person added it: it may be cited (its text is the library's)
+                return {"status": "resolved", "by": "file (in the library)", "source_id": known["id"],
+                        "location": known["shown"], "title": one_line(known["title"])}  # fmt: skip
             why = why or refused
         if parts["paths"]:
             return {"status": "unresolved", "why": why}

@@ -21,7 +21,7 @@ unchanged by every output (References, the artifact, `show`, the exports):
     sentence  the claim as the article says it (citations and emphasis removed)
     source    "S1": the cited id
     section   the section's title ("" outside any)
-    verdict   the final verdict (`final_verdict`), one of `VERDICTS`:
+    verdict   the final verdict (`final_verdict`), one of `writing.rubric.VERDICTS`:
               contradicted  code or the critic found the passage says otherwise (blocks a pass)
               unsupported   the critic found the passage does not say it (an improvement)
               unverified    code found a name or number the passage lacks ("not in the passage:
@@ -46,14 +46,15 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
 
-from reflectcli.sources.facts import missing_names, missing_numbers, namesakes, renumbered, terms
+from reflectcli.sources.names import missing_names, namesakes
 from reflectcli.sources.polarity import opposite, passage_denies, sentence_denies, units
+from reflectcli.sources.quantities import missing_numbers, renumbered
+from reflectcli.sources.words import terms
 from reflectcli.writing.citations import CITATION
-from reflectcli.writing.claims import VERDICTS, claims_in, pieces, sentences, states_something
+from reflectcli.writing.claims import claims_in, pieces, sentences, states_something
 from reflectcli.writing.textops import normalize
 
-__all__ = ["VERDICTS", "attribute", "check", "examine", "final_verdict", "judge", "verbatim"]
-CHECKS = ("contradicted", "unverified", "consistent")  # code's verdicts
+__all__ = ["attribute", "check", "examine", "final_verdict", "judge", "verbatim"]
 CARRIERS = 3  # passage sentences, the best carrying first, compared for a contradiction
 NEAR = 0.6  # ... each holding this share of the words the best one holds
 VERBATIM_TERMS = 0.9  # share of the claim's content words a near-verbatim passage sentence holds
@@ -240,7 +241,7 @@ def judge(
             quote = found.quote
             if by == "critic":
                 reason = (given or {}).get("reason") or f"the critic found it {verdict}"
-                if _quoted((given or {}).get("quote") or "", passage):
+                if given and _quoted(given.get("quote") or "", passage):
                     quote = given["quote"]
             elif by == "critic and check":
                 said_why = (given or {}).get("reason") or "the critic found it contradicted"
@@ -277,7 +278,8 @@ def attribute(text: str, evidence: list[dict[str, Any]]) -> tuple[str, list[str]
             bare = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", sentence)
             for item in evidence:
                 if verbatim(bare, item["text"]):
-                    end = re.search(r"[.!?。！？]*\s*$", sentence).start()
+                    tail = re.search(r"[.!?。！？]*\s*$", sentence)  # (it matches: at least the end)
+                    end = tail.start() if tail else len(sentence)
                     parts[i] = f"{sentence[:end]} [{item['id']}]{sentence[end:]}"
                     added.append(item["id"])
                     break

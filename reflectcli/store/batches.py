@@ -8,6 +8,8 @@ import json
 import time
 from typing import Any
 
+from reflectcli.store.connection import Connection
+
 BATCH_KEYS = ("id", "created_at", "source", "mode", "settings", "cancelled")
 TASK_KEYS = ("batch_id", "n", "line", "thread_id", "task", "overrides", "job_id", "worker",
              "queued_at", "started_at", "attempts", "faults", "error")  # fmt: skip
@@ -29,7 +31,7 @@ def _task(row: Any) -> dict[str, Any]:
 class BatchTables:
     """Reads and writes of the batch tables on an open store connection (either backend)."""
 
-    def __init__(self, conn: Any):
+    def __init__(self, conn: Connection):
         self.conn = conn
 
     def create(self, batch_id: str, source: str, mode: str, settings: dict[str, Any],

@@ -29,7 +29,7 @@ def load_run(runs_dir: Path, thread_id: str) -> tuple[dict[str, Any], dict[str, 
     validate_thread_id(thread_id)
     with open_store(runs_dir) as store:
         run = store.get_run(thread_id) if store else None
-        if run is None:
+        if store is None or run is None:
             raise UserError(f"unknown thread id {thread_id!r} in {runs_dir}",
                             hint="`reflectcli history` lists the runs")  # fmt: skip
         state = store.load_state(thread_id) or {
@@ -58,7 +58,8 @@ def delete(runs_dir: Path, thread_id: str) -> dict[str, Any]:
     if run["status"] == "running":
         raise UserError(f"thread {thread_id} is running now", hint="stop it first")
     with open_store(runs_dir, read_only=False) as store:
-        store.delete_run(thread_id)
+        if store is not None:  # (None: its database went meanwhile, and the run with it)
+            store.delete_run(thread_id)
     artifact = Path(run["artifact"] or "")
     if artifact.name == f"{thread_id}.md" and artifact.is_file():
         artifact.unlink()

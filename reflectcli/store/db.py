@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from reflectcli.errors import LostClaim, RunBusy, UserError
+from reflectcli.store.connection import Connection
 from reflectcli.store.fenced import fenced_saver
 from reflectcli.store.migrations import MIGRATIONS
 from reflectcli.store.owners import (  # noqa: F401  (HOST, effective_status, lease_seconds: the store's words for callers)
@@ -41,7 +42,6 @@ from reflectcli.store.owners import (  # noqa: F401  (HOST, effective_status, le
     lease_seconds,
     my_start,
     owner_alive,
-    owner_of,
     process_start,
 )
 from reflectcli.store.sqlitefile import (  # noqa: F401  (make_private_dirs: for the runner's artifact folder)
@@ -50,7 +50,6 @@ from reflectcli.store.sqlitefile import (  # noqa: F401  (make_private_dirs: for
     _create_from_template,
     _private,
     _set_wal,
-    _sqlite_now,
     make_private_dirs,
 )
 
@@ -94,10 +93,6 @@ def store_url() -> str | None:
     return url
 
 
-
-
-
-
 class _NoContext:
     """A context that does nothing (cheaper than contextlib.nullcontext() per write)."""
 
@@ -124,13 +119,14 @@ class Store:
         self.path = self.runs_dir / DB_NAME
         self.url = url if url is not None else store_url()
         self.dialect = "postgres" if self.url else "sqlite"
+        self.conn: Connection  # sqlite3's, or pg.Connection
         self._others: list[Any] = []  # the checkpointer's connections
         self._fences: dict[str, int] = {}  # thread id -> the generation this store's claim holds
         self._journal_keys: dict[str, set[str]] = {}  # thread id -> its journal's keys (`journaled`)
         self._lock = threading.RLock()  # one transaction at a time on this store's connection
         self._depth = 0  # transactions open (nested ones join the outermost)
         if self.url:
-            self._open_postgres(read_only)
+            self._open_postgres(self.url, read_only)
             return
         if read_only:
             self._open_read_only()
@@ -148,14 +144,14 @@ class Store:
             if fresh:  # created private, with every table, before anything else is written
                 fresh = not _create_from_template(self.path)
                 _private(self.runs_dir)  # a folder that existed (say, tracked by git as 0755)
-            self.conn = _connect(self.path, isolation_level=None)
-            self.conn.row_factory = sqlite3.Row
+            self.conn = conn = _connect(self.path, isolation_level=None)
+            conn.row_factory = sqlite3.Row
             if fresh:  # lets compaction hand freed pages back to the file system
-                self.conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
-            _set_wal(self.conn)
+                conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            _set_wal(conn)
             # Our tables survive a killed process with NORMAL in WAL mode; only a power loss
             # could drop the last commits, and the checkpoint (FULL) can rebuild them.
-            self.conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
             self.migrate()
         except sqlite3.DatabaseError as exc:
             raise UserError(
@@ -172,9 +168,10 @@ class Store:
             return safe_url(self.url)
         return str(self.path)
 
-    def _open_postgres(self, read_only: bool) -> None:
+    def _open_postgres(self, url: str, read_only: bool) -> None:
         try:
-            from reflectcli.store.pg import Connection, safe_url
+            from reflectcli.store.pg import Connection as PgConnection
+            from reflectcli.store.pg import safe_url
         except ImportError as exc:
             raise UserError("a postgresql:// store needs the PostgreSQL extras (psycopg, "
                             f"procrastinate): {exc.name} is not installed",
@@ -190,10 +187,10 @@ class Store:
             # a transaction idle this long is a stopped process's: the server ends it (a slow but
             # live one, starved of CPU for a moment, keeps its session)
             idle = max(30.0, 2 * lease_seconds())
-            self.conn = Connection(self.url, connect_timeout=10, idle_ms=int(idle * 1000))
+            self.conn = PgConnection(url, connect_timeout=10, idle_ms=int(idle * 1000))
         except Exception as exc:  # psycopg.OperationalError: refused, unknown db, auth
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise UserError(f"cannot reach the PostgreSQL store {safe_url(self.url)}: {first}",
+            raise UserError(f"cannot reach the PostgreSQL store {safe_url(url)}: {first}",
                             hint="check REFLECTCLI_STORE / --store / the config key `store`, "
                             "and that the server is up") from exc  # fmt: skip
         self.migrate()
@@ -227,12 +224,12 @@ class Store:
                             hint="run any write command on it once to upgrade it")  # fmt: skip
 
     def _connect_read_only(self, uri: str) -> set[str]:
-        self.conn = _connect(uri, uri=True)
-        self.conn.row_factory = sqlite3.Row
+        self.conn = conn = _connect(uri, uri=True)
+        conn.row_factory = sqlite3.Row
         try:
-            return {row[0] for row in self.conn.execute("SELECT name FROM _migrations")}
+            return {row[0] for row in conn.execute("SELECT name FROM _migrations")}
         except sqlite3.DatabaseError:
-            self.conn.close()
+            conn.close()
             raise
 
     @classmethod
@@ -320,7 +317,7 @@ class Store:
     @contextmanager
     def _schema_lock(self) -> Iterator[None]:
         """On PostgreSQL, one process at a time changes the schema (SQLite: BEGIN IMMEDIATE does)."""
-        if self.dialect != "postgres":
+        if not self.url:  # SQLite
             yield
             return
         # Poll with try-lock rather than wait in pg_advisory_lock: a waiting statement holds a
@@ -333,7 +330,12 @@ class Store:
         session = psycopg.connect(self.url, autocommit=True, prepare_threshold=None, connect_timeout=10,
                                   **named(self.url, "schema"))  # fmt: skip
         deadline = time.monotonic() + SCHEMA_LOCK_WAIT
-        while not session.execute("SELECT pg_try_advisory_lock(7243019)").fetchone()[0]:
+
+        def locked() -> bool:
+            row = session.execute("SELECT pg_try_advisory_lock(7243019)").fetchone()
+            return row is not None and bool(row[0])
+
+        while not locked():
             if time.monotonic() > deadline:
                 session.close()
                 raise UserError(
@@ -394,6 +396,9 @@ class Store:
             from langgraph.checkpoint.postgres import PostgresSaver
 
             # the process's pool (autocommit; the saver asks for dict rows per cursor)
+            from reflectcli.store.pg import Connection as PgConnection
+
+            assert isinstance(self.conn, PgConnection)  # a postgresql:// store's
             saver = fenced_saver(PostgresSaver, self)(self.conn.pool, serde=serde)
             if not self._saver_ready(len(saver.MIGRATIONS)):
                 with self._schema_lock():
@@ -727,7 +732,7 @@ class Store:
 
     def _vacuum(self) -> None:
         """Hand freed pages back to the file system (SQLite; PostgreSQL's autovacuum does this)."""
-        if self.dialect == "sqlite":
+        if isinstance(self.conn, sqlite3.Connection):  # SQLite
             self.conn.executescript("PRAGMA incremental_vacuum;")  # execute() frees one page only
 
     def compact(self, thread_id: str) -> None:

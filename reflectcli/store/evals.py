@@ -4,9 +4,10 @@ and one per stored judgement (task number, kind). SQL only; the eval package dec
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from typing import Any
+
+from reflectcli.store.connection import Connection
 
 EVAL_KEYS = ("id", "created_at", "updated_at", "suite", "judge", "settings", "tasks", "status",
              "against", "meta")  # fmt: skip
@@ -22,7 +23,7 @@ def _eval(row: tuple) -> dict[str, Any]:
 
 
 class EvalTables:
-    def __init__(self, conn: sqlite3.Connection):
+    def __init__(self, conn: Connection):
         self.conn = conn
 
     def create(self, eval_id: str, suite: str, judge: str, settings: dict[str, Any],

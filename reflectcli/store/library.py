@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import math
 import re
-import sqlite3
 import time
 import unicodedata
 from typing import Any
+
+from reflectcli.store.connection import Connection
 
 SOURCE_KEYS = ("id", "kind", "location", "title", "content_hash", "chars", "added_at", "updated_at", "shown")
 HIT_KEYS = ("chunk_id", "source_id", "title", "location", "kind", "page", "heading", "text", "score")
@@ -64,7 +65,7 @@ def _folded_text(text: str) -> str:
 class Library:
     """Sources and chunks in an open reflect.db connection (the store's)."""
 
-    def __init__(self, conn: sqlite3.Connection):
+    def __init__(self, conn: Connection):
         self.conn = conn
         self.postgres = getattr(conn, "dialect", "sqlite") == "postgres"
         # FTS5 keeps one tokenizer per table: the exact forms and the stemmed ones are two

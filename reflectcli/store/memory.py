@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from reflectcli.store.connection import Connection
 from reflectcli.store.library import _folded, tsquery
 
 LESSON_KEYS = ("id", "text", "scope", "tags", "strength", "seen", "uses", "created_at", "last_seen",
@@ -27,7 +28,7 @@ def _lesson(row: tuple) -> dict[str, Any]:
 class MemoryTables:
     """Reads and writes of the memory tables on an open reflect.db connection."""
 
-    def __init__(self, conn: sqlite3.Connection):
+    def __init__(self, conn: Connection):
         self.conn = conn
         self.postgres = getattr(conn, "dialect", "sqlite") == "postgres"
 
@@ -97,6 +98,7 @@ class MemoryTables:
                 self.conn.execute(f"UPDATE lessons SET status = 'archived' WHERE id IN "
                                   f"({', '.join('?' * len(faded))})", faded)  # fmt: skip
             return faded
+        assert isinstance(self.conn, sqlite3.Connection)  # not PostgreSQL: sqlite3's
         self.conn.create_function("strength_now", 2, strength_now, deterministic=True)
         rows = self.conn.execute(
             "UPDATE lessons SET status = 'archived' WHERE status = 'active' AND pinned = 0 "

@@ -14,7 +14,7 @@ import os
 import re
 import threading
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 import psycopg
 import psycopg.adapt
@@ -29,7 +29,7 @@ _TYPES = [
 
 
 def is_url(location: str | None) -> bool:
-    return bool(location) and bool(URL.match(location))
+    return location is not None and bool(URL.match(location))
 
 
 def schema_sql(sql: str) -> str:
@@ -98,7 +98,11 @@ def _rows(cursor: psycopg.Cursor) -> Any:
     return lambda values: Row(names, values)
 
 
-def named(url: str, role: str) -> dict[str, str]:
+class AppName(TypedDict, total=False):
+    application_name: str
+
+
+def named(url: str, role: str) -> AppName:
     """A connection's application_name (`reflectcli-<role>`: store, check, schema, queue), so
     that pg_stat_activity says whose each connection is; none when the URL names one itself."""
     return {} if "application_name" in url else {"application_name": f"reflectcli-{role}"}

@@ -5,11 +5,11 @@ Plain SQL both backends read: `history` must not pay for LangGraph or litellm im
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections import Counter
 from typing import Any
 
+from reflectcli.store.connection import Connection
 from reflectcli.store.db import effective_status
 
 HISTORY_KEYS = (
@@ -23,7 +23,7 @@ _LIVE = ("running", "interrupted")  # a dead `running` reads as `interrupted`
 
 
 def list_runs(
-    conn: sqlite3.Connection,
+    conn: Connection,
     *,
     limit: int | None = 20,
     status: str | None = None,
@@ -31,7 +31,8 @@ def list_runs(
     since: float | None = None,
 ) -> list[dict[str, Any]]:
     """Runs newest first, with their effective status, filtered in SQL where possible."""
-    where, args = [], []
+    where: list[str] = []
+    args: list[str | float] = []
     if status in _LIVE:
         where.append("status IN ('running', 'interrupted')")
     elif status:
@@ -80,7 +81,7 @@ def _group(runs: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def run_stats(conn: sqlite3.Connection, since: float | None = None) -> dict[str, Any]:
+def run_stats(conn: Connection, since: float | None = None) -> dict[str, Any]:
     """Aggregates over runs: statuses, rounds, stop reasons, score gain, fallbacks, usage."""
     runs = list_runs(conn, limit=None, since=since)
     finished = [r for r in runs if r["status"] == "finished"]

@@ -282,7 +282,7 @@ def _filler(title: str, said: list[str]) -> list[Finding]:
 
 
 def _repeats(title: str, said: list[str], seen: dict[str, str]) -> list[Finding]:
-    found = []
+    found: list[Finding] = []
     for sentence in said:
         key = normalize(sentence)
         if len(key.split()) < 5 and not _cjk(sentence):

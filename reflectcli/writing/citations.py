@@ -23,6 +23,7 @@ hold, and names every citation it rewrote: code changes no citation without sayi
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -49,7 +50,6 @@ CITATION = LazyPattern(
 # CITATION without its look-behinds: whatever CITATION could find in any piece of a text, so a
 # text it misses needs no parse at all
 ANYWHERE = LazyPattern(CITATION.pattern.replace(r"(?<![\w`])", ""), re.I)
-NAMED = LazyPattern(_OPEN + r"\s*" + _PREFIX + _ITEM + _MORE + r"\s*" + _CLOSE, re.I)  # [S3], not [3]
 _HAS_PREFIX = LazyPattern(r"(?<![a-z])" + _PREFIX + r"\d", re.I)
 _PART = LazyPattern(r"(" + _SEP + r")?(?:" + _PREFIX + r")?(\d+)([a-z]?)", re.I)
 MAX_RANGE = 20  # a range naming more ids than this is malformed, not expanded
@@ -251,7 +251,7 @@ def _found(text: str, labels: frozenset[str], skip: frozenset[int]) -> tuple[Cit
     return tuple(found)
 
 
-def citations(text: str, labels: frozenset[str] | set[str] | None = None,
+def citations(text: str, labels: Collection[str] | None = None,
               skip_lines: frozenset[int] = frozenset()) -> tuple[Citation, ...]:  # fmt: skip
     """Every bracket in `text`'s prose that may cite, in order (`defined` marks the citations);
     `labels`: the outside article's own reference labels; `skip_lines`: lines not read (the
@@ -261,7 +261,7 @@ def citations(text: str, labels: frozenset[str] | set[str] | None = None,
     return _found(text, frozenset(labels or ()), frozenset(skip_lines))
 
 
-def cited_ids(text: str, labels: frozenset[str] | set[str] | None = None) -> list[str]:
+def cited_ids(text: str, labels: Collection[str] | None = None) -> list[str]:
     """Every id cited in `text`, in order of first citation."""
     return list(dict.fromkeys(i for c in citations(text, labels) if c.defined for i in c.ids))
 

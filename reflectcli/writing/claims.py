@@ -15,7 +15,6 @@ from typing import Any
 
 from reflectcli.writing.citations import CITATION, ids_in
 from reflectcli.writing.reflist import without_references
-from reflectcli.writing.rubric import VERDICTS  # noqa: F401 (the claims' verdicts, named here too)
 from reflectcli.writing.sentences import pieces, sentences  # noqa: F401 (the one segmenter)
 from reflectcli.writing.textops import CJK, section_bodies
 from reflectcli.writing.textops import markdown_parser as _parser

@@ -58,11 +58,6 @@ class Echo:
     text: str
     removed: list[str] = field(default_factory=list)
 
-    @property
-    def share_removed(self) -> float:
-        gone = sum(len(r) for r in self.removed)
-        return gone / (gone + len(self.text)) if gone else 0.0
-
 
 def is_echo(sentence: str, call: Call) -> bool:
     """Whether one sentence of an answer repeats what the call said (see the module docstring);
@@ -190,7 +185,7 @@ def _sentence_cuts(text: str, block: markdown.Block, call: Call, removed: list[s
                    first: bool) -> list[tuple[int, int]]:  # fmt: skip
     """The spans of a paragraph's echoed sentences and labels (`first`: the answer's first
     paragraph); code spans are never cut."""
-    cuts = []
+    cuts: list[tuple[int, int]] = []
     body = text[block.start : block.end]
     if not _may_echo(body, call):
         return cuts
@@ -223,13 +218,14 @@ def _edge_cuts(text: str, call: Call, removed: list[str], cut: set[int]) -> list
         return block if block is not None and block.kind == "paragraph" and not block.in_list else None
 
     head, tail = prose(found[0] if found else None), prose(found[-1] if found else None)
-    cuts = []
+    cuts: list[tuple[int, int]] = []
     if found and found[-1].in_list:  # "Here's what I did:" over a list of the changes, at the end
         k = max((i for i, b in enumerate(found) if not b.in_list), default=None)
-        spans = list(_spans(text[found[k].start : found[k].end])) if k is not None and prose(found[k]) else []
-        if spans and spans[-1][0].endswith(":") and closing_remark(spans[-1][0]):
-            removed.append(text[found[k].start + spans[-1][1] :].strip())  # the remark and list
-            cuts.append((found[k].start + spans[-1][1], len(text)))
+        last = prose(found[k]) if k is not None else None
+        spans = list(_spans(text[last.start : last.end])) if last is not None else []
+        if last is not None and spans and spans[-1][0].endswith(":") and closing_remark(spans[-1][0]):
+            removed.append(text[last.start + spans[-1][1] :].strip())  # the remark and list
+            cuts.append((last.start + spans[-1][1], len(text)))
             tail = None
     if head is not None:
         line = text[head.start : head.end].split("\n", 1)[0]
@@ -239,7 +235,9 @@ def _edge_cuts(text: str, call: Call, removed: list[str], cut: set[int]) -> list
             head = markdown.Block("paragraph", head.start + len(line) + 1, head.end)
             tail = head if tail is not None and tail.end == head.end else tail
     for block, pick, remark in ((head, 0, opening_remark), (tail, -1, closing_remark)):
-        spans = list(_spans(text[block.start : block.end])) if block is not None else []
+        if block is None:
+            continue
+        spans = list(_spans(text[block.start : block.end]))
         if not spans:
             continue
         sentence, start, end = spans[pick]

@@ -27,7 +27,7 @@ def _stemmer():
 
 def _pairs(name: str) -> list[tuple[str, str]]:
     text = resources.files("reflectcli.writing").joinpath("data", name).read_text(encoding="utf-8")
-    return [tuple(line.split(" ", 1)) for line in text.splitlines() if " " in line]
+    return [(a, b) for a, space, b in (line.partition(" ") for line in text.splitlines()) if space]
 
 
 @lru_cache(maxsize=1)

@@ -70,6 +70,7 @@ def _entries(text: str, start_line: int, stop_line: int) -> list[Entry] | None:
     there is not one (prose, a table, code: then it is no reference list)."""
     tokens = markdown_parser().parse(text)
     entries: list[Entry] = []
+    found: list[Entry] | None
     depth = 0  # lists open; only a top-level list's items are entries (a nested one is a note)
     for i, token in enumerate(tokens):
         if not token.map and token.type not in ("bullet_list_close", "ordered_list_close"):
@@ -157,7 +158,7 @@ def _trailing_list(text: str, total: int) -> tuple[list[Entry], set[int]]:
     """A numbered list that is the document's last block (after the last section's prose)."""
     tokens = markdown_parser().parse(text)
     top = [t for t in tokens if t.level == 0 and t.nesting != -1 and t.map]
-    if len(top) < 2 or top[-1].type != "ordered_list_open":
+    if len(top) < 2 or top[-1].type != "ordered_list_open" or top[-1].map is None:
         return [], set()
     start = top[-1].map[0]
     found = _entries(text, start, total)

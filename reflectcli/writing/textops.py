@@ -469,27 +469,3 @@ def markdown_parser() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     return MarkdownIt("commonmark")
-
-
-_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
-
-
-def prose_parts(text: str) -> list[tuple[str, bool]]:
-    """`text` cut into pieces, each marked True when it is prose and False when it is code (a
-    fenced or indented block, found by the parser; an inline `code` span): joined, the pieces
-    are `text`."""
-    code: set[int] = set()
-    for token in markdown_parser().parse(text):
-        if token.type in ("fence", "code_block") and token.map:
-            code.update(range(*token.map))
-    parts: list[tuple[str, bool]] = []
-    for n, line in enumerate(text.splitlines(keepends=True)):
-        if n in code:
-            parts.append((line, False))
-            continue
-        last = 0
-        for span in _INLINE_CODE.finditer(line):
-            parts += [(line[last : span.start()], True), (span.group(), False)]
-            last = span.end()
-        parts.append((line[last:], True))
-    return [(piece, prose) for piece, prose in parts if piece]

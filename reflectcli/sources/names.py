@@ -1,0 +1,206 @@
+"""Names of a sentence, as the veto in `verify.check` compares them with a passage: capitalised
+words and acronyms in the forms real text writes them (a surname alone, initials, words glued,
+spelled a letter apart), and another person of the same surname (`namesakes`)."""
+
+from __future__ import annotations
+
+import re
+
+from reflectcli.sources.quantities import MONTHS, dates, quantities
+from reflectcli.writing.textops import CJK, fold
+
+FUNCTION = frozenset(
+    "a an the he she it they we i you his her its their our this that these those there here "
+    "in on at by for from to of with as after before during since until while when where if "
+    "although though because but and or so yet also however today later then now once "
+    "some many most all both each every few several such other another one no not never "
+    "what which who how why whose many much more less only even still about around over under "
+    "between through into upon within without against among despite according unlike like "
+    "first second third last next finally meanwhile moreover furthermore additionally instead "
+    "thus hence therefore indeed perhaps currently recently previously formerly originally".split()
+)
+_NOT_CJK = r"(?![\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])"
+# a word of a name: letters, not CJK characters ("Xbox" in "Xbox的销量" is a word of its own)
+_NAME = re.compile(rf"{_NOT_CJK}[^\W\d_](?:{_NOT_CJK}[\w'’.\-])*", re.UNICODE)
+
+
+def _name_form(word: str) -> str:
+    """A name as compared: folded, no possessive, no dots ("U.K." → "uk", "Luther's" → "luther")."""
+    word = re.sub(r"['’]s?$", "", word)
+    folded = fold(word).replace(".", "").strip("-")
+    for month in MONTHS:  # "Dec." and "December", "Sept" and "September" are one name
+        if len(folded) >= 3 and month.startswith(folded):
+            return month
+    return folded
+
+
+JOINERS = frozenset(("of", "de", "von", "van", "der", "la", "du"))
+
+
+def _opens_name(word: str, following: str) -> bool:
+    """Whether a capitalised first word of a sentence is a name: not a function word ("He"), an
+    adverb or participle ("Printing"), or a plural ("Scholars"), unless it is a possessive
+    ("Luther's") or starts a run of capitalised words ("Kent State")."""
+    folded = fold(word)
+    if folded in FUNCTION or folded.endswith(("ly", "ing", "ed")):
+        return False
+    if re.search(r"['’]s?$", word) or following[:1].isupper():
+        return True
+    return not re.search(r"[^aeiousy]s$|[^s]es$", folded)  # "Scholars", "Lighthouses": a plural
+
+
+def name_runs(sentence: str) -> list[list[str]]:
+    """Runs of capitalised words and acronyms ("Johannes Gutenberg", "UK"), as compared; the
+    sentence's first word only when it opens a name (`_opens_name`)."""
+    runs: list[list[str]] = []
+    current: list[str] = []
+    words = [m for m in _NAME.finditer(sentence) if not sentence[: m.start()][-1:].isdigit()]  # "$3M", "5G"
+    for i, match in enumerate(words):
+        word = match.group().rstrip(".-") or match.group()
+        capital = word[:1].isupper()
+        first = i == 0 or bool(re.search(r"[.!?:;\"“(]\s*$", sentence[: match.start()]))
+        if capital and first and not _opens_name(word, words[i + 1].group() if i + 1 < len(words) else ""):
+            capital = False
+        joined = i > 0 and not sentence[words[i - 1].end() : match.start()].strip()
+        if current and not joined:  # "Topeka, Kansas" is two names
+            runs.append(current)
+            current = []
+        if capital and CJK.search(word) is None:
+            current.append(_name_form(word))
+            if re.search(r"['’]s?$", word):  # "Disney's Hollywood Studios": two names
+                runs.append(current)
+                current = []
+            continue
+        if current and fold(word) in JOINERS and i + 1 < len(words):
+            nxt = words[i + 1].group()
+            if nxt[:1].isupper():
+                current.append(fold(word))  # "University of Mainz" is one name
+                continue
+        if current:
+            runs.append(current)
+            current = []
+    if current:
+        runs.append(current)
+    return [r for r in runs if r]
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether `a` and `b` differ by one letter added, dropped or changed ("Paterson" / "Patterson")."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return a == b
+    if len(a) > len(b):
+        a, b = b, a
+    i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), len(a))
+    return a[i + (len(a) == len(b)) :] == b[i + 1 :]
+
+
+def _known(word: str, held: set[str]) -> bool:
+    if word in held:
+        return True
+    if len(word) >= 6 and any(len(other) >= 6 and _one_edit(word, other) for other in held):
+        return True  # a name spelled one letter apart, as pages spell names
+    for other in held:  # "German" / "Germany", "Italy" / "Italian": one stem, another ending
+        shorter = min(len(word), len(other))
+        if shorter >= 4:
+            common = next((i for i, (a, b) in enumerate(zip(word, other, strict=False)) if a != b), shorter)
+            if common >= max(4, shorter - 1):
+                return True
+    return False
+
+
+# Words that say what kind of thing a name is ("Air Base", "Prefecture"): a name is held when
+# the passage holds its other words
+DESIGNATORS = frozenset(
+    "air base airport station prefecture province county district region river lake mount island "
+    "islands city town village church cathedral museum hospital university college school academy "
+    "company corporation inc ltd club fc party street road avenue park stadium".split()
+)
+# The words glued in scraped text ("NewsOPINIONApril": News, OPINION, April)
+_GLUED = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z\u00df-\u00ff]+|[A-Z]+|\w+")
+
+
+def missing_names(sentence: str, passage: str) -> list[str]:
+    """The names of `sentence` that `passage` holds in no form: the whole name, its last word
+    (a surname alone), its initials ("United Kingdom" / "UK"), the name its initials stand
+    for ("UK" / "United Kingdom"), its words glued ("A.V. Club" / "avclub"), its words but the
+    kind of place ("Hamamatsu Air Base" / "Hamamatsu"), each spelled up to a letter apart;
+    the passage's words read also unglued ("NewsOPINIONApril" holds April). A capitalised word
+    the sentence also writes in lower case is a title's word, no name ("A Tribute to ...")."""
+    words = _NAME.findall(passage)
+    pieces = [p for w in words for p in _GLUED.findall(w.replace(".", " ").replace("-", " "))]
+    held = {_name_form(w) for w in words + pieces} | dates(passage)[1]
+    acronyms = {w.replace(".", "").lower() for w in re.findall(r"\b[A-Z](?:\.?[A-Z])+\b\.?", passage)}
+    passage_runs = name_runs(passage)
+    initials = {"".join(w[0] for w in run if w not in JOINERS) for run in passage_runs}
+    alone = [r for r in passage_runs if len(r) == 1]
+    common = {fold(w) for w in re.findall(r"\b[a-z][a-z]+\b", sentence)}  # "a tribute album": no name
+    missing = []
+    for run in name_runs(sentence):
+        words = [w for w in run if w not in JOINERS and w not in common and w not in FUNCTION]
+        if not words:
+            continue
+        if all(_known(w, held) for w in words):
+            continue
+        if len(words) > 1 and "".join(words) in held:  # "A.V. Club" / "avclub.com"
+            continue
+        proper = [w for w in words if w not in DESIGNATORS]
+        if proper and len(proper) < len(words) and all(_known(w, held) for w in proper):
+            continue  # "Hamamatsu Air Base" / "Hamamatsu": the kind of place is no name
+        if len(words) == len(run) <= 3 and _known(run[-1], held) and not _namesake(run, passage_runs, held):
+            continue  # a surname alone ("Gutenberg"), unless the passage gives it another given name
+        if len(words) >= 3 and all(_known(w, held) for w in words[-2:]):  # titles: "Secretary Mike Pompeo"
+            continue
+        if len(words) > 1 and "".join(w[0] for w in words) in acronyms:
+            continue
+        if len(words) == 1 and words[0] in initials:
+            continue
+        if (
+            len(words) == len(run) == 2
+            and [words[0]] in alone
+            and not any(r[0] == words[0] and len(r) > 1 for r in passage_runs)
+        ):  # a given name alone ("Criss" for "Criss Oliva"), never another's ("Criss Angel")
+            continue
+        if (years := _WARS.get(" ".join(run))) and any(
+            years[0] <= q.value <= years[1] for q in quantities(passage) + dates(passage)[0]
+        ):  # "World War I" / "in 1916"
+            continue
+        missing.append(_written(run, sentence))
+    return missing
+
+
+def _written(run: list[str], sentence: str) -> str:
+    """A name as `sentence` writes it ("Dürer's" for the compared form "durer")."""
+    found = [m for m in _NAME.finditer(sentence)]
+    folded = [_name_form(m.group().rstrip(".-") or m.group()) if m.group()[:1].isupper() else fold(m.group())
+              for m in found]  # fmt: skip
+    for i in range(len(found) - len(run) + 1):
+        if folded[i : i + len(run)] == run:
+            said = sentence[found[i].start() : found[i + len(run) - 1].end()]
+            return re.sub(r"['’]s$", "", said).rstrip(".")
+    return " ".join(run)
+
+
+_WARS = {"world war i": (1914, 1918), "world war ii": (1939, 1945), "first world war": (1914, 1918),
+         "second world war": (1939, 1945)}  # fmt: skip
+
+
+def _namesake(run: list[str], passage_runs: list[list[str]], held: set[str]) -> list[str] | None:
+    """The passage's name with the surname of `run` and another given name ("Pierre Curie" for
+    "Marie Curie"), when the passage holds the claim's given name nowhere."""
+    if len(run) < 2 or _known(run[0], held):
+        return None
+    return next((r for r in passage_runs if len(r) > 1 and r[-1] == run[-1] and r[0] != run[0]
+                 and r[0] not in JOINERS), None)  # fmt: skip
+
+
+def namesakes(sentence: str, passage: str) -> list[tuple[str, str]]:
+    """(the sentence's name, the passage's) for each name of `sentence` whose surname the
+    passage gives to another person ("Marie Curie" / "Pierre Curie"): another person named."""
+    words = _NAME.findall(passage)
+    held = {_name_form(w) for w in words}
+    passage_runs = name_runs(passage)
+    out = []
+    for run in name_runs(sentence):
+        if (other := _namesake(run, passage_runs, held)) is not None:
+            out.append((_written(run, sentence), _written(other, passage)))
+    return out

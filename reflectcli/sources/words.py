@@ -1,0 +1,34 @@
+"""Content words of a sentence (stems, and single CJK characters), as the claim check compares a
+sentence with a passage's. The hard facts the veto in `verify.check` reads are in
+`quantities.py` (numbers read as values) and `names.py` (names in the forms real text writes
+them); denials and opposite words in `polarity.py`."""
+
+from __future__ import annotations
+
+import re
+
+from reflectcli.writing.lexicon import stem
+from reflectcli.writing.textops import CJK, fold
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+STOP = frozenset(
+    "the and for that with this from were was are has have had its his her their they them "
+    "been being which who whom whose what when where while into onto than then there these "
+    "those such also but nor can could would should will may might must very most "
+    "any each other about per via upon within because however although though "
+    "one two many much only just even still yet both either our your you she him how why out off "
+    "did does not never cannot".split()
+)
+
+
+def terms(text: str) -> list[str]:
+    """Content words (folded, as their stem: `writing.lexicon.stem`) and single CJK characters."""
+    out = []
+    for word in _WORD.findall(text):
+        if CJK.search(word):
+            out += [ch for ch in word if CJK.match(ch)]
+            continue
+        folded = fold(word)
+        if folded.isdigit() or (len(folded) >= 3 and folded not in STOP):
+            out.append(folded if folded.isdigit() else stem(folded))
+    return out

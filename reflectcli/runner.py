@@ -515,6 +515,7 @@ class Runner:
     def _retriever(self, store: Store, thread_id: str, settings: Settings):
         """Where the run's searches go (None without sources), journaled per run."""
         research = settings.research
+        inner: LocalRetriever | WebRetriever
         if research.sources == "local":
             inner = LocalRetriever(settings.runs_dir, research.top_k)
         elif research.sources in ("web", "hybrid"):

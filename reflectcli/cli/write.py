@@ -111,8 +111,10 @@ def write(
     ] = False,  # fmt: skip
     concurrency: Annotated[
         int | None,
-        typer.Option(help="Independent calls at once at most: searches, page fetches, and the "
-                     "sections of a parallel draft (default 8; 1 for local models)."),
+        typer.Option(
+            help="Independent calls at once at most: searches, page fetches, and the "
+            "sections of a parallel draft (default 8; 1 for local models)."
+        ),
     ] = None,  # fmt: skip
     draft_mode: Annotated[
         str | None,
@@ -229,8 +231,10 @@ def revise(
     thread: Annotated[str, typer.Argument(help="Thread id of a finished run.")],
     feedback: Annotated[
         str | None,
-        typer.Argument(help='Your critique, e.g. "Open with the 1455 date" (optional with --pick: '
-                       "the critic's own list)."),
+        typer.Argument(
+            help='Your critique, e.g. "Open with the 1455 date" (optional with --pick: '
+            "the critic's own list)."
+        ),
     ] = None,  # fmt: skip
     section: Annotated[
         str | None, typer.Option(help="The section it concerns (a title, or its number).")

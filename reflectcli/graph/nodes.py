@@ -239,15 +239,16 @@ class Nodes:
 
         done = in_order(one, indices, concurrency(state, self.writer))
         refused = next((d for d in done if isinstance(d, BudgetExceeded)), None)
+        upto = done.index(refused) if refused is not None else len(done)
+        kept = [d for d in done[:upto] if not isinstance(d, BudgetExceeded)]
         if refused is not None:  # the sections before the first refused one are kept
-            kept = done[: done.index(refused)]
             steps = {e["step"] for _, events in kept for e in events if "step" in e}
             stop = budget_stop("draft", BudgetExceeded(refused.why, [c for c in writer.calls
                                                                      if c.step not in steps]), 0)  # fmt: skip
             return {**stop, "sections": [body for body, _ in kept],
                     "trace": [e for _, events in kept for e in events] + stop["trace"]}  # fmt: skip
-        bodies = [body for body, _ in done]
-        update: dict[str, Any] = {"sections": bodies, "trace": [e for _, events in done for e in events]}
+        bodies = [body for body, _ in kept]
+        update: dict[str, Any] = {"sections": bodies, "trace": [e for _, events in kept for e in events]}
         if len(written) + len(bodies) == len(outline):
             text = assemble(outline, [*written, *bodies])
             update["versions"] = [{"n": 1, "round": 0, "kind": "draft", "text": text}]

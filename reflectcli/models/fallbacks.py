@@ -59,7 +59,7 @@ def heuristic_review(text: str, titles: list[str]) -> Review:
     missing section, a repeated sentence."""
     sentences = [s.strip().lower() for s in re.split(r"[.!?。！？]\s*", text) if s.strip()]
     unique = len(set(sentences)) / len(sentences) if sentences else 0.0
-    bodies = section_bodies(text, titles) if titles else [text]
+    bodies: list[str | None] = section_bodies(text, titles) if titles else [text]
     present = sum(1 for b in bodies if b is not None) / len(bodies) if bodies else 0.0
     words = len(text.split())
     completeness = min(10.0, words / 60)

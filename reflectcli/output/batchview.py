@@ -40,8 +40,8 @@ class BatchProgress:
     def __init__(self, console: Console | None = None, quiet: bool = False):
         self.console = safe.guard(console) if console else safe.console(stderr=True)
         self.quiet = quiet
-        self._bar = None
-        self._task = None
+        self._bar: Any = None  # a rich Progress, made at the first status on a terminal
+        self._task: Any = None
 
     def __call__(self, status: dict[str, Any]) -> None:
         if self.quiet or not self.console.is_terminal:

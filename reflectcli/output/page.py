@@ -142,8 +142,8 @@ def blocks(items: list, doc: Document, tight: bool = False) -> str:
             tag = "ol" if b.ordered else "ul"
             start = f' start="{b.start}"' if b.ordered and b.start != 1 else ""
             one = len(b.items) and all(len(i) == 1 and isinstance(i[0], Paragraph) for i in b.items)
-            items = "".join(f"<li>{blocks(i, doc, tight=bool(one))}</li>" for i in b.items)
-            out.append(f"<{tag}{start}>{items}</{tag}>")
+            shown = "".join(f"<li>{blocks(i, doc, tight=bool(one))}</li>" for i in b.items)
+            out.append(f"<{tag}{start}>{shown}</{tag}>")
         elif isinstance(b, Table):
 
             def cell(tag: str, content: list[Span], n: int, b: Table = b) -> str:

@@ -270,9 +270,9 @@ class Renderer:
             self._print(f"  [dim]feedback:[/] {escape(review['feedback'])}")
         if review.get("claims"):
             counts = rows.claim_counts(review["claims"])
-            shown = [f"[{CLAIM_COLOURS[v]}]{n} {v}[/]" for v, n in counts.items()
-                     if n or v in ("supported", "contradicted")]  # fmt: skip
-            self._print("  [dim]cited claims:[/] " + ", ".join(shown))
+            verdicts = [f"[{CLAIM_COLOURS[v]}]{n} {v}[/]" if n else f"[dim]0 {v}[/]"
+                        for v, n in counts.items() if n or v in ("supported", "contradicted")]  # fmt: skip
+            self._print("  [dim]cited claims:[/] " + ", ".join(verdicts))
         for imp in review["improvements"]:
             colour = "red" if imp["severity"] == "major" else "yellow"
             self._print(f"  [{colour}]{imp['severity']}[/] {escape(rows.where(imp))}: "

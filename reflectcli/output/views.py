@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from reflectcli.graph.rules import pending_step
 from reflectcli.output import rows, safe
@@ -104,9 +105,10 @@ class Views:
         from rich.table import Table
 
         table = Table(box=None, padding=(0, 1), header_style="bold")
-        for name, justify in (("id", "left"), ("when", "left"), ("status", "left"),
-                              ("rounds", "right"), ("score", "left"), ("tokens", "right"),
-                              ("task", "left")):  # fmt: skip
+        columns: tuple[tuple[str, Literal["left", "right"]], ...] = (
+            ("id", "left"), ("when", "left"), ("status", "left"), ("rounds", "right"),
+            ("score", "left"), ("tokens", "right"), ("task", "left"))  # fmt: skip
+        for name, justify in columns:
             table.add_column(name, justify=justify, no_wrap=name != "task", overflow="ellipsis")
         colours = {"finished": "green", "failed": "red", "interrupted": "yellow",
                    "running": "cyan", "waiting": "magenta"}  # fmt: skip
@@ -354,7 +356,7 @@ class Views:
             self.message(f"  #{c['seq'] + 1}{_place(c)} [{c['char_start']}-{c['char_end']}] "
                          f"{flat[:160]}{'…' if len(flat) > 160 else ''}")  # fmt: skip
 
-    def _columns(self, header: tuple[str, ...], rows: list[tuple[str, ...]], right: set[int]) -> None:
+    def _columns(self, header: tuple[str, ...], rows: Sequence[tuple[Any, ...]], right: set[int]) -> None:
         """Plain aligned columns (the last one free), in a pipe and on a terminal alike."""
         rows = [tuple(terminal_safe(c) for c in r) for r in rows]  # widths of what is shown
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]

@@ -93,6 +93,30 @@ def claim_improvements(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return items[:MAX_CLAIM_ITEMS]
 
 
+def _without_invented_ids(value: dict[str, Any], errors: list[str], held: set[str],
+                          labels: Any, round_no: int) -> tuple[list[str], list[dict[str, Any]]]:  # fmt: skip
+    """The critic's words cite no id the run lacks either: its feedback, improvements, queries
+    and claim reasons are cleaned in place (`clean_citations`); returns its errors cleaned and
+    the trace's notes on what was removed or rewritten."""
+    invented: list[str] = []
+    rewritten: list[tuple[str, str]] = []
+
+    def clean(text: str) -> str:
+        kept, gone, changed = clean_citations(text, held, labels)
+        invented.extend(gone)
+        rewritten.extend(changed)
+        return kept
+
+    value["feedback"] = clean(value["feedback"])
+    for imp in value["improvements"]:
+        imp["issue"], imp["section"] = clean(imp["issue"]), clean(imp["section"])
+    value["search_queries"] = [q for q in (clean(q).strip() for q in value["search_queries"]) if q]
+    for claim in value["claims"]:
+        claim["reason"], claim["quote"] = clean(claim["reason"]), clean(claim["quote"])
+    cleaned = [clean(e) for e in errors]
+    return cleaned, citation_notes("review", invented, rewritten, " from the critique", round=round_no)
+
+
 class Nodes:
     """The loop's steps, bound to a writer and a critic client."""
 
@@ -285,6 +309,9 @@ class Nodes:
         return body, [call_event("draft", completion, section=index + 1), *notes, *removed, *cited]
 
     def review(self, state: dict[str, Any]) -> dict[str, Any]:
+        """The critic's review of the latest version: its score (checked against its dimensions,
+        weighted by the policy), its improvements and claim verdicts, with every id it cites that
+        the run lacks removed; the critiques' ledger updated."""
         if state["params"].get("critic") == "checklist":
             return self.checklist(state)
         version = state["versions"][-1]
@@ -293,44 +320,8 @@ class Nodes:
         critiques = dict(state.get("critiques") or {})
         open_items = [c for c in critiques.values() if c["status"] == "open"]
         evidence = state.get("evidence") or []
-        cited = set(cited_ids(version["text"], run_labels(state)))
-        shown = [e for e in evidence if e["id"] in cited]
-        to_judge = []  # each claim with the ids it cites that the run holds (an outside article's
-        for claim in claims_in(version["text"], titles) if shown and not compact(self.critic) else []:
-            if held_ids := [i for i in claim["ids"] if i in cited and any(e["id"] == i for e in shown)]:
-                to_judge.append({**claim, "ids": held_ids})  # unresolved references have none)
         try:
-            result = complete_structured(
-                Budgeted(self.critic, state),
-                prompts.review_messages(
-                    state["task"],
-                    version["text"],
-                    round_no,
-                    state["params"].get("language"),
-                    open_items,
-                    compact=compact(self.critic),
-                    example=not takes_schema(self.critic),
-                    evidence=shown,
-                    research=researching(state),
-                    lessons=state.get("lessons"),
-                    claims=to_judge,
-                    outline=state["outline"]["sections"],
-                    sources=evidence or None,
-                ),
-                Review,
-                step=f"review:r{round_no}",
-                fallback=lambda: heuristic_review(version["text"], titles),
-                json_schema=review_schema(
-                    titles,
-                    [c["id"] for c in open_items],
-                    [e["id"] for e in shown] if not compact(self.critic) else None,
-                    queries=researching(state) and not compact(self.critic),
-                    claim_ids=[c["id"] for c in to_judge],
-                ),  # fmt: skip
-                max_tokens=REVIEW_TOKENS,
-                check=lambda r: implausible(r.score, r.dimensions.model_dump(), r.feedback,
-                                            compact(self.critic)),
-            )  # fmt: skip
+            result = self._ask_critic(state, version, round_no, titles, open_items)
         except BudgetExceeded as exc:
             return budget_stop("review", exc, round_no)
         value = result.value.model_dump()
@@ -343,25 +334,9 @@ class Nodes:
                 f"mean; using {score:g}", round=round_no,
             ))  # fmt: skip
         score = weighted(score, value["dimensions"], weights)
-        held = {e["id"] for e in evidence}  # the critic's words cite no id the run lacks either
-        labels = run_labels(state)
-        invented: list[str] = []
-        rewritten: list[tuple[str, str]] = []
-
-        def clean(text: str) -> str:
-            kept, gone, changed = clean_citations(text, held, labels)
-            invented.extend(gone)
-            rewritten.extend(changed)
-            return kept
-
-        value["feedback"] = clean(value["feedback"])
-        for imp in value["improvements"]:
-            imp["issue"], imp["section"] = clean(imp["issue"]), clean(imp["section"])
-        value["search_queries"] = [q for q in (clean(q).strip() for q in value["search_queries"]) if q]
-        for claim in value["claims"]:
-            claim["reason"], claim["quote"] = clean(claim["reason"]), clean(claim["quote"])
-        errors = [clean(e) for e in result.errors]
-        trace += citation_notes("review", invented, rewritten, " from the critique", round=round_no)
+        errors, notes = _without_invented_ids(value, result.errors, {e["id"] for e in evidence},
+                                              run_labels(state), round_no)  # fmt: skip
+        trace += notes
         claims = judge(version["text"], titles, evidence, value.pop("claims", []))
         found = [*value["improvements"], *claim_improvements(claims)]
         improvements = [{**imp, "id": f"r{round_no}.{i}"} for i, imp in enumerate(found, 1)]
@@ -387,6 +362,51 @@ class Nodes:
             trace.append(note_event("review", "fallback", "critic answer unusable after "
                                     "retries; heuristic score used", round=round_no))  # fmt: skip
         return {"reviews": [review], "critiques": critiques, "trace": trace}
+
+    def _ask_critic(self, state: dict[str, Any], version: dict[str, Any], round_no: int,
+                    titles: list[str], open_items: list[dict[str, Any]]) -> Any:  # fmt: skip
+        """The critic's call (`review:rN`): the version, the open critiques, the passages it
+        cites, and the claims to judge (each cited claim with the ids it cites that the run
+        holds; an outside article's unresolved references have none). A tiny critic judges no
+        claims and is shown no passages' ids."""
+        evidence = state.get("evidence") or []
+        cited = set(cited_ids(version["text"], run_labels(state)))
+        shown = [e for e in evidence if e["id"] in cited]
+        tiny = compact(self.critic)
+        to_judge = []
+        for claim in claims_in(version["text"], titles) if shown and not tiny else []:
+            if held_ids := [i for i in claim["ids"] if i in cited and any(e["id"] == i for e in shown)]:
+                to_judge.append({**claim, "ids": held_ids})
+        return complete_structured(
+            Budgeted(self.critic, state),
+            prompts.review_messages(
+                state["task"],
+                version["text"],
+                round_no,
+                state["params"].get("language"),
+                open_items,
+                compact=tiny,
+                example=not takes_schema(self.critic),
+                evidence=shown,
+                research=researching(state),
+                lessons=state.get("lessons"),
+                claims=to_judge,
+                outline=state["outline"]["sections"],
+                sources=evidence or None,
+            ),
+            Review,
+            step=f"review:r{round_no}",
+            fallback=lambda: heuristic_review(version["text"], titles),
+            json_schema=review_schema(
+                titles,
+                [c["id"] for c in open_items],
+                [e["id"] for e in shown] if not tiny else None,
+                queries=researching(state) and not tiny,
+                claim_ids=[c["id"] for c in to_judge],
+            ),
+            max_tokens=REVIEW_TOKENS,
+            check=lambda r: implausible(r.score, r.dimensions.model_dump(), r.feedback, tiny),
+        )
 
     def checklist(self, state: dict[str, Any]) -> dict[str, Any]:
         """The review by rules (writing/checklist.py): no model call, the same shape as the

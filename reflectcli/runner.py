@@ -88,6 +88,17 @@ def check_task(task: str) -> str:
     return task
 
 
+def check_question(question: str) -> str:
+    """A reader's question as one line, or a one-line error when it is empty or too long."""
+    question = " ".join((question or "").split())
+    if not question:
+        raise UserError("the question is empty: ask something about the article", exit_code=2)
+    if len(question) > MAX_TASK_CHARS:
+        raise UserError(f"the question is {len(question)} characters; the limit is {MAX_TASK_CHARS}",
+                        exit_code=2)  # fmt: skip
+    return question
+
+
 @contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
     """Treat SIGTERM like Ctrl-C while a run is going, so it stops the same clean way."""
@@ -274,21 +285,7 @@ class Runner:
         the index row and the artifact). `apply`: the answer becomes a revision, reviewed and
         chosen by the best-version rule, as `steer` does (then the run's result too). The same
         question asked again reuses its record: nothing is paid twice."""
-        from reflectcli.graph.ask import (
-            Asker,
-            answer_critique,
-            answer_section,
-            contradicted_claims,
-            same_question,
-            target_section,
-        )
-
-        question = " ".join((question or "").split())
-        if not question:
-            raise UserError("the question is empty: ask something about the article", exit_code=2)
-        if len(question) > MAX_TASK_CHARS:
-            raise UserError(f"the question is {len(question)} characters; the limit is {MAX_TASK_CHARS}",
-                            exit_code=2)  # fmt: skip
+        question = check_question(question)
         store = self._finished(thread_id, runs_dir, "ask")
         run = store.get_run(thread_id) or {}
         settings = resume_settings(run["settings"], {k: (flags or {}).get(k) for k in RESUME_FLAGS})
@@ -302,51 +299,22 @@ class Runner:
             state = self.state = store.load_state(thread_id) or {}
             if not state.get("versions"):
                 raise UserError(f"thread {thread_id} has no article to ask about", exit_code=2)
+            from reflectcli.graph.ask import same_question
+
             record = same_question(state, question, research)
             if record is not None:
                 self.ui.notice(f"asked before (q{record['n']}): its answer, not asked again")
             else:
-                web_used = settings.research.sources in ("web", "hybrid")
-                if research and not web_used:
-                    self.ui.notice("the run used no web research: --research adds nothing here")
                 models = self._models(settings)
-                writer, critic = self._clients(store, thread_id, models)
-                library = None
-                if library_size(runs_dir):
-                    top_k = settings.research.top_k
-                    library = JournaledSearch(LocalRetriever(runs_dir, top_k), store, thread_id,
-                                              f"ask:library:{top_k}")  # fmt: skip
-                web = self._retriever(store, thread_id, settings) if research and web_used else None
-                checker = None if settings.critic == "checklist" else critic
-                found = Asker(writer, checker, library, web)(state, question, research)
-                record = found["record"]
-                state = {**state, "questions": [*(state.get("questions") or []), record],
-                         "evidence": [*(state.get("evidence") or []), *found["evidence"]],
-                         "trace": [*(state.get("trace") or []), *found["trace"]]}  # fmt: skip
+                record, state = self._answer(store, thread_id, settings, state, question, research, models)
                 self.state = state
                 self._record(store, thread_id, path, run, last=True)
             if not apply:
                 store.release(thread_id)
                 store.close()
                 return record, None
-            if wrong := contradicted_claims(record):
-                raise UserError(f"not applied: the answer says “{wrong[0]['sentence']}”, which "
-                                f"[{wrong[0]['source']}] contradicts", exit_code=1,
-                                hint="ask again, or say what to change with `reflectcli revise`")  # fmt: skip
-            try:
-                index = target_section(state, record, section)
-            except ValueError as exc:
-                raise UserError(str(exc), exit_code=2) from None
-            store.compact(thread_id)  # the answer is recorded: the revision starts from the snapshot
-            graph, config = self._graph(store, thread_id, settings, models or self._models(settings))
-            if index is None:
-                graph.update_state(config, answer_section(state, record), as_node="revise")
-            else:
-                update = answer_critique(state, record, index)
-                grown = {k: [*state.get(k, []), *update[k]] for k in ("decisions", "trace")}
-                graph.update_state(config, {**state, **update, **grown},
-                                   as_node="revise" if review_first(state) else "gate_stop")  # fmt: skip
-            state = dict(graph.get_state(config).values or {})
+            graph, config, state = self._apply_answer(store, thread_id, settings, models, state,
+                                                      record, section)  # fmt: skip
         except BaseException:
             _quietly(store.release, thread_id)
             _quietly(store.close)
@@ -354,6 +322,57 @@ class Runner:
         self.ui.started(thread_id, run["task"], settings, path, resumed=True)
         self.ui.notice(f"the answer to q{record['n']}: {state['questions'][record['n'] - 1]['applied']}")
         return record, self._drive(store, thread_id, settings, graph, config, None, state)
+
+    def _answer(self, store: Store, thread_id: str, settings: Settings, state: dict[str, Any],
+                question: str, research: bool,
+                models: tuple[Any, Any]) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip
+        """The question answered (graph/ask.py's Asker: the run's evidence, then the source
+        library, then web research when asked and the run used it), checked by the critic
+        unless the checklist reviewed; returns the record and the state that holds it."""
+        from reflectcli.graph.ask import Asker
+
+        web_used = settings.research.sources in ("web", "hybrid")
+        if research and not web_used:
+            self.ui.notice("the run used no web research: --research adds nothing here")
+        writer, critic = self._clients(store, thread_id, models)
+        library = None
+        if library_size(settings.runs_dir):
+            top_k = settings.research.top_k
+            library = JournaledSearch(LocalRetriever(settings.runs_dir, top_k), store, thread_id,
+                                      f"ask:library:{top_k}")  # fmt: skip
+        web = self._retriever(store, thread_id, settings) if research and web_used else None
+        checker = None if settings.critic == "checklist" else critic
+        found = Asker(writer, checker, library, web)(state, question, research)
+        record = found["record"]
+        return record, {**state, "questions": [*(state.get("questions") or []), record],
+                        "evidence": [*(state.get("evidence") or []), *found["evidence"]],
+                        "trace": [*(state.get("trace") or []), *found["trace"]]}  # fmt: skip
+
+    def _apply_answer(self, store: Store, thread_id: str, settings: Settings, models: Any,
+                      state: dict[str, Any], record: dict[str, Any],
+                      section: str | None) -> tuple[Any, Any, dict]:  # fmt: skip
+        """`ask --apply`: the answer becomes a new section, or a critique of the section it
+        concerns, and the graph is set to revise (or review first); never a contradicted answer."""
+        from reflectcli.graph.ask import answer_critique, answer_section, contradicted_claims, target_section
+
+        if wrong := contradicted_claims(record):
+            raise UserError(f"not applied: the answer says “{wrong[0]['sentence']}”, which "
+                            f"[{wrong[0]['source']}] contradicts", exit_code=1,
+                            hint="ask again, or say what to change with `reflectcli revise`")  # fmt: skip
+        try:
+            index = target_section(state, record, section)
+        except ValueError as exc:
+            raise UserError(str(exc), exit_code=2) from None
+        store.compact(thread_id)  # the answer is recorded: the revision starts from the snapshot
+        graph, config = self._graph(store, thread_id, settings, models or self._models(settings))
+        if index is None:
+            graph.update_state(config, answer_section(state, record), as_node="revise")
+        else:
+            update = answer_critique(state, record, index)
+            grown = {k: [*state.get(k, []), *update[k]] for k in ("decisions", "trace")}
+            graph.update_state(config, {**state, **update, **grown},
+                               as_node="revise" if review_first(state) else "gate_stop")  # fmt: skip
+        return graph, config, dict(graph.get_state(config).values or {})
 
     def output_of(self, thread_id: str, runs_dir: str) -> dict[str, Any]:
         """The finished run's output version ({n, text, ...}), for the person to edit."""

@@ -103,7 +103,7 @@ def instrument() -> None:
     journal (each answer looked up and saved before its step's checkpoint); the index row (the
     run row, state snapshot and usage in one transaction, with its summary) is the rest of
     `_record`."""
-    import reflectcli.runner as runner_module
+    import reflectcli.recorder as runner_module
     from reflectcli.output import artifacts
     from reflectcli.store.db import Store
 

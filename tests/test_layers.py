@@ -32,7 +32,10 @@ ALLOWED = {
     "eval": {"runner", "models", "output", "store", "config", "writing", "jsonl", "tasklines", "errors"},
     "batch": {"runner", "output", "store", "config", "retry", "jsonl", "tasklines", "errors"},
     "graph": {"models", "writing", "sources", "config", "retry", "errors", "pool"},
+    # the runner's driving and recording half: below the runner, above what it records
+    "recorder": {"output", "store", "errors"},
     "runner": {
+        "recorder",
         "graph",
         "models",
         "writing",

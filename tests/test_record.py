@@ -33,7 +33,7 @@ class StepsUI:
 
 def test_one_summary_and_at_most_one_artifact_write_per_step(scripted, runs_dir, monkeypatch):
     scripted.responder.scores = [6.0, 9.0]  # plan, 3 drafts, review, decide, revise, review, ...
-    import reflectcli.runner as runner_module
+    import reflectcli.recorder as runner_module
 
     summarize = Counting(summary.summarize)
     monkeypatch.setattr(runner_module, "summarize", summarize)
@@ -81,7 +81,7 @@ def test_steps_in_a_burst_share_an_artifact_write_and_the_end_always_writes(scri
     """Steps closer together than ARTIFACT_EVERY leave the artifact to a later step: with the
     interval far longer than the run, the first step and the finished state are written, and
     the index row and snapshot still follow every step."""
-    import reflectcli.runner as runner_module
+    import reflectcli.recorder as runner_module
 
     monkeypatch.setattr(runner_module, "ARTIFACT_EVERY", 3600.0)
     scripted.responder.scores = [6.0, 9.0]
@@ -104,7 +104,7 @@ def test_steps_in_a_burst_share_an_artifact_write_and_the_end_always_writes(scri
 def test_an_interrupted_run_in_a_burst_still_writes_its_last_state(scripted, runs_dir, monkeypatch):
     import pytest
 
-    import reflectcli.runner as runner_module
+    import reflectcli.recorder as runner_module
     from reflectcli.errors import RunInterrupted
 
     monkeypatch.setattr(runner_module, "ARTIFACT_EVERY", 3600.0)

@@ -58,7 +58,7 @@ if not os.environ.get("PYTHONPATH"):  # a tree given by PYTHONPATH is measured i
 
 from markdown_it import MarkdownIt  # noqa: E402
 
-from reflectcli.writing import prompts  # noqa: E402
+from reflectcli.writing import prompts, revise_prompts  # noqa: E402
 from reflectcli.writing.echo import strip_echo  # noqa: E402
 
 try:  # (a tree from before issue 33 has no lost-part guard: its column stays 0)
@@ -131,9 +131,11 @@ def real_echoes() -> dict[str, tuple[list[dict[str, str]] | None, str, str]]:
 
     def revise(compact=True, items=None):
         items = items or [{"issue": heuristic, "severity": "minor"}]
-        return prompts.section_revise_messages(task, outline, [body], 0, items, 2, None, compact=compact)
+        return revise_prompts.section_revise_messages(
+            task, outline, [body], 0, items, 2, None, compact=compact
+        )
 
-    install = prompts.section_revise_messages(
+    install = revise_prompts.section_revise_messages(
         "Fasteners", [{"title": "🔩 Install", "goal": ""}], ["```\npip install fasteners\n```"], 0,
         [{"issue": 'Develop "🔩 Install": it has 3 words of about 106 wanted; add two or three sentences.',
           "severity": "major"}], 2, None, compact=True)  # fmt: skip
@@ -423,8 +425,8 @@ def asked(task: str, titles: list[str], bodies: list[str], index: int) -> list[l
     return [
         prompts.section_messages(task, outline, bodies[:index], index, None, compact=True),
         prompts.section_messages(task, outline, bodies[:index], index, None, compact=False),
-        prompts.section_revise_messages(task, outline, bodies, index, items, 2, None, compact=True),
-        prompts.section_revise_messages(task, outline, bodies, index, items, 2, None, compact=False),
+        revise_prompts.section_revise_messages(task, outline, bodies, index, items, 2, None, compact=True),
+        revise_prompts.section_revise_messages(task, outline, bodies, index, items, 2, None, compact=False),
     ]
 
 

@@ -17,7 +17,7 @@ from reflectcli.config import Settings
 from reflectcli.models.fake import ScriptedResponder, prompt_text
 from reflectcli.models.remote import LiteLLMClient, cache_tokens, marked, needs_cache_marker
 from reflectcli.runner import Runner
-from reflectcli.writing import prompts
+from reflectcli.writing import prompts, revise_prompts
 from tests.helpers import quiet_ui, settings
 from tests.openai_server import OpenAIServer, answer, loopback_fixture, step_of
 
@@ -54,7 +54,7 @@ def test_a_review_and_the_revisions_after_it_share_the_context_up_to_the_sources
                                      evidence=EVIDENCE[:1], sources=EVIDENCE)  # fmt: skip
     items = [{"section": "Part 2", "issue": "Add an example.", "severity": "major"}]
     bodies = [f"Text of {s['title']}." for s in OUTLINE]
-    section = prompts.section_revise_messages("Why revise?", OUTLINE, bodies, 1, items, 2, None,
+    section = revise_prompts.section_revise_messages("Why revise?", OUTLINE, bodies, 1, items, 2, None,
                                               evidence=EVIDENCE[1:2], sources=EVIDENCE)  # fmt: skip
     draft = prompts.section_messages("Why revise?", OUTLINE, [], 0, None, sources=EVIDENCE)
     assert section[0] == draft[0]  # a section rewrite's context is the drafts'
@@ -73,13 +73,13 @@ def test_for_a_caching_provider_a_section_rewrite_begins_with_its_reviews_whole_
     items = [{"section": "Part 2", "issue": "Add an example.", "severity": "major"}]
     bodies = [f"Text of {s['title']}." for s in OUTLINE]
     lessons = [{"text": "Name a real example in every section."}]
-    section = prompts.section_revise_messages("Why revise?", OUTLINE, bodies, 1, items, 2, None,
+    section = revise_prompts.section_revise_messages("Why revise?", OUTLINE, bodies, 1, items, 2, None,
                                               evidence=EVIDENCE[1:2], sources=EVIDENCE,
                                               lessons=lessons, article=article)  # fmt: skip
     assert section[0] == review[0] and "<article>" in section[0]["content"]
     assert "Name a real example" in section[1]["content"] and "Name a real" not in section[0]["content"]
     assert "The previous section ends" not in section[1]["content"]
-    plain = prompts.section_revise_messages("Why revise?", OUTLINE, bodies, 1, items, 2, None,
+    plain = revise_prompts.section_revise_messages("Why revise?", OUTLINE, bodies, 1, items, 2, None,
                                             evidence=EVIDENCE[1:2], sources=EVIDENCE,
                                             lessons=lessons)  # fmt: skip
     assert "<article>" not in plain[0]["content"] and "The previous section ends" in plain[1]["content"]

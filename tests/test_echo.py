@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from reflectcli.models.fake import ScriptedResponder
-from reflectcli.writing import prompts
+from reflectcli.writing import prompts, revise_prompts
 from reflectcli.writing.echo import instruction_text, strip_echo
 from tests.helpers import quiet_ui, settings
 
@@ -21,7 +21,7 @@ HEURISTIC = "Develop this section (85 words) with one concrete example and evide
 
 def revise_prompt(body: str = "A first draft is rough and its argument is buried.") -> list[dict[str, str]]:
     items = [{"issue": HEURISTIC, "severity": "minor"}]
-    return prompts.section_revise_messages(TASK, OUTLINE, [body], 0, items, 2, None, compact=True)
+    return revise_prompts.section_revise_messages(TASK, OUTLINE, [body], 0, items, 2, None, compact=True)
 
 
 def test_the_leak_seen_in_a_first_run_is_removed():
@@ -144,7 +144,7 @@ def draft_prompt(compact=True, outline=FALLBACK, evidence=None):
 
 def section_prompt(compact=True):
     items = [{"issue": EXAMPLE, "severity": "major"}]
-    return prompts.section_revise_messages(TASK, OUTLINE, [BODY], 0, items, 2, None, compact=compact)
+    return revise_prompts.section_revise_messages(TASK, OUTLINE, [BODY], 0, items, 2, None, compact=compact)
 
 
 # what reached final articles (issue 33) and what the embedded model wrote in real runs

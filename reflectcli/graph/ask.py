@@ -27,7 +27,7 @@ from reflectcli.graph.human import output_version, steer
 from reflectcli.models.structured import complete_structured
 from reflectcli.sources.evidence import number, relevant
 from reflectcli.sources.verify import attribute, carrying, judge
-from reflectcli.writing import prompts
+from reflectcli.writing import ask_prompts
 from reflectcli.writing.citations import cited_ids, strip_invented
 from reflectcli.writing.claims import cited_sentences, claims_in, pieces
 from reflectcli.writing.schemas import AnswerCheck, answer_check_schema
@@ -88,7 +88,7 @@ class Asker:
         shown = shown[:3] if tiny else shown
         params = state.get("params") or {}
         facts = [{**e, "text": _carried(question, e["text"])} for e in shown] if tiny else shown
-        messages = prompts.ask_messages(state.get("task", ""), version["text"], question, facts,
+        messages = ask_prompts.ask_messages(state.get("task", ""), version["text"], question, facts,
                                         params.get("language"), compact=tiny)  # fmt: skip
         completion = self.writer.complete(messages, step=f"ask:q{n}",
                                           max_tokens=COMPACT_TOKENS if tiny else ANSWER_TOKENS,
@@ -131,7 +131,7 @@ class Asker:
             schema = answer_check_schema([c["id"] for c in claims], [e["id"] for e in cited])
             example = not getattr(self.critic, "takes_schema", False)
             result = complete_structured(
-                self.critic, prompts.answer_check_messages(question, claims, cited, example=example),
+                self.critic, ask_prompts.answer_check_messages(question, claims, cited, example=example),
                 AnswerCheck, step=f"check:q{n}", fallback=AnswerCheck, json_schema=schema,
                 max_tokens=CHECK_TOKENS,
             )  # fmt: skip

@@ -36,7 +36,7 @@ from reflectcli.graph.human import pending_human
 from reflectcli.graph.pick import picking, propose, steered
 from reflectcli.graph.rules import best_version, review_of
 from reflectcli.models.base import ModelClient
-from reflectcli.writing import prompts
+from reflectcli.writing import revise_prompts
 from reflectcli.writing.citations import cited_ids, run_labels
 from reflectcli.writing.parts import describe, lost_parts, restore_parts
 from reflectcli.writing.textops import (
@@ -97,14 +97,14 @@ def plan_revision(state: dict[str, Any], base: dict[str, Any], review: dict[str,
     language = state["params"].get("language")
     one_by_one = 0.0
     for i, its in zip(targets, items, strict=True):
-        system, user = prompts.section_revise_messages(
+        system, user = revise_prompts.section_revise_messages(
             state["task"], outline, bodies, i, its, round_no, language,
             sources=state.get("evidence") or None,
             article=base["text"] if cached is not None else None,
         )  # fmt: skip
         one_by_one += (estimate_tokens(system["content"]) * (1.0 if cached is None else cached)
                        + estimate_tokens(user["content"]) + estimate_tokens(bodies[i] or ""))  # fmt: skip
-    together = _messages_tokens(prompts.sections_revise_messages(
+    together = _messages_tokens(revise_prompts.sections_revise_messages(
         state["task"], base["text"], [titles[i] for i in targets],
         [imp for its in items for imp in its], round_no, language, outline=outline,
     )) + sum(estimate_tokens(bodies[i] or "") + 8 for i in targets)  # fmt: skip
@@ -204,7 +204,7 @@ class Reviser:
         return {"n": n, "round": round_no - 1, "kind": "revision", "base": base["n"], "text": text}
 
     def _full(self, state, writer, base, review, round_no) -> dict[str, Any]:
-        messages = prompts.revise_messages(
+        messages = revise_prompts.revise_messages(
             state["task"],
             base["text"],
             review,
@@ -276,7 +276,7 @@ class Reviser:
         tiny = bool(getattr(self.writer, "tiny", False))
 
         def ask(article: str | None):
-            return prompts.section_revise_messages(
+            return revise_prompts.section_revise_messages(
                 state["task"], outline, bodies, index, revision["items"][k], round_no,
                 state["params"].get("language"), compact=tiny, evidence=evidence,
                 lessons=state.get("lessons"),
@@ -314,7 +314,7 @@ class Reviser:
         bodies = section_bodies(base["text"], titles)
         targets = revision["targets"]
         named = "\n\n".join(bodies[i] or "" for i in targets)
-        messages = prompts.sections_revise_messages(
+        messages = revise_prompts.sections_revise_messages(
             state["task"], base["text"], [titles[i] for i in targets],
             [imp for its in revision["items"] for imp in its], round_no,
             state["params"].get("language"),

@@ -27,9 +27,9 @@ if os.environ.get("CRASH_PAUSE"):
 from reflectcli.cli.app import main  # noqa: E402
 
 if os.environ.get("CRASH_HOST"):
-    import reflectcli.store.db  # noqa: E402
+    import reflectcli.store.claims  # noqa: E402
 
-    reflectcli.store.db.HOST = os.environ["CRASH_HOST"]
+    reflectcli.store.claims.HOST = os.environ["CRASH_HOST"]  # the host a claim is made from
 
 if os.environ.get("CRASH_START_AT"):
     import reflectcli.runner  # noqa: E402,F401  (what `write` imports before opening the db)

@@ -29,8 +29,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from reflectcli.errors import LostClaim, RunBusy, UserError
-from reflectcli.store.connection import Connection
+from reflectcli.errors import LostClaim, UserError
+from reflectcli.store.calljournal import Journal
+from reflectcli.store.claims import Claims
 from reflectcli.store.fenced import fenced_saver
 from reflectcli.store.migrations import MIGRATIONS
 from reflectcli.store.owners import (  # noqa: F401  (HOST, effective_status, lease_seconds: the store's words for callers)
@@ -93,16 +94,6 @@ def store_url() -> str | None:
     return url
 
 
-class _NoContext:
-    """A context that does nothing (cheaper than contextlib.nullcontext() per write)."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: Any) -> None:
-        return None
-
-
 class _NeedsUpgrade(Exception):
     """A database made by an older reflectcli, in a folder we may write to."""
 
@@ -111,7 +102,7 @@ SCHEMA_LOCK_WAIT = 300.0  # seconds a process waits for another one creating the
 _MIGRATED: set[str] = set()  # PostgreSQL URLs this process found fully migrated (a schema only grows)
 
 
-class Store:
+class Store(Claims, Journal):
     """The run index, call journal and the rest: `<runs_dir>/reflect.db`, or PostgreSQL."""
 
     def __init__(self, runs_dir: str | Path, read_only: bool = False, url: str | None = None):
@@ -119,10 +110,10 @@ class Store:
         self.path = self.runs_dir / DB_NAME
         self.url = url if url is not None else store_url()
         self.dialect = "postgres" if self.url else "sqlite"
-        self.conn: Connection  # sqlite3's, or pg.Connection
+        # self.conn: sqlite3's connection, or pg.Connection (declared in claims.Claims)
         self._others: list[Any] = []  # the checkpointer's connections
-        self._fences: dict[str, int] = {}  # thread id -> the generation this store's claim holds
-        self._journal_keys: dict[str, set[str]] = {}  # thread id -> its journal's keys (`journaled`)
+        self._fences = {}  # thread id -> the generation this store's claim holds
+        self._journal_keys = {}  # thread id -> its journal's keys (`journaled`)
         self._lock = threading.RLock()  # one transaction at a time on this store's connection
         self._depth = 0  # transactions open (nested ones join the outermost)
         if self.url:
@@ -278,39 +269,6 @@ class Store:
                 raise
             self._depth = 0
             self.conn.execute("COMMIT")
-
-    def _check_fence(self, thread_id: str) -> None:
-        """Raise LostClaim unless the run's generation is still the one this store claimed."""
-        lock = " FOR SHARE" if self.dialect == "postgres" and self._depth else ""
-        row = self.conn.execute(f"SELECT {FENCE_COLUMNS} FROM runs WHERE thread_id = ?{lock}",
-                                (thread_id,)).fetchone()  # fmt: skip
-        if stale := fence_broken(thread_id, row, self._fences[thread_id]):
-            raise stale
-
-    def lost(self, thread_id: str) -> LostClaim:
-        """The LostClaim to raise for `thread_id`, naming its owner now when the store can say."""
-        try:
-            row = self.conn.execute(f"SELECT {FENCE_COLUMNS} FROM runs WHERE thread_id = ?",
-                                    (thread_id,)).fetchone()  # fmt: skip
-        except Exception:  # the store itself is away: the claim is lost all the same
-            row = None
-        return fence_broken(thread_id, row, None) or LostClaim(thread_id)
-
-    def check_claim(self, thread_id: str) -> None:
-        """LostClaim if this store claimed `thread_id` and another claim came since (a no-op
-        for a thread it does not hold)."""
-        if thread_id in self._fences:
-            with self._lock:
-                self._check_fence(thread_id)
-
-    def _owned(self, thread_id: str):
-        """The context for one of the run owner's writes: a fenced transaction while this
-        store holds the thread, nothing more otherwise."""
-        return self.transaction() if thread_id in self._fences else _NoContext()
-
-    def generation(self, thread_id: str) -> int | None:
-        """The fencing token this store holds for the thread (None: it holds none)."""
-        return self._fences.get(thread_id)
 
     # --- schema ---------------------------------------------------------------------------
 
@@ -506,193 +464,6 @@ class Store:
         run["settings"] = json.loads(run["settings"])
         run["status"] = effective_status(run)
         return run
-
-    # --- ownership: one process per thread ------------------------------------------------
-
-    def acquire(self, thread_id: str) -> int | None:
-        """Claim the thread for this process (a lease: pid, host, process start, expiry by the
-        database's clock) and take a new fencing token (the run's generation, bumped); refuse
-        when a live process holds it. The claim is a compare-and-swap on the generation read
-        (a row lock on PostgreSQL), so two processes on two hosts racing cannot both win.
-        Returns the token (None for a thread with no run row)."""
-        me, start = os.getpid(), my_start()
-        lock = " FOR UPDATE" if self.dialect == "postgres" else ""
-        with self._lock:
-            self.conn.execute(self._begin())
-            try:
-                row = self.conn.execute(
-                    f"SELECT owner_pid, owner_host, owner_started, generation, {LEASE_LIVE} FROM runs "
-                    f"WHERE thread_id = ?{lock}", (thread_id,)
-                ).fetchone()  # fmt: skip
-                held = dict(row) if row else {}
-                mine = (held.get("owner_pid") == me and held.get("owner_host") == HOST
-                        and held.get("owner_started") in (None, start))  # fmt: skip
-                if held.get("owner_pid") and not mine and owner_alive(held):
-                    host = str(held.get("owner_host") or "")
-                    where = "" if host == HOST else f" on {host.split('~')[0]}"
-                    raise RunBusy(
-                        f"thread {thread_id} is being run by another process "
-                        f"(pid {held['owner_pid']}{where})",
-                        hint="wait for it to finish, or stop it first"
-                        + ("" if not where else f"; its claim lapses {lease_seconds():.0f} s after its "
-                           "host stops renewing it"),
-                        generation=held.get("generation"),
-                    )  # fmt: skip
-                claimed = None
-                if row and mine and self._fences.get(thread_id) == held["generation"]:
-                    claimed = self.conn.execute(  # this store's claim still: renewed, same token
-                        "UPDATE runs SET lease_until = db_now() + ? WHERE thread_id = ? RETURNING generation",
-                        (lease_seconds(), thread_id),
-                    ).fetchone()
-                elif row:
-                    claimed = self.conn.execute(
-                        "UPDATE runs SET owner_pid = ?, owner_host = ?, owner_started = ?, "
-                        "lease_until = db_now() + ?, generation = generation + 1 "
-                        "WHERE thread_id = ? AND generation = ? RETURNING generation",
-                        (me, HOST, start, lease_seconds(), thread_id, held["generation"]),
-                    ).fetchone()  # fmt: skip
-                    if not claimed:
-                        raise RunBusy(f"thread {thread_id} was just claimed by another process",
-                                      hint="wait for it to finish, or stop it first")  # fmt: skip
-                self.conn.execute("COMMIT")
-            except BaseException:
-                try:
-                    self.conn.execute("ROLLBACK")
-                except Exception:
-                    pass
-                raise
-        if claimed:
-            if self._fences.get(thread_id) != int(claimed[0]):
-                self._journal_keys.pop(thread_id, None)  # a new claim reads the journal anew
-            self._fences[thread_id] = int(claimed[0])
-            return int(claimed[0])
-        return None
-
-    def renew(self, thread_id: str, generation: int | None = None) -> bool:
-        """Extend the lease of the claim `generation` (this store's own by default) by the
-        database's clock; False when that claim is no longer the run's."""
-        generation = self._fences.get(thread_id) if generation is None else generation
-        if generation is None:
-            return bool(self.conn.execute(
-                "UPDATE runs SET lease_until = db_now() + ? WHERE thread_id = ? AND owner_pid = ? "
-                "AND owner_host = ?", (lease_seconds(), thread_id, os.getpid(), HOST),
-            ).rowcount)  # fmt: skip
-        return bool(self.conn.execute(
-            "UPDATE runs SET lease_until = db_now() + ? WHERE thread_id = ? AND generation = ?",
-            (lease_seconds(), thread_id, generation),
-        ).rowcount)  # fmt: skip
-
-    @contextmanager
-    def keep_alive(self, thread_id: str) -> Iterator[threading.Event]:
-        """Renew the lease every third of its length from a thread with its own connection,
-        while the body runs. Yields an event set when the claim is lost: a renewal found another
-        owner, or no renewal succeeded for a whole lease (the database was unreachable), so
-        another process may have taken the thread; the run must stop at its next step."""
-        stop, lost = threading.Event(), threading.Event()
-        every = lease_seconds() / 3
-        generation = self._fences.get(thread_id)
-
-        def renew() -> None:
-            other, renewed = None, time.monotonic()
-            while not stop.wait(every):
-                try:
-                    other = other or self.reopen()
-                    if not other.renew(thread_id, generation):
-                        lost.set()
-                        break
-                    renewed = time.monotonic()
-                except Exception:  # the database is busy or gone: the main thread will say so
-                    if other is not None:
-                        other.close()
-                    other = None
-                    if time.monotonic() - renewed > lease_seconds():
-                        lost.set()
-            if other is not None:
-                other.close()
-
-        worker = threading.Thread(target=renew, name=f"lease-{thread_id}", daemon=True)
-        worker.start()
-        try:
-            yield lost
-        finally:
-            stop.set()
-            worker.join(timeout=5)
-
-    def release(self, thread_id: str) -> None:
-        """Give the claim up (only this store's own claim: never a newer owner's)."""
-        generation = self._fences.pop(thread_id, None)
-        if generation is None:
-            self.conn.execute(
-                "UPDATE runs SET owner_pid = NULL, owner_host = NULL, owner_started = NULL, "
-                "lease_until = NULL WHERE thread_id = ? AND owner_pid = ? AND owner_host = ?",
-                (thread_id, os.getpid(), HOST),
-            )
-            return
-        self.conn.execute(
-            "UPDATE runs SET owner_pid = NULL, owner_host = NULL, owner_started = NULL, "
-            "lease_until = NULL WHERE thread_id = ? AND generation = ?",
-            (thread_id, generation),
-        )
-
-    # --- call journal -----------------------------------------------------------------------
-
-    def journal_get(self, key: str) -> dict[str, Any] | None:
-        with self._lock:
-            row = self.conn.execute("SELECT answer FROM call_journal WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
-
-    def journaled(self, thread_id: str, key: str) -> dict[str, Any] | None:
-        """`journal_get` for a thread this store holds, without a query for a key the journal
-        does not have: its keys are read once, after the claim (nobody else writes them while
-        it holds), and kept up to date by this store's own journal_put. A thread it does not
-        hold is asked every time."""
-        if thread_id not in self._fences:
-            return self.journal_get(key)
-        with self._lock:
-            keys = self._journal_keys.get(thread_id)
-            if keys is None:
-                rows = self.conn.execute("SELECT key FROM call_journal WHERE thread_id = ?", (thread_id,))
-                keys = self._journal_keys[thread_id] = {r[0] for r in rows}
-        return self.journal_get(key) if key in keys else None
-
-    def journal_count(self, thread_id: str) -> int:
-        """Model answers journaled for the thread (searches, journaled beside them, left out)."""
-        return self.conn.execute(
-            "SELECT COUNT(*) FROM call_journal WHERE thread_id = ? AND step NOT LIKE 'search:%'"
-            " AND step NOT LIKE 'spent:%'",
-            (thread_id,),
-        ).fetchone()[0]
-
-    def journal_put(self, key: str, thread_id: str, step: str, answer: dict[str, Any]) -> None:
-        """Journal an answer. For a thread this store holds, one statement that checks the claim
-        itself (the insert happens only while the run's row has this store's generation, read
-        FOR SHARE on PostgreSQL; none inserted: LostClaim), so it needs no transaction of its own."""
-        generation = self._fences.get(thread_id)
-        with self._lock:  # calls at once journal from several threads
-            if generation is None:
-                self._journal_put(key, thread_id, step, answer)
-                return
-            lock = " FOR SHARE" if self.dialect == "postgres" else ""
-            done = self.conn.execute(
-                "INSERT INTO call_journal SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM runs "
-                f"WHERE thread_id = ? AND generation = ?{lock}) ON CONFLICT (key) DO UPDATE SET "
-                "thread_id = excluded.thread_id, step = excluded.step, model = excluded.model, "
-                "answer = excluded.answer, created_at = excluded.created_at",
-                (key, thread_id, step, answer.get("model", ""), json.dumps(answer), time.time(), thread_id,
-                 generation),
-            ).rowcount  # fmt: skip
-            if not done:
-                raise self.lost(thread_id)
-            if (keys := self._journal_keys.get(thread_id)) is not None:
-                keys.add(key)
-
-    def _journal_put(self, key: str, thread_id: str, step: str, answer: dict[str, Any]) -> None:
-        self.conn.execute(
-            "INSERT INTO call_journal VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
-            "thread_id = excluded.thread_id, step = excluded.step, model = excluded.model, "
-            "answer = excluded.answer, created_at = excluded.created_at",
-            (key, thread_id, step, answer.get("model", ""), json.dumps(answer), time.time()),
-        )
 
     # --- state snapshots and housekeeping ---------------------------------------------------
 

@@ -135,3 +135,44 @@ def test_guards_count_what_fired():
     ]}  # fmt: skip
     s = summarize(state)
     assert s["guards"] == 2 and s["guards_fired"] == {"echo": 1, "guard": 1}
+
+
+def test_a_bad_api_base_fails_at_once_in_one_line(tmp_path):
+    """`--api-base not-a-url` is refused before any call or retry (it once took 12 s)."""
+    import time
+
+    started = time.perf_counter()
+    result = cli.invoke(app, ["write", "Why revise?", "--model", "openai/x", "--api-base", "not-a-url",
+                              "--runs-dir", str(tmp_path / "runs")])  # fmt: skip
+    took = time.perf_counter() - started
+    assert result.exit_code != 0 and took < 3, (took, result.output)
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "api_base" in lines[0] and "not-a-url" in lines[0], result.output
+    assert not (tmp_path / "runs" / "reflect.db").exists() or "thread" not in result.output
+
+
+def test_a_running_run_is_not_offered_a_resume(runs_dir):
+    """A run a live process owns: `show` says where it runs, and a command that needs it
+    finished says to wait, never to `resume` it (that process would refuse)."""
+    import os
+    import subprocess
+    import sys
+
+    from reflectcli.store.db import Store
+
+    store = Store(runs_dir)
+    store.create_run("busy", "Why revise?", {"model": "fake/w"}, "busy.md")
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        store.conn.execute("UPDATE runs SET owner_pid = ?, owner_host = ? WHERE thread_id = 'busy'",
+                           (sleeper.pid, os.uname().nodename))  # fmt: skip
+        store.conn.commit()
+        store.close()
+        show = invoke("show", "busy", "--runs-dir", runs_dir)
+        assert f"running now (pid {sleeper.pid}" in show and "reflectcli resume" not in show, show
+        busy = cli.invoke(app, ["revise", "busy", "more dates", "--runs-dir", str(runs_dir)])
+        assert busy.exit_code != 0 and "wait for it to finish" in busy.output, busy.output
+        assert "reflectcli resume" not in busy.output
+    finally:
+        sleeper.kill()
+        sleeper.wait()

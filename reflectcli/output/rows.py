@@ -46,6 +46,23 @@ def critic_name(params: dict[str, Any], critic_model: str | None = None) -> str:
     return critic_model or params.get("critic_model") or params.get("model") or "?"
 
 
+def running_where(run: dict[str, Any]) -> str | None:
+    """`running now (pid 123 on host-b)` for a run a live process owns (its row's effective
+    status: a dead owner's reads `interrupted`), else None: only then is `resume` the hint."""
+    if run.get("status") != "running":
+        return None
+    pid, host = run.get("owner_pid"), str(run.get("owner_host") or "").split("~")[0]
+    return "running now" + (f" (pid {pid}" + (f" on {host}" if host else "") + ")" if pid else "")
+
+
+def resume_hint(run: dict[str, Any]) -> str:
+    """What to do with an unfinished run: resume it, or, while a process runs it, wait."""
+    where = running_where(run)
+    if where:
+        return f"it is {where}: wait for it to finish (`reflectcli show {run['thread_id']}` shows where it is)"
+    return f"resume it with `reflectcli resume {run['thread_id']}`"
+
+
 def rejections(review: dict[str, Any]) -> list[str]:
     """Why the critic's earlier answers in this review were not used, one line each."""
     return [f"answer {i} rejected: {why}" for i, why in enumerate(review.get("errors") or [], 1)]

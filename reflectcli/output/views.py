@@ -218,7 +218,9 @@ class Views:
                               str(r["tokens"] or 0), escape(r["note"]))  # fmt: skip
             p(table)
         nxt = pending_step(state)
-        if nxt:
+        if nxt and (where := rows.running_where(run)):  # another process runs it: no resume
+            p(f"\n[bold]Running[/] {escape(where)}; its next step: {nxt}")
+        elif nxt:
             p(f"\n[bold]Resume[/] would start at: {nxt}  "
               f"[dim](reflectcli resume {escape(run['thread_id'])})[/]")  # fmt: skip
         elif run.get("artifact"):

@@ -408,9 +408,11 @@ class Runner:
                             hint="`reflectcli history` lists the runs")  # fmt: skip
         if run["status"] != "finished":
             store.close()
-            raise UserError(f"thread {thread_id} is {run['status']}, not finished: {verb} works on "
-                            "a finished run", exit_code=2,
-                            hint=resume_hint(run))
+            raise UserError(
+                f"thread {thread_id} is {run['status']}, not finished: {verb} works on a finished run",
+                exit_code=2,
+                hint=resume_hint(run),
+            )
         return store
 
     # --- internals --------------------------------------------------------------------------

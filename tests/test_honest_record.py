@@ -169,7 +169,7 @@ def test_a_running_run_is_not_offered_a_resume(runs_dir):
         store.conn.commit()
         store.close()
         show = invoke("show", "busy", "--runs-dir", runs_dir)
-        assert f"running now (pid {sleeper.pid}" in show and "reflectcli resume" not in show, show
+        assert f"Running now (pid {sleeper.pid}" in show and "reflectcli resume" not in show, show
         busy = cli.invoke(app, ["revise", "busy", "more dates", "--runs-dir", str(runs_dir)])
         assert busy.exit_code != 0 and "wait for it to finish" in busy.output, busy.output
         assert "reflectcli resume" not in busy.output

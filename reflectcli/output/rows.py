@@ -59,7 +59,7 @@ def resume_hint(run: dict[str, Any]) -> str:
     """What to do with an unfinished run: resume it, or, while a process runs it, wait."""
     where = running_where(run)
     if where:
-        return f"it is {where}: wait for it to finish (`reflectcli show {run['thread_id']}` shows where it is)"
+        return f"it is {where}: wait for it to finish (`reflectcli show {run['thread_id']}` follows it)"
     return f"resume it with `reflectcli resume {run['thread_id']}`"
 
 

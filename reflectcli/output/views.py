@@ -219,7 +219,7 @@ class Views:
             p(table)
         nxt = pending_step(state)
         if nxt and (where := rows.running_where(run)):  # another process runs it: no resume
-            p(f"\n[bold]Running[/] {escape(where)}; its next step: {nxt}")
+            p(f"\n[bold]{escape(where[0].upper() + where[1:])}[/]; its next step: {nxt}")
         elif nxt:
             p(f"\n[bold]Resume[/] would start at: {nxt}  "
               f"[dim](reflectcli resume {escape(run['thread_id'])})[/]")  # fmt: skip

@@ -352,6 +352,8 @@ class Renderer:
         final = final_words(s)
         if s.get("final_version") and s["final_version"] != s.get("last_version"):
             last = f"{s['last_score']:g}" if s.get("last_score") is not None else "no score"
+            if s.get("scored") == "form" and s.get("last_score") is not None:
+                last = f"form {last}/10"
             final += (f" (version {s['final_version']} kept; version {s['last_version']} "
                       f"scored {last})")  # fmt: skip
         self._print(

@@ -24,6 +24,7 @@ from reflectcli.memory.bank import Memory
 from reflectcli.models.factory import api_base_for, make_client
 from reflectcli.models.journal import JournaledClient
 from reflectcli.output.artifacts import artifact_path
+from reflectcli.output.rows import resume_hint
 from reflectcli.output.summary import progress, summarize
 from reflectcli.recorder import Recorder, RunResult, _quietly
 from reflectcli.sources.research import (
@@ -137,10 +138,11 @@ class Runner(Recorder):
             update={"research": settings.research.model_copy(update={"sources": mode})}
         )
         store = Store(settings.runs_dir)
-        if store.get_run(thread_id) is not None:
+        if (existing := store.get_run(thread_id)) is not None:
             store.close()
-            raise UserError(f"thread {thread_id} already exists",
-                            hint=f"resume it with `reflectcli resume {thread_id}`")  # fmt: skip
+            hint = resume_hint(existing) if existing["status"] != "finished" else (
+                f"`reflectcli show {thread_id}` shows it; choose another thread id")  # fmt: skip
+            raise UserError(f"thread {thread_id} already exists", hint=hint)
         path = artifact_path(settings.runs_dir, thread_id)
         params = settings.run_params()
         lessons = self._memory(settings, store).recall(task, settings.memory.k, thread_id) if (
@@ -407,9 +409,11 @@ class Runner(Recorder):
                             hint="`reflectcli history` lists the runs")  # fmt: skip
         if run["status"] != "finished":
             store.close()
-            raise UserError(f"thread {thread_id} is {run['status']}, not finished: {verb} works on "
-                            "a finished run", exit_code=2,
-                            hint=f"finish it first with `reflectcli resume {thread_id}`")  # fmt: skip
+            raise UserError(
+                f"thread {thread_id} is {run['status']}, not finished: {verb} works on a finished run",
+                exit_code=2,
+                hint=resume_hint(run),
+            )
         return store
 
     # --- internals --------------------------------------------------------------------------

@@ -39,14 +39,16 @@ def test_an_output_scored_as_a_failure_says_so_first_everywhere(scripted, runs_d
     state = result.state
     assert state["stop_reason"] == "rewrite_rejected" and state["reviews"][-1]["score"] == 0
     warning = output_warning(state)
-    assert warning.startswith("Not passed: this article scored 0/10") and "rewrite_rejected" in warning
+    assert warning.startswith("Not passed: the checklist review found form 0/10, facts not checked, below")
+    assert "rewrite_rejected" in warning and "scored 0/10" not in warning  # form, not the article's score
     artifact = result.artifact.read_text()
     assert artifact.splitlines()[0] == f"> **{warning}**"
     final = artifact.split("## Final article", 1)[1].splitlines()
     assert final[2] == f"> **{warning}**" and final[3] == ""  # the article's own first line
     run, stored = load_run(runs_dir, "pw")
     md = export(run, stored, "md", "final")
-    assert md.splitlines()[:3] == [f"> **{warning}**", "", stored["versions"][0]["text"].splitlines()[0]]
+    assert md.splitlines()[:5] == [f"> **{warning}**", "", "# Why writers revise", "",
+                                   stored["versions"][0]["text"].splitlines()[0]]  # fmt: skip
     assert json.loads(export(run, stored, "json", "final"))["warning"] == warning
     assert list(json.loads(export(run, stored, "json", "final")))[0] == "warning"
     page = export(run, stored, "html", "final")
@@ -69,7 +71,7 @@ def test_a_passing_output_carries_no_warning(scripted, runs_dir):
     assert output_warning(result.state) is None
     assert result.artifact.read_text().startswith("# Why writers revise")
     run, stored = load_run(runs_dir, "ok")
-    assert export(run, stored, "md", "final").startswith("## ")
+    assert export(run, stored, "md", "final").startswith("# Why writers revise\n\n## ")
 
 
 def test_warning_rule_table():

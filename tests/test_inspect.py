@@ -111,7 +111,7 @@ def test_show_json(runs):
 
 def test_export_md_is_the_article_alone(runs):
     md = invoke("export", "alpha", "--runs-dir", runs).output
-    assert md.startswith(f"## {TITLES[0]}") and "Review" not in md
+    assert md.startswith(f"# Alpha: why writers revise\n\n## {TITLES[0]}") and "Review" not in md
     first = invoke("export", "alpha", "--runs-dir", runs, "--version", "1").output
     assert first != md and "A concrete example now supports it." not in first
     assert invoke("export", "alpha", "--runs-dir", runs, "--version", "best").output == md
@@ -149,7 +149,7 @@ def test_export_html_escapes_everything(runs, scripted, runs_dir):
 def test_diff_unified_and_word_plain_in_a_pipe(runs):
     out = invoke("diff", "alpha", "--runs-dir", runs).output
     note, rest = out.split("\n", 1)
-    assert note == "version 1 (score 6) → version 2 (score 8.5); the output is version 2"
+    assert note == "version 1 (round 1: 6/10) → version 2 (round 2: 8.5/10); the output is version 2"
     assert rest.startswith("--- version 1\n+++ version 2\n")
     assert any(line.startswith("+") and "concrete example" in line for line in out.splitlines())
     assert "\x1b[" not in out
@@ -166,7 +166,7 @@ def test_diff_by_default_shows_the_last_revision_even_when_it_was_not_kept(scrip
     scripted.responder = ScriptedResponder(scores=[7, 6], sections=3)
     Runner(quiet_ui()).write("Why revise?", settings(runs_dir, threshold=9, max_rounds=2), "down")
     out = invoke("diff", "down", "--runs-dir", runs_dir).output
-    assert out.splitlines()[0] == ("version 1 (score 7) → version 2 (score 6); the output is "
+    assert out.splitlines()[0] == ("version 1 (round 1: 7/10) → version 2 (round 2: 6/10); the output is "
                                    "version 1")  # fmt: skip
     assert "no differences" not in out and "+++ version 2" in out
     word = invoke("diff", "down", "--word", "--runs-dir", runs_dir).output
@@ -195,8 +195,9 @@ def test_finished_runs_are_compacted_and_still_exportable(runs):
         left = dict(db.execute("SELECT thread_id, COUNT(*) FROM checkpoints GROUP BY thread_id"))
     assert set(left) == {"gamma"}  # only the unfinished run keeps checkpoints
     assert invoke("diff", "beta", "--runs-dir", runs).exit_code == 0
-    exported = invoke("export", "beta", "--runs-dir", runs).output.split("\n\n", 1)  # max_rounds at 6:
-    assert exported[0].startswith("> **Not passed") and exported[1].startswith(f"## {TITLES[0]}")
+    exported = invoke("export", "beta", "--runs-dir", runs).output.split("\n\n", 2)  # max_rounds at 6:
+    assert exported[0].startswith("> **Not passed") and exported[1].startswith("# Beta")
+    assert exported[2].startswith(f"## {TITLES[0]}")
 
 
 def test_delete_and_prune(runs, backend):

@@ -51,6 +51,9 @@ def summarize(batch: dict[str, Any], tasks: list[dict[str, Any]], runs: dict[str
             "job_id": task["job_id"],
             "rounds": (run or {}).get("rounds"), "tokens": (run or {}).get("tokens"),
             "cost": (run or {}).get("cost"), "final_score": (run or {}).get("final_score"),
+            # "form" when the checklist reviewed it: the score measures form, not the article
+            "scored": ("form" if (run or {}).get("critic_model") == "checklist" else "critic")
+            if (run or {}).get("final_score") is not None else None,
             "error": task.get("error") or ((run or {}).get("error") if status == "failed" else None),
         })  # fmt: skip
     finished = counts["done"] + counts["failed"]

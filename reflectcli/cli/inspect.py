@@ -158,10 +158,14 @@ def diff(
 
 def diff_note(state: dict, a: int, b: int) -> str:
     """One line above a diff: which versions, and which one is the run's output."""
-    scores = {r["version"]: r["score"] for r in state.get("reviews") or []}
+    from reflectcli.writing.rubric import score_words
+
+    reviews = {r["version"]: r for r in state.get("reviews") or []}  # a version's latest review
 
     def name(n: int) -> str:
-        return f"version {n}" + (f" (score {scores[n]:g})" if n in scores else "")
+        r = reviews.get(n)
+        said = f" (round {r['round']}: {score_words(r['score'], r.get('source'), state)})" if r else ""
+        return f"version {n}{said}"
 
     output = state.get("final_version")
     if output is None:

@@ -1,11 +1,14 @@
 """What the graph decides from a run's state: the search it makes next, the step a resume runs
 next, the best version, and what the run has spent. Pure functions of the state, imported by the
 graph's routers and nodes and read by the renderers (output renders what the graph decides).
-Imports nothing but the standard library: read-only commands load it without LangGraph."""
+Imports nothing but the standard library (and the import-free rubric): read-only commands load
+it without LangGraph."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from reflectcli.writing.rubric import score_words
 
 
 def call_events(state: dict[str, Any]) -> list[dict[str, Any]]:
@@ -166,7 +169,12 @@ def output_warning(state: dict[str, Any]) -> str | None:
     if review.get("source") == "fallback":
         return (f"Not passed: no critic judged this article (a heuristic score of {score}; stop "
                 f"reason: {reason}).")  # fmt: skip
+    if review.get("source") == "checklist":
+        score = score_words(review["score"], "checklist", state)
     if threshold is None or review["score"] >= threshold:
         return None if reason == "passed" else f"Not passed: the run stopped ({reason}) at {score}."
+    if review.get("source") == "checklist":
+        return (f"Not passed: the checklist review found {score}, below the threshold of {threshold:g} "
+                f"(stop reason: {reason}).")  # fmt: skip
     return (f"Not passed: this article scored {score} in its review, below the threshold of "
             f"{threshold:g} (stop reason: {reason}).")  # fmt: skip

@@ -9,6 +9,7 @@ from typing import Any
 from reflectcli.output import rows
 from reflectcli.output.exporters import choose_version
 from reflectcli.output.summary import progress, summarize
+from reflectcli.writing.rubric import facts_checked, score_words, scored
 
 RUN_KEYS = ("thread_id", "task", "status", "model", "critic_model", "created_at", "updated_at", "error")
 URI = "reflectcli://runs/{thread}/{name}"
@@ -37,6 +38,11 @@ def status_view(run: dict[str, Any], state: dict[str, Any], job: Any = None) -> 
         "scores": [r["score"] for r in state.get("reviews") or []],
         "stop_reason": s["stop_reason"],
         "final_score": s["final_score"],
+        # what the final score measures ("form": the checklist's, facts not checked unless the
+        # run had sources) and it in words, as every view says it
+        "scored": s["scored"],
+        "final_words": s["final_words"],
+        "critic": rows.critic_name(state.get("params") or {}, run.get("critic_model")),
         "calls": s["calls"],
         "tokens": s["tokens"],
         "cost": s["cost"],
@@ -59,6 +65,11 @@ def run_view(run: dict[str, Any], state: dict[str, Any]) -> dict[str, Any]:
     s = summarize(state)
     reviews = [
         {k: r.get(k) for k in ("round", "version", "score", "dimensions", "source", "feedback")}
+        | {
+            "scored": scored(r.get("source")),
+            "score_words": score_words(r["score"], r.get("source"), state),
+            "facts_checked": facts_checked(r.get("source"), state),
+        }
         | {"improvements": [rows.improvement(i, with_id=True) for i in r.get("improvements") or []]}
         for r in state.get("reviews") or []
     ]
@@ -101,6 +112,7 @@ def review_view(thread_id: str, state: dict[str, Any]) -> dict[str, Any]:
     return {
         "thread_id": thread_id,
         **{k: reviewed.get(k) for k in keep},
+        "scored": scored(reviewed.get("source")) if reviewed else None,
         "references": state.get("references") or [],
         "continue": {"tool": "revise", "arguments": {"thread": thread_id, "feedback": "..."}},
     }

@@ -11,7 +11,7 @@ from typing import Any
 
 from reflectcli.output import rows
 from reflectcli.output.questions import questions_markdown
-from reflectcli.output.summary import summarize
+from reflectcli.output.summary import guards_words, summarize
 from reflectcli.writing import markdown
 
 
@@ -86,11 +86,13 @@ def warning_lines(summary: dict[str, Any]) -> list[str]:
     return [f"> **{summary['warning']}**", ""] if summary.get("warning") else []
 
 
-def review_lines(review: dict[str, Any]) -> list[str]:
-    """One review in Markdown: scores, feedback, why earlier answers were rejected, improvements,
-    cited claims (the artifact's and `reflectcli review -o`'s)."""
-    out = [f"## {rows.review_title(review)}", "", "| dimension | score |", "|---|---|"]
-    out += [f"| {name} | {value:g} |" for name, value in rows.dimension_rows(review)[1:]]
+def review_lines(review: dict[str, Any], state: dict[str, Any] | None = None) -> list[str]:
+    """One review in Markdown: scores (the checklist's as form), feedback, why earlier answers
+    were rejected, improvements, cited claims (the artifact's and `reflectcli review -o`'s)."""
+    out = [f"## {rows.review_title(review, state)}", "", "| dimension | score |", "|---|---|"]
+    out += [
+        f"| {name} | {rows.dimension_cell(value)} |" for name, value in rows.dimension_rows(review, state)[1:]
+    ]
     out += ["", f"**Feedback:** {review['feedback'] or '(none)'}", ""]
     if rows.rejections(review):
         out += [f"- {line}" for line in rows.rejections(review)] + [""]
@@ -110,7 +112,7 @@ def review_report(state: dict[str, Any], thread_id: str, source: str) -> str:
     review = (state.get("reviews") or [None])[-1]
     out = [f"# Review of {source}", "", f"- thread: `{thread_id}` (`reflectcli show {thread_id}`)",
            f"- task: {state.get('task', '')}", ""]  # fmt: skip
-    out += review_lines(review) if review else ["No review was made."]
+    out += review_lines(review, state) if review else ["No review was made."]
     if refs := rows.reference_check(state.get("references") or [], markdown.inline):
         out += ["", "## References checked", "", *refs[1:], "", refs[0]]
     return "\n".join(out).rstrip() + "\n"
@@ -137,15 +139,19 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any],
         f"- thread: `{thread_id}`",
         f"- status: {run_status(state, run)}"
         + (f" (stop reason: {rows.stop_words(s)})" if s["stop_reason"] else ""),
-        f"- writer model: {params.get('model')}; critic model: "
-        f"{params.get('critic_model') or params.get('model')}",
+        f"- writer model: {params.get('model')}; "
+        + (
+            f"critic: {critic}"
+            if (critic := rows.critic_name(params)) == rows.CHECKLIST_CRITIC
+            else f"critic model: {critic}"
+        ),  # fmt: skip
         f"- threshold: {params.get('threshold')}; max rounds: {params.get('max_rounds')}; "
         f"max sections: {params.get('max_sections')}; language: "
         f"{params.get('language') or 'as the task'}",
         f"- started: {_when(run.get('created_at'))}",
         f"- rounds: {s['rounds']}; model calls: {s['calls']}; tokens: {s['tokens']} "
         f"({s['prompt_tokens']} in{_cached(s)}, {s['completion_tokens']} out{_guessed(s)}); cost: "
-        f"{cost}; fallbacks: {s['fallbacks']}; guards: {s['guards']}",
+        f"{cost}; fallbacks: {s['fallbacks']}; guards: {guards_words(s)}",
         "",
     ]
     outline = state.get("outline")
@@ -174,10 +180,10 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any],
                        f"{markdown.inline(rows.place(e))} | {markdown.inline(passage)} |")  # fmt: skip
         out.append("")
     for version in state.get("versions") or []:
-        out += [f"## {rows.version_title(version)}", ""]
+        out += [f"## {rows.version_title(version, state)}", ""]
         out += [_demote(version["text"]), ""]
     for review in state.get("reviews") or []:
-        out += review_lines(review)
+        out += review_lines(review, state)
     critiques = list((state.get("critiques") or {}).values())
     if critiques:
         out += ["## Critiques", "", "| id | round | section | severity | status | improvement |",

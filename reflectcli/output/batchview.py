@@ -90,7 +90,8 @@ def print_status(console: Console, status: dict[str, Any], limit: int | None = N
                       f"[{COLORS[row['status']]}]{row['status']}[/]",
                       "" if row["rounds"] is None else str(row["rounds"]),
                       "" if not row["tokens"] else f"{row['tokens']:,}",
-                      "" if row["final_score"] is None else f"{row['final_score']:.1f}",
+                      "" if row["final_score"] is None
+                      else ("form " if row.get("scored") == "form" else "") + f"{row['final_score']:.1f}",
                       escape(note[:80]))  # fmt: skip
     console.print(table)
     if len(items) < len(status["items"]):

@@ -38,6 +38,7 @@ from reflectcli.output.article import (  # noqa: F401  (the article's blocks, fo
 from reflectcli.output.artifacts import run_status
 from reflectcli.output.summary import summarize
 from reflectcli.writing.citations import run_labels
+from reflectcli.writing.rubric import score_words
 
 # --- verdicts --------------------------------------------------------------------------------
 
@@ -140,6 +141,9 @@ class Document:
     reviews: list[dict[str, Any]]
     decisions: list[dict[str, Any]]
     language: str = ""
+    # each review's title and (name, score) rows as rows.review_title / dimension_rows say them
+    # (the checklist's: form, an accuracy it did not check as None)
+    review_rows: list[tuple[str, list[tuple[str, float | None]]]] = field(default_factory=list)
 
     @property
     def headings(self) -> list[Heading]:
@@ -255,6 +259,9 @@ def build(
         known_issues=list(state.get("known_issues") or []),
         contradicted=[_one_line(line.replace("**", "")) for line in rows.contradiction_note(state, text)],
         reviews=list(state.get("reviews") or []),
+        review_rows=[
+            (rows.review_title(r, state), rows.dimension_rows(r, state)) for r in state.get("reviews") or []
+        ],
         decisions=list(state.get("decisions") or []),
         language=(state.get("params") or {}).get("language") or "",
     )
@@ -287,16 +294,15 @@ def _meta(run: dict[str, Any], state: dict[str, Any], version: dict[str, Any],
           status: str) -> list[tuple[str, str]]:  # fmt: skip
     s = summarize(state)
     params = state.get("params") or {}
-    score = next((r["score"] for r in reversed(state.get("reviews") or []) if r["version"] == version["n"]),
-                 None)  # fmt: skip
+    review = next((r for r in reversed(state.get("reviews") or []) if r["version"] == version["n"]), None)
     writer = run.get("model") or params.get("model") or "?"
-    critic = run.get("critic_model") or params.get("critic_model") or writer
+    critic = rows.critic_name({**params, "model": writer}, run.get("critic_model"))
     return [
         ("task", _one_line(state.get("task", ""))),
         ("status", status + (f" (stop reason: {rows.stop_words(s)})" if s["stop_reason"] else "")),
         ("model", f"{writer}; critic {critic}"),
         ("version", f"{version['n']} ({version['kind']})"),
-        ("score", f"{score:g}/10" if score is not None else "not reviewed"),
+        ("score", score_words(review["score"], review["source"], state) if review else "not reviewed"),
         ("rounds", str(s["rounds"])),
         ("date", _when(run.get("updated_at") or run.get("created_at"))),
         ("thread", str(run.get("thread_id", ""))),

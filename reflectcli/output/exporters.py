@@ -15,6 +15,7 @@ from reflectcli.output import rows
 from reflectcli.output.artifacts import render_artifact, warning_lines
 from reflectcli.output.summary import summarize
 from reflectcli.writing import markdown
+from reflectcli.writing.rubric import facts_checked, scored
 
 FORMATS = ("md", "report", "json", "html")  # text
 DOCUMENTS = ("pdf", "docx")  # bytes: a file to hand to someone
@@ -38,6 +39,15 @@ def choose_version(state: dict[str, Any], which: str) -> dict[str, Any]:
                     f"{', '.join(str(n) for n in by_n)}", exit_code=2)  # fmt: skip
 
 
+def title_lines(state: dict[str, Any], text: str) -> list[str]:
+    """`# Title` and a blank line above an exported article that has no top heading of its own:
+    the title every other format gives it (the document model's: the task, on one line)."""
+    title = " ".join(str(state.get("task") or "").split())
+    if not title or any(h.level == 1 for h in markdown.headings(text)):
+        return []
+    return [f"# {markdown.inline(title)}", ""]
+
+
 def scores_by_version(state: dict[str, Any]) -> dict[int, float]:
     return {r["version"]: r["score"] for r in state.get("reviews") or []}
 
@@ -51,6 +61,10 @@ def export_json(run: dict[str, Any], state: dict[str, Any], version: dict[str, A
     summary = summarize(state)
     payload = {
         "warning": summary["warning"],  # first: the output did not pass (None when it did)
+        # what the chosen version's score measures: "form" (the checklist: facts not checked
+        # unless the run had sources), "critic" or "heuristic"; None when it was not reviewed
+        "scored": scored(review["source"]) if review else None,
+        "facts_checked": facts_checked(review["source"], state) if review else None,
         "run": {k: v for k, v in run.items() if k not in ("owner_pid", "owner_host")},
         "summary": summary,
         "resume_from": pending_step(state),
@@ -93,7 +107,7 @@ def export(run: dict[str, Any], state: dict[str, Any], fmt: str, version: str) -
         text = chosen["text"].rstrip()
         refs = rows.references_markdown(state, text)
         flag = warning_lines(summarize(state)) if chosen["n"] == state.get("final_version") else []
-        return "\n".join([*flag, text]) + (f"\n\n{refs}" if refs else "") + "\n"
+        return "\n".join([*flag, *title_lines(state, text), text]) + (f"\n\n{refs}" if refs else "") + "\n"
     if fmt == "pdf":
         from reflectcli.output import pdf
 

@@ -109,11 +109,11 @@ def render(doc: Document) -> str:
         parts.append("</ul>")
     if doc.reviews:
         parts.append("<h2>Reviews</h2>")
-    for review in doc.reviews:
-        parts.append(f"<h3>{e(rows.review_title(review))}</h3><table>")
-        for name, value in rows.dimension_rows(review):
-            bar = f'<span class="bar" style="width:{value * 12:.0f}px"></span>'
-            parts.append(f"<tr><td>{e(name)}</td><td>{value:g}</td><td>{bar}</td></tr>")
+    for review, (title, dims) in zip(doc.reviews, doc.review_rows, strict=True):
+        parts.append(f"<h3>{e(title)}</h3><table>")
+        for name, value in dims:
+            bar = "" if value is None else f'<span class="bar" style="width:{value * 12:.0f}px"></span>'
+            parts.append(f"<tr><td>{e(name)}</td><td>{e(rows.dimension_cell(value))}</td><td>{bar}</td></tr>")
         parts.append(f"</table><p>{e(review['feedback'])}</p><ul>")
         for imp in review["improvements"]:
             severity = f'<span class="{e(imp["severity"])}">{e(imp["severity"])}</span>'

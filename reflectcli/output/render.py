@@ -15,8 +15,9 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from reflectcli.output import rows, safe
-from reflectcli.output.rows import CLAIM_COLOURS, plural, stop_words
+from reflectcli.output.rows import CLAIM_COLOURS, final_words, plural, stop_words
 from reflectcli.output.safe import escape
+from reflectcli.writing.rubric import score_words
 
 _STEP = re.compile(r"^(?P<kind>[a-z]+)(?::[srgq](?P<num>\d+))?(?::s(?P<sec>\d+))?(?::retry(?P<retry>\d+))?$")
 
@@ -226,7 +227,7 @@ class Renderer:
         if node == "plan" and update.get("outline"):
             self._outline(state["outline"])
         elif node == "review" and update.get("reviews"):
-            self._review(state["reviews"][-1], state["params"]["threshold"])
+            self._review(state["reviews"][-1], state["params"]["threshold"], state)
         elif node == "decide":
             self._decision(state["decisions"][-1])
         elif node.startswith("gate_") and update.get("decisions"):  # a pick answer makes none
@@ -246,7 +247,7 @@ class Renderer:
         for i, section in enumerate(outline["sections"], 1):
             self._print(f"  {i}. {escape(section['title'])}")
 
-    def _review(self, review: dict[str, Any], threshold: float) -> None:
+    def _review(self, review: dict[str, Any], threshold: float, state: dict[str, Any]) -> None:
         if self.quiet:
             return
         passed = review["score"] >= threshold and review["source"] != "fallback"
@@ -256,15 +257,16 @@ class Renderer:
         source = {"llm-retry": " · source llm-retry", "checklist": " · [cyan]checklist[/]"}.get(
             review["source"], ""
         )
-        self._print(f"[bold]Round {review['round']}[/]: {review['score']:g}/10 vs threshold "
-                    f"{threshold:g} {mark}{source}")  # fmt: skip
+        said = score_words(review["score"], review["source"], state)
+        self._print(f"[bold]Round {review['round']}[/]: {escape(said)} vs threshold {threshold:g} "
+                    f"{mark}{source}")  # fmt: skip
         table = Table(show_header=True, box=None, padding=(0, 2))
         table.add_column("dimension")
         table.add_column("score", justify="right")
         table.add_column("")
-        for name, value in rows.dimension_rows(review):
-            shown = f"[bold]{name}[/]" if name == "overall" else name
-            table.add_row(shown, f"{value:g}", bar(value))
+        for i, (name, value) in enumerate(rows.dimension_rows(review, state)):
+            shown = f"[bold]{name}[/]" if i == 0 else name
+            table.add_row(shown, rows.dimension_cell(value), "" if value is None else bar(value))
         self.console.print(table)
         if review["feedback"]:
             self._print(f"  [dim]feedback:[/] {escape(review['feedback'])}")
@@ -347,13 +349,15 @@ class Renderer:
         if s.get("warning"):  # the ending's first line: the output is not an article that passed
             self._print(f"[bold red]✗ {escape(s['warning'])}[/]")
         cost = f" · ${s['cost']:.4f}" if s.get("cost") else ""
-        final = f"{s['final_score']:g}" if s["final_score"] is not None else "?"
+        final = final_words(s)
         if s.get("final_version") and s["final_version"] != s.get("last_version"):
             last = f"{s['last_score']:g}" if s.get("last_score") is not None else "no score"
+            if s.get("scored") == "form" and s.get("last_score") is not None:
+                last = f"form {last}/10"
             final += (f" (version {s['final_version']} kept; version {s['last_version']} "
                       f"scored {last})")  # fmt: skip
         self._print(
-            f"[bold green]done[/] {stop_words(s)} · final score {final} · "
+            f"[bold green]done[/] {stop_words(s)} · {escape(final)} · "
             f"{s['rounds']} round{'s' if s['rounds'] != 1 else ''} · {s['calls']} calls · "
             f"{rows.estimated(s['tokens'], s.get('estimated_tokens', 0))} tokens{cost} · "
             f"{result.elapsed:.1f}s"
@@ -371,8 +375,8 @@ class Renderer:
         if s.get("warning"):
             self.console.print(f"✗ {s['warning']}", markup=False, soft_wrap=True)
         self.console.print(
-            f"thread {result.thread_id} already finished ({s['stop_reason']}, final score "
-            f"{s['final_score']}); nothing to resume", markup=False,
+            f"thread {result.thread_id} already finished ({s['stop_reason']}, {final_words(s)}); "
+            "nothing to resume", markup=False,
         )  # fmt: skip
         self.console.print(f"article: {result.artifact}", soft_wrap=True, markup=False)
 

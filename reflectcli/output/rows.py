@@ -9,7 +9,7 @@ from typing import Any
 
 from reflectcli.writing.citations import place, references, run_labels
 from reflectcli.writing.markdown import inline, one_line
-from reflectcli.writing.rubric import DIMENSIONS, VERDICTS
+from reflectcli.writing.rubric import DIMENSIONS, VERDICTS, dimension_shown, score_words
 
 WHOLE = "whole article"
 CUT = {"length": "stopped by the token cap", "loop": "cut: the text began repeating itself"}
@@ -28,6 +28,41 @@ def stop_words(summary: dict[str, Any]) -> str:
     return reason
 
 
+def final_words(summary: dict[str, Any]) -> str:
+    """`final score 8.5`, or the checklist's `final form 6.9/10, facts not checked`."""
+    if summary.get("scored") == "form":
+        return f"final {summary['final_words']}"
+    final = summary.get("final_score")
+    return f"final score {final:g}" if final is not None else "final score ?"
+
+
+CHECKLIST_CRITIC = "the checklist (rules, no model)"
+
+
+def critic_name(params: dict[str, Any], critic_model: str | None = None) -> str:
+    """Who reviewed: the critic model, or the checklist (rules that measure form, no model)."""
+    if params.get("critic") == "checklist" or critic_model == "checklist":
+        return CHECKLIST_CRITIC
+    return critic_model or params.get("critic_model") or params.get("model") or "?"
+
+
+def running_where(run: dict[str, Any]) -> str | None:
+    """`running now (pid 123 on host-b)` for a run a live process owns (its row's effective
+    status: a dead owner's reads `interrupted`), else None: only then is `resume` the hint."""
+    if run.get("status") != "running":
+        return None
+    pid, host = run.get("owner_pid"), str(run.get("owner_host") or "").split("~")[0]
+    return "running now" + (f" (pid {pid}" + (f" on {host}" if host else "") + ")" if pid else "")
+
+
+def resume_hint(run: dict[str, Any]) -> str:
+    """What to do with an unfinished run: resume it, or, while a process runs it, wait."""
+    where = running_where(run)
+    if where:
+        return f"it is {where}: wait for it to finish (`reflectcli show {run['thread_id']}` follows it)"
+    return f"resume it with `reflectcli resume {run['thread_id']}`"
+
+
 def rejections(review: dict[str, Any]) -> list[str]:
     """Why the critic's earlier answers in this review were not used, one line each."""
     return [f"answer {i} rejected: {why}" for i, why in enumerate(review.get("errors") or [], 1)]
@@ -43,18 +78,45 @@ def improvement(item: dict[str, Any], with_id: bool = False) -> str:
     return f"[{item['severity']}] {where(item)}: {item['issue']}{tail}"
 
 
-def review_title(review: dict[str, Any]) -> str:
-    return (f"Review, round {review['round']}: {review['score']:g}/10 (version {review['version']}, "
-            f"source: {review['source']})")  # fmt: skip
+def review_title(review: dict[str, Any], state: dict[str, Any] | None = None) -> str:
+    """`Review, round 1: form 6.9/10, facts not checked (version 1, source: checklist)`."""
+    said = score_words(review["score"], review.get("source"), state)
+    return (
+        f"Review, round {review['round']}: {said} (version {review['version']}, source: {review['source']})"
+    )
 
 
-def version_title(version: dict[str, Any]) -> str:
-    return f"Version {version['n']} ({version['kind']}, round {version['round']})"
+def reviewed_in(version: dict[str, Any], state: dict[str, Any] | None) -> list[int]:
+    """The rounds whose review read this version (round N reviews version N in a plain run)."""
+    return [r["round"] for r in (state or {}).get("reviews") or [] if r["version"] == version["n"]]
 
 
-def dimension_rows(review: dict[str, Any]) -> list[tuple[str, float]]:
-    """(name, score) for the overall score and each dimension, in rubric order."""
-    return [("overall", review["score"]), *((d, review["dimensions"][d]) for d in DIMENSIONS)]
+def version_title(version: dict[str, Any], state: dict[str, Any] | None = None) -> str:
+    """`Version 2 (revision after round 1; reviewed in round 2)`: a version is numbered as the
+    round that reviews it, a revision names the round whose review it answers (its `round`)."""
+    kind = version["kind"]
+    made = f" after round {version['round']}" if version.get("round") and kind != "draft" else ""
+    if state is None:
+        return f"Version {version['n']} ({kind}{made})"
+    rounds = reviewed_in(version, state)
+    seen = f"reviewed in round {', '.join(map(str, rounds))}" if rounds else "not reviewed"
+    return f"Version {version['n']} ({kind}{made}; {seen})"
+
+
+def dimension_rows(
+    review: dict[str, Any], state: dict[str, Any] | None = None
+) -> list[tuple[str, float | None]]:
+    """(name, score) for the overall score (`form` for the checklist's) and each dimension, in
+    rubric order; None for a dimension the review did not check (`state`: the run's, to know)."""
+    source = review.get("source")
+    overall = "form" if source == "checklist" else "overall"
+    dims = [(d, dimension_shown(d, review["dimensions"][d], source, state)) for d in DIMENSIONS]
+    return [(overall, review["score"]), *dims]
+
+
+def dimension_cell(value: float | None) -> str:
+    """A dimension's score in a table: `7.5`, or `not checked`."""
+    return "not checked" if value is None else f"{value:g}"
 
 
 def critique_status(item: dict[str, Any]) -> str:

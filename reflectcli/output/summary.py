@@ -7,6 +7,7 @@ from typing import Any
 
 from reflectcli.graph.rules import call_events, output_warning, spent
 from reflectcli.writing.citations import cited_ids, run_labels
+from reflectcli.writing.rubric import score_words, scored
 
 
 def summarize(state: dict[str, Any]) -> dict[str, Any]:
@@ -20,12 +21,11 @@ def summarize(state: dict[str, Any]) -> dict[str, Any]:
     fallbacks += 1 if outline.get("source") == "fallback" else 0
     final_n = state.get("final_version")
     last_n = (state.get("versions") or [{}])[-1].get("n")
-    final_score = None
+    final_review = reviews[-1] if reviews else None
     if final_n is not None:
-        matching = [r["score"] for r in reviews if r["version"] == final_n]
-        final_score = matching[-1] if matching else None
-    elif scores:
-        final_score = scores[-1]
+        final_review = next((r for r in reversed(reviews) if r["version"] == final_n), None)
+    final_score = final_review["score"] if final_review else None
+    final_source = final_review.get("source") if final_review else None
     return {
         "rounds": len(reviews),
         "calls": len(calls),
@@ -41,8 +41,13 @@ def summarize(state: dict[str, Any]) -> dict[str, Any]:
         "first_score": scores[0] if scores else None,
         "best_score": max(scores) if scores else None,
         "final_score": final_score,
+        # what the final score measures (`form` for the checklist's) and it in words, from the
+        # review's source (writing/rubric.py): a checklist pass is never the article's score
+        "scored": scored(final_source) if final_review else None,
+        "final_words": score_words(final_score, final_source, state),
         "fallbacks": fallbacks,
-        "guards": sum(1 for e in state.get("trace") or [] if e.get("kind") == "guard"),
+        "guards": sum(guards_fired(state).values()),
+        "guards_fired": guards_fired(state),
         "retries": sum(e.get("retries", 0) for e in calls),
         "stop_reason": state.get("stop_reason"),
         "critic": (state.get("params") or {}).get("critic") or "llm",
@@ -54,6 +59,27 @@ def summarize(state: dict[str, Any]) -> dict[str, Any]:
         "lessons_recalled": len(state.get("lessons") or []),
         "warning": output_warning(state),  # the output's first line when the run did not pass it
     }
+
+
+# the trace events of a guard that fired on a model's answer: a rewrite rejected, prompt text or
+# chatter removed (echo), a loop cut, a generation stopped by its cap, an invented citation removed
+GUARD_KINDS = ("guard", "echo", "loop", "truncated", "invented_citation")
+
+
+def guards_fired(state: dict[str, Any]) -> dict[str, int]:
+    """How many times each guard fired, from the trace (`{"echo": 2, "guard": 1}`)."""
+    fired: dict[str, int] = {}
+    for event in state.get("trace") or []:
+        if event.get("kind") in GUARD_KINDS:
+            fired[event["kind"]] = fired.get(event["kind"], 0) + 1
+    return fired
+
+
+def guards_words(summary: dict[str, Any]) -> str:
+    """`2 (echo 1, guard 1)`, or `0`."""
+    fired = summary.get("guards_fired") or {}
+    detail = ", ".join(f"{kind} {n}" for kind, n in fired.items())
+    return f"{summary['guards']}" + (f" ({detail})" if detail else "")
 
 
 def grounding(state: dict[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from reflectcli.output.questions import answer_lines
 from reflectcli.output.safe import escape, terminal_safe
 from reflectcli.output.summary import summarize
 from reflectcli.writing.markdown import one_line
-from reflectcli.writing.rubric import DIMENSIONS
+from reflectcli.writing.rubric import DIMENSIONS, facts_checked, scored
 
 SPARKS = "▁▂▃▄▅▆▇█"
 
@@ -86,7 +86,8 @@ class Views:
             return
         rows = [
             (r["thread_id"], _when(r["created_at"]), r["status"], str(r["rounds"]),
-             f"{_score(r['first_score'])}→{_score(r['final_score'])}",
+             ("form " if r.get("critic_model") == "checklist" else "")
+             + f"{_score(r['first_score'])}→{_score(r['final_score'])}",
              ("~" if r.get("estimated_tokens") else "") + str(r["tokens"]),
              r["task"].splitlines()[0][:80])
             for r in runs
@@ -127,8 +128,9 @@ class Views:
         if s["warning"]:  # the first line: the run's output did not pass
             p(f"[bold red]✗ {escape(s['warning'])}[/]")
         p(f"[bold]{escape(run['thread_id'])}[/]  {escape(state.get('task', run['task']))}")
+        critic = rows.critic_name(state.get("params") or {}, run["critic_model"])
         p(f"[dim]status {run['status']} · {escape(run['model'])} → critic "
-          f"{escape(run['critic_model'])} · created {_when(run['created_at'])} · "
+          f"{escape(critic)} · created {_when(run['created_at'])} · "
           f"{s['calls']} calls · {rows.estimated(s['tokens'], s.get('estimated_tokens', 0))} tokens"
           + (f" · ${s['cost']:.4f}" if s["cost"] else "") + "[/]")  # fmt: skip
         if run.get("error"):
@@ -143,8 +145,11 @@ class Views:
         reviews = state.get("reviews") or []
         if reviews:
             threshold = (state.get("params") or {}).get("threshold")
+            form = any(scored(r["source"]) == "form" for r in reviews)
+            facts = "" if facts_checked("checklist", state) else ", facts not checked"
+            what = f"; the checklist scores form{facts}" if form else ""
             p(f"\n[bold]Scores[/] {sparkline([r['score'] for r in reviews])}"
-              f"  [dim](threshold {threshold})[/]")  # fmt: skip
+              f"  [dim](threshold {threshold}{what})[/]")  # fmt: skip
             table = Table(box=None, padding=(0, 1), header_style="bold")
             table.add_column("round")
             table.add_column("version", justify="right")
@@ -153,9 +158,10 @@ class Views:
                 table.add_column(d[:12], justify="right")
             table.add_column("source")
             for r in reviews:
-                table.add_row(str(r["round"]), str(r["version"]), f"[bold]{r['score']:g}[/]",
-                              *(f"{r['dimensions'][d]:g}" for d in DIMENSIONS),
-                              r["source"])  # fmt: skip
+                (overall, score), *dims = rows.dimension_rows(r, state)
+                table.add_row(str(r["round"]), str(r["version"]),
+                              f"[bold]{'form ' if overall == 'form' else ''}{score:g}[/]",
+                              *(rows.dimension_cell(v) for _, v in dims), r["source"])  # fmt: skip
             p(table)
             for r in reviews:
                 p(f"\n[bold]Round {r['round']}[/] [dim]feedback:[/] {escape(r['feedback'])}")
@@ -214,7 +220,9 @@ class Views:
                               str(r["tokens"] or 0), escape(r["note"]))  # fmt: skip
             p(table)
         nxt = pending_step(state)
-        if nxt:
+        if nxt and (where := rows.running_where(run)):  # another process runs it: no resume
+            p(f"\n[bold]{escape(where[0].upper() + where[1:])}[/]; its next step: {nxt}")
+        elif nxt:
             p(f"\n[bold]Resume[/] would start at: {nxt}  "
               f"[dim](reflectcli resume {escape(run['thread_id'])})[/]")  # fmt: skip
         elif run.get("artifact"):
@@ -418,7 +426,13 @@ class Views:
         reasons = ", ".join(f"{k} {v}" for k, v in data["stop_reasons"].items()) or "—"
         p(f"stop reasons: {reasons}")
         gain = data["mean_gain"]
-        p(f"mean score: first {_score(data['mean_first_score'])} → final "
+        form, scored = data.get("form_scored") or 0, data.get("scored") or 0
+        what = "mean score"
+        if form and form == scored:  # every score is the checklist's: form, facts not checked
+            what = "mean form (the checklist's; facts not checked)"
+        elif form:
+            what = f"mean score ({form} of {scored} runs scored for form by the checklist)"
+        p(f"{what}: first {_score(data['mean_first_score'])} → final "
           f"{_score(data['mean_final_score'])} (gain {'+' if (gain or 0) >= 0 else ''}"
           f"{_score(gain)})")  # fmt: skip
         rate = data["fallback_rate"]

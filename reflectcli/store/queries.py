@@ -119,6 +119,9 @@ def run_stats(conn: Connection, since: float | None = None) -> dict[str, Any]:
         "mean_first_score": first,
         "mean_final_score": final,
         "mean_gain": round(final - first, 3) if first is not None and final is not None else None,
+        # of the scored runs, those the checklist reviewed: their scores measure form, not the article
+        "form_scored": sum(1 for r in scored if r["critic_model"] == "checklist"),
+        "scored": len(scored),
         "fallback_rate": round(sum(r["fallbacks"] for r in runs) / structured, 4) if structured else None,
         "sources_used": sum(r["sources_used"] for r in runs),
         "citations_removed": sum(r["citations_removed"] for r in runs),

@@ -185,7 +185,10 @@ class Runner(Recorder):
         settings = settings.model_copy(update={"runs_dir": runs_dir})
         path = artifact_path(runs_dir, thread_id)
         if run["status"] != "finished":
+            stopped = run["status"] in ("interrupted", "failed")  # (a killed owner reads interrupted)
             store.acquire(thread_id)  # refuse a second process now, before reading the checkpoint
+            if stopped:  # the record says so when it is finished: "resumed 1 time"
+                store.update_run(thread_id, resumes=int(run.get("resumes") or 0) + 1)
             run = store.get_run(thread_id) or run  # as it is now that this process holds it
         if run["status"] == "finished":
             store.release(thread_id)

@@ -176,3 +176,41 @@ def test_a_running_run_is_not_offered_a_resume(runs_dir):
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+def test_a_run_stopped_and_resumed_says_so_when_finished(scripted, runs_dir):
+    """Ctrl-C after the outline (interrupted), then a failure mid-draft, then a resume to the end:
+    the record, `show` and the JSON export say it was resumed twice; a run that went straight
+    through says nothing of the kind, and resuming a finished run counts nothing."""
+    import pytest
+
+    from reflectcli.errors import ModelError, RunInterrupted
+
+    class FailsOnce(ScriptedResponder):
+        failed = False
+
+        def __call__(self, step, messages):
+            if step == "draft:s2" and not FailsOnce.failed:
+                FailsOnce.failed = True
+                raise ModelError("fake/w: the provider failed")
+            return super().__call__(step, messages)
+
+    scripted.responder = FailsOnce(scores=[8.5], sections=2)
+    config = settings(runs_dir, threshold=8)
+    stop = Runner(quiet_ui(), should_stop=lambda: True)  # stops after the first step
+    with pytest.raises(RunInterrupted):
+        stop.write("Why writers revise", config, "twice")
+    with pytest.raises(ModelError):
+        Runner(quiet_ui()).resume("twice", str(runs_dir), {})
+    result = Runner(quiet_ui()).resume("twice", str(runs_dir), {})
+    assert result.state["status"] == "finished"
+    artifact = (runs_dir / "twice.md").read_text(encoding="utf-8")
+    assert "resumed 2 times after it stopped unfinished" in artifact
+    assert "resumed 2 times" in " ".join(invoke("show", "twice", "--runs-dir", runs_dir).split())
+    assert json.loads(invoke("export", "twice", "-f", "json", "--runs-dir", runs_dir))["run"]["resumes"] == 2
+    assert Runner(quiet_ui()).resume("twice", str(runs_dir), {}).already_finished
+    assert "resumed 2 times" in (runs_dir / "twice.md").read_text(encoding="utf-8")
+
+    scripted.responder = ScriptedResponder(scores=[8.5], sections=2)
+    Runner(quiet_ui()).write("Why writers revise", config, "straight")
+    assert "resumed" not in (runs_dir / "straight.md").read_text(encoding="utf-8").split("## Outline")[0]

@@ -138,7 +138,8 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any],
     out += [
         f"- thread: `{thread_id}`",
         f"- status: {run_status(state, run)}"
-        + (f" (stop reason: {rows.stop_words(s)})" if s["stop_reason"] else ""),
+        + (f" (stop reason: {rows.stop_words(s)})" if s["stop_reason"] else "")
+        + rows.resumed_words(run),
         f"- writer model: {params.get('model')}; "
         + (
             f"critic: {critic}"

@@ -20,6 +20,15 @@ def where(item: dict[str, Any]) -> str:
     return item.get("section") or WHOLE
 
 
+def resumed_words(run: dict[str, Any]) -> str:
+    """ "; resumed 2 times after it stopped unfinished" for a run that was interrupted (Ctrl-C,
+    a kill, a lost store) or failed and then resumed; empty for one that ran straight through."""
+    n = int(run.get("resumes") or 0)
+    if not n:
+        return ""
+    return f"; resumed {n} time{'s' if n != 1 else ''} after it stopped unfinished"
+
+
 def stop_words(summary: dict[str, Any]) -> str:
     """Why the run stopped, in words: a pass by the checklist critic says so."""
     reason = summary.get("stop_reason") or "unfinished"

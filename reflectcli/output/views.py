@@ -129,7 +129,7 @@ class Views:
             p(f"[bold red]✗ {escape(s['warning'])}[/]")
         p(f"[bold]{escape(run['thread_id'])}[/]  {escape(state.get('task', run['task']))}")
         critic = rows.critic_name(state.get("params") or {}, run["critic_model"])
-        p(f"[dim]status {run['status']} · {escape(run['model'])} → critic "
+        p(f"[dim]status {run['status']}{rows.resumed_words(run)} · {escape(run['model'])} → critic "
           f"{escape(critic)} · created {_when(run['created_at'])} · "
           f"{s['calls']} calls · {rows.estimated(s['tokens'], s.get('estimated_tokens', 0))} tokens"
           + (f" · ${s['cost']:.4f}" if s["cost"] else "") + "[/]")  # fmt: skip

@@ -65,7 +65,7 @@ RUN_FIELDS = (
     "status", "rounds", "first_score", "best_score", "final_score", "stop_reason", "calls",
     "tokens", "cost", "fallbacks", "artifact", "error", "model", "critic_model", "settings",
     "sources_used", "citations_removed", "claims", "claims_supported", "lessons_recalled",
-    "estimated_tokens",
+    "estimated_tokens", "resumes",
 )  # fmt: skip
 
 

@@ -278,6 +278,10 @@ MIGRATIONS: list[tuple[str, str]] = [
         ALTER TABLE run_usage ADD COLUMN estimated_tokens INTEGER NOT NULL DEFAULT 0
         """,
     ),
+    (
+        "018_resumes",  # times a run was resumed after it stopped unfinished (Ctrl-C, a kill, a failure)
+        "ALTER TABLE runs ADD COLUMN resumes INTEGER NOT NULL DEFAULT 0",
+    ),
 ]
 
 # PostgreSQL's text for the migrations SQLite writes with its own extensions: full-text search

@@ -127,6 +127,109 @@ def run_status(state: dict[str, Any], run: dict[str, Any]) -> str:
     return status
 
 
+def _inputs_lines(state: dict[str, Any]) -> list[str]:
+    """What the run worked from: its outline, the lessons it recalled, its evidence."""
+    out: list[str] = []
+    outline = state.get("outline")
+    if outline:
+        out += [f"## Outline (source: {outline['source']})", ""]
+        out += [
+            f"{i}. **{sec['title']}**" + (f" — {sec['goal']}" if sec.get("goal") else "")
+            for i, sec in enumerate(outline["sections"], 1)
+        ]
+        out.append("")
+    recalled = state.get("lessons") or []
+    if recalled:
+        out += ["## Lessons recalled", ""]
+        out += [f"- ({x['id']}) {x['text']}" for x in recalled]
+        out.append("")
+    evidence = state.get("evidence") or []
+    if evidence:
+        out += ["## Evidence", "", "| id | found for | source | where | passage |", "|---|---|---|---|---|"]
+        for e in evidence:
+            passage = " ".join(e["text"].split())
+            passage = passage if len(passage) <= 200 else passage[:197] + "..."
+            found = f"section {e['section']}" if e.get("section") else f"round {e.get('round')} query"
+            if e.get("question"):
+                found = f"question q{e['question']}"
+            out.append(f"| {e['id']} | {found} | {markdown.inline(e['title'])} | "
+                       f"{markdown.inline(rows.place(e))} | {markdown.inline(passage)} |")  # fmt: skip
+        out.append("")
+    return out
+
+
+def _versions_lines(state: dict[str, Any]) -> list[str]:
+    """Every version in full, then every review."""
+    out: list[str] = []
+    for version in state.get("versions") or []:
+        out += [f"## {rows.version_title(version, state)}", ""]
+        out += [_demote(version["text"]), ""]
+    for review in state.get("reviews") or []:
+        out += review_lines(review, state)
+    return out
+
+
+def _ledger_lines(state: dict[str, Any]) -> list[str]:
+    """The critiques with their status, and each decision with its reason."""
+    out: list[str] = []
+    critiques = list((state.get("critiques") or {}).values())
+    if critiques:
+        out += ["## Critiques", "", "| id | round | section | severity | status | improvement |",
+                "|---|---|---|---|---|---|"]  # fmt: skip
+        for c in critiques:
+            out.append(f"| {c['id']} | {c['round']} | {_cell(rows.where(c))} | {c['severity']} | "
+                       f"{rows.critique_status(c)} | {_cell(c['issue'])} |")  # fmt: skip
+        out.append("")
+    decisions = state.get("decisions") or []
+    if decisions:
+        out += ["## Decisions", "", "| round | decision | reason | detail |", "|---|---|---|---|"]
+        out += [
+            f"| {d['round']} | {d['decision']} | {d['reason']} | {_cell(d['detail'])} |" for d in decisions
+        ]
+        out.append("")
+    return out
+
+
+def _trace_lines(state: dict[str, Any]) -> list[str]:
+    """The trace: one row per step, call or note."""
+    out: list[str] = []
+    trace = rows.trace_rows(state)
+    if trace:
+        out += ["## Trace", "", "| # | node | step | time | seconds | sent (cached) | received | cost "
+                "| run cost | note |", "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+        for i, r in enumerate(trace, 1):
+            seconds = "" if r["seconds"] is None else r["seconds"]
+            sent = "" if not r["call"] else f"{r['sent']}" + (f" ({r['cached']})" if r["cached"] else "")
+            costs = f"{rows.money(r['cost'])} | {rows.money(r['run_cost'])}" if r["call"] else " | "
+            out.append(f"| {i} | {r['node']} | {r['what']} | {r['time']} | {seconds} | {sent} | "
+                       f"{r['received'] if r['call'] else ''} | {costs} | {_cell(r['note'])} |")  # fmt: skip
+        out.append("")
+    return out
+
+
+def _ending_lines(state: dict[str, Any], flag: list[str]) -> list[str]:
+    """What the run learned, its known issues, the final article with its References."""
+    out: list[str] = []
+    learned = state.get("learned")
+    if learned:
+        out += ["## Lessons learned", "",
+                f"- new: {', '.join(map(str, learned['written'])) or 'none'}; reinforced: "
+                f"{', '.join(map(str, learned['merged'])) or 'none'}; superseded: "
+                f"{', '.join(map(str, learned['superseded'])) or 'none'} "
+                "(`reflectcli memory show ID`)", ""]  # fmt: skip
+    known = state.get("known_issues") or []
+    if state.get("status") == "finished" and state.get("stop_reason") != "passed":
+        out += ["## Known issues", ""]
+        out += [f"- {rows.improvement(k, with_id=True)}" for k in known] or ["- (the critic listed none)"]
+        out.append("")
+    text = final_text(state)
+    if state.get("status") == "finished" and text is not None:
+        out += [f"## Final article (version {state.get('final_version')})", "", *flag, _demote(text, 1), ""]
+        if refs := rows.references_markdown(state, text, level=3):
+            out += [refs, ""]
+    return out
+
+
 def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any],
                     summary: dict[str, Any] | None = None) -> str:  # fmt: skip
     """The artifact's text; `summary`: the step's `summarize(state)` when the caller has it."""
@@ -155,79 +258,11 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any],
         f"{cost}; fallbacks: {s['fallbacks']}; guards: {guards_words(s)}",
         "",
     ]
-    outline = state.get("outline")
-    if outline:
-        out += [f"## Outline (source: {outline['source']})", ""]
-        out += [
-            f"{i}. **{sec['title']}**" + (f" — {sec['goal']}" if sec.get("goal") else "")
-            for i, sec in enumerate(outline["sections"], 1)
-        ]
-        out.append("")
-    recalled = state.get("lessons") or []
-    if recalled:
-        out += ["## Lessons recalled", ""]
-        out += [f"- ({x['id']}) {x['text']}" for x in recalled]
-        out.append("")
-    evidence = state.get("evidence") or []
-    if evidence:
-        out += ["## Evidence", "", "| id | found for | source | where | passage |", "|---|---|---|---|---|"]
-        for e in evidence:
-            passage = " ".join(e["text"].split())
-            passage = passage if len(passage) <= 200 else passage[:197] + "..."
-            found = f"section {e['section']}" if e.get("section") else f"round {e.get('round')} query"
-            if e.get("question"):
-                found = f"question q{e['question']}"
-            out.append(f"| {e['id']} | {found} | {markdown.inline(e['title'])} | "
-                       f"{markdown.inline(rows.place(e))} | {markdown.inline(passage)} |")  # fmt: skip
-        out.append("")
-    for version in state.get("versions") or []:
-        out += [f"## {rows.version_title(version, state)}", ""]
-        out += [_demote(version["text"]), ""]
-    for review in state.get("reviews") or []:
-        out += review_lines(review, state)
-    critiques = list((state.get("critiques") or {}).values())
-    if critiques:
-        out += ["## Critiques", "", "| id | round | section | severity | status | improvement |",
-                "|---|---|---|---|---|---|"]  # fmt: skip
-        for c in critiques:
-            out.append(f"| {c['id']} | {c['round']} | {_cell(rows.where(c))} | {c['severity']} | "
-                       f"{rows.critique_status(c)} | {_cell(c['issue'])} |")  # fmt: skip
-        out.append("")
-    decisions = state.get("decisions") or []
-    if decisions:
-        out += ["## Decisions", "", "| round | decision | reason | detail |", "|---|---|---|---|"]
-        out += [
-            f"| {d['round']} | {d['decision']} | {d['reason']} | {_cell(d['detail'])} |" for d in decisions
-        ]
-        out.append("")
-    trace = rows.trace_rows(state)
-    if trace:
-        out += ["## Trace", "", "| # | node | step | time | seconds | sent (cached) | received | cost "
-                "| run cost | note |", "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
-        for i, r in enumerate(trace, 1):
-            seconds = "" if r["seconds"] is None else r["seconds"]
-            sent = "" if not r["call"] else f"{r['sent']}" + (f" ({r['cached']})" if r["cached"] else "")
-            costs = f"{rows.money(r['cost'])} | {rows.money(r['run_cost'])}" if r["call"] else " | "
-            out.append(f"| {i} | {r['node']} | {r['what']} | {r['time']} | {seconds} | {sent} | "
-                       f"{r['received'] if r['call'] else ''} | {costs} | {_cell(r['note'])} |")  # fmt: skip
-        out.append("")
-    learned = state.get("learned")
-    if learned:
-        out += ["## Lessons learned", "",
-                f"- new: {', '.join(map(str, learned['written'])) or 'none'}; reinforced: "
-                f"{', '.join(map(str, learned['merged'])) or 'none'}; superseded: "
-                f"{', '.join(map(str, learned['superseded'])) or 'none'} "
-                "(`reflectcli memory show ID`)", ""]  # fmt: skip
-    known = state.get("known_issues") or []
-    if state.get("status") == "finished" and state.get("stop_reason") != "passed":
-        out += ["## Known issues", ""]
-        out += [f"- {rows.improvement(k, with_id=True)}" for k in known] or ["- (the critic listed none)"]
-        out.append("")
-    text = final_text(state)
-    if state.get("status") == "finished" and text is not None:
-        out += [f"## Final article (version {state.get('final_version')})", "", *flag, _demote(text, 1), ""]
-        if refs := rows.references_markdown(state, text, level=3):
-            out += [refs, ""]
+    out += _inputs_lines(state)
+    out += _versions_lines(state)
+    out += _ledger_lines(state)
+    out += _trace_lines(state)
+    out += _ending_lines(state, flag)
     out += questions_markdown(state)
     return "\n".join(out)
 

@@ -120,28 +120,12 @@ class Views:
 
     # --- show ---------------------------------------------------------------------------
 
-    def show(self, run: dict[str, Any], state: dict[str, Any]) -> None:
+    def _show_scores(self, state: dict[str, Any]) -> None:
+        """`show`'s scores: the sparkline, a row per review (form for the checklist), each
+        review's feedback and improvements."""
         from rich.table import Table
 
         p = self.console.print
-        s = summarize(state)
-        if s["warning"]:  # the first line: the run's output did not pass
-            p(f"[bold red]✗ {escape(s['warning'])}[/]")
-        p(f"[bold]{escape(run['thread_id'])}[/]  {escape(state.get('task', run['task']))}")
-        critic = rows.critic_name(state.get("params") or {}, run["critic_model"])
-        p(f"[dim]status {run['status']}{rows.resumed_words(run)} · {escape(run['model'])} → critic "
-          f"{escape(critic)} · created {_when(run['created_at'])} · "
-          f"{s['calls']} calls · {rows.estimated(s['tokens'], s.get('estimated_tokens', 0))} tokens"
-          + (f" · ${s['cost']:.4f}" if s["cost"] else "") + "[/]")  # fmt: skip
-        if run.get("error"):
-            p(f"[red]last error:[/] {escape(run['error'])}")
-        outline = state.get("outline")
-        if outline:
-            flag = " [yellow](fallback)[/]" if outline["source"] == "fallback" else ""
-            p(f"\n[bold]Outline[/]{flag}")
-            for i, sec in enumerate(outline["sections"], 1):
-                goal = f" [dim]— {escape(sec['goal'])}[/]" if sec.get("goal") else ""
-                p(f"  {i}. {escape(sec['title'])}{goal}")
         reviews = state.get("reviews") or []
         if reviews:
             threshold = (state.get("params") or {}).get("threshold")
@@ -170,6 +154,50 @@ class Views:
                 for imp in r["improvements"]:
                     colour = "red" if imp["severity"] == "major" else "yellow"
                     p(f"  [{colour}]{escape(rows.improvement(imp, with_id=True))}[/]")
+
+    def _show_trace(self, state: dict[str, Any]) -> None:
+        """`show`'s guards, fallbacks, rollbacks and budget stops, then one row per model call."""
+        from rich.table import Table
+
+        p = self.console.print
+        events = [e for e in state.get("trace") or [] if "kind" in e and e["kind"] != "search"]
+        if events:
+            p("\n[bold]Guards, fallbacks, rollbacks, budget[/]")
+            for e in events:
+                p(f"  [yellow]{e['kind']}[/] {e['node']}: {escape(e['note'])}")
+        calls = [r for r in rows.trace_rows(state) if r["call"]]
+        if calls:
+            p("\n[bold]Trace[/]")
+            table = Table(box=None, padding=(0, 1), header_style="bold")
+            for name in ("step", "model", "time", "seconds", "tokens", "note"):
+                table.add_column(name, justify="right" if name in ("seconds", "tokens") else "left")
+            for r in calls:
+                table.add_row(escape(r["what"]), escape(r["model"]), r["time"][:8], f"{r['seconds']:.2f}",
+                              str(r["tokens"] or 0), escape(r["note"]))  # fmt: skip
+            p(table)
+
+    def show(self, run: dict[str, Any], state: dict[str, Any]) -> None:
+        """Everything about one run, on the terminal (`reflectcli show THREAD`)."""
+        p = self.console.print
+        s = summarize(state)
+        if s["warning"]:  # the first line: the run's output did not pass
+            p(f"[bold red]✗ {escape(s['warning'])}[/]")
+        p(f"[bold]{escape(run['thread_id'])}[/]  {escape(state.get('task', run['task']))}")
+        critic = rows.critic_name(state.get("params") or {}, run["critic_model"])
+        p(f"[dim]status {run['status']}{rows.resumed_words(run)} · {escape(run['model'])} → critic "
+          f"{escape(critic)} · created {_when(run['created_at'])} · "
+          f"{s['calls']} calls · {rows.estimated(s['tokens'], s.get('estimated_tokens', 0))} tokens"
+          + (f" · ${s['cost']:.4f}" if s["cost"] else "") + "[/]")  # fmt: skip
+        if run.get("error"):
+            p(f"[red]last error:[/] {escape(run['error'])}")
+        outline = state.get("outline")
+        if outline:
+            flag = " [yellow](fallback)[/]" if outline["source"] == "fallback" else ""
+            p(f"\n[bold]Outline[/]{flag}")
+            for i, sec in enumerate(outline["sections"], 1):
+                goal = f" [dim]— {escape(sec['goal'])}[/]" if sec.get("goal") else ""
+                p(f"  {i}. {escape(sec['title'])}{goal}")
+        self._show_scores(state)
         recalled = state.get("lessons") or []
         if recalled:
             p("\n[bold]Lessons recalled[/]")
@@ -204,21 +232,7 @@ class Views:
             p("\n[bold]Decisions[/]")
             for d in decisions:
                 p(f"  {escape(rows.decision(d))}")
-        events = [e for e in state.get("trace") or [] if "kind" in e and e["kind"] != "search"]
-        if events:
-            p("\n[bold]Guards, fallbacks, rollbacks, budget[/]")
-            for e in events:
-                p(f"  [yellow]{e['kind']}[/] {e['node']}: {escape(e['note'])}")
-        calls = [r for r in rows.trace_rows(state) if r["call"]]
-        if calls:
-            p("\n[bold]Trace[/]")
-            table = Table(box=None, padding=(0, 1), header_style="bold")
-            for name in ("step", "model", "time", "seconds", "tokens", "note"):
-                table.add_column(name, justify="right" if name in ("seconds", "tokens") else "left")
-            for r in calls:
-                table.add_row(escape(r["what"]), escape(r["model"]), r["time"][:8], f"{r['seconds']:.2f}",
-                              str(r["tokens"] or 0), escape(r["note"]))  # fmt: skip
-            p(table)
+        self._show_trace(state)
         nxt = pending_step(state)
         if nxt and (where := rows.running_where(run)):  # another process runs it: no resume
             p(f"\n[bold]{escape(where[0].upper() + where[1:])}[/]; its next step: {nxt}")

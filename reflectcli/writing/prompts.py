@@ -287,6 +287,46 @@ REVIEW_EXAMPLE = {
 }
 
 
+def _tracked(lessons: list[dict[str, Any]] | None, open_items: list[dict[str, Any]] | None) -> str:
+    """What the critic checks beside the article: the lessons recalled, and the improvements
+    asked for in earlier rounds (by id, for `addressed`)."""
+    tracked = lessons_rule(lessons, critic=True)
+    if open_items:
+        listed = "\n".join(
+            f"- [{item['id']}] {item['section'] or 'whole article'}: {item['issue']}" for item in open_items
+        )
+        tracked += (
+            f"\nImprovements asked for in earlier rounds:\n{listed}\n"
+            "In `addressed`, list the ids of those the article now fully addresses. Do not "
+            "repeat an addressed one among the new improvements.\n"
+        )
+    return tracked
+
+
+def _claim_checks(shape: dict[str, Any], evidence: list[dict[str, Any]], claims: list[dict[str, Any]],
+                  sources: list[dict[str, Any]] | None) -> str:  # fmt: skip
+    """The claims part of a full review (a tiny critic cannot judge claims: the check's veto
+    does): the cited sources (or a pointer to them in the context), each cited claim by its
+    opening words, and how to give a verdict; the JSON example gains a `claims` entry."""
+    shape["claims"] = [{"claim": claims[0]["id"], "source": claims[0]["ids"][0], "verdict": "supported",
+                        "quote": "<the source's sentence that decides it>",
+                        "reason": "<why, in a few words>"}]  # fmt: skip
+    listed = "\n".join(f"{c['id']} [{', '.join(c['ids'])}]: {quoted(claim_opening(c['sentence']))}"
+                       for c in claims)  # fmt: skip
+    cited = (f"\nThe article cites these sources:\n{evidence_lines(evidence, SOURCE_CHARS)}\n"
+             if not sources else "\nThe sources it cites are among the Sources above.\n")  # fmt: skip
+    return (
+        f"{cited}Its cited claims (each sentence of the article by its opening words), with its id "
+        f"and the sources it cites:\n{listed}\n"
+        "claims: for each claim id and each source it cites, compare the claim with that "
+        "source and give a verdict: supported (the source says it), unsupported (the source "
+        "does not say it) or contradicted (the source says otherwise); quote the source's "
+        "sentence that decides it, word for word, and give a short reason. Judge by the "
+        "sources' text only, not by what you believe. Score accuracy low when claims are "
+        "unsupported or contradicted.\n"
+    )
+
+
 def review_messages(
     task: str,
     draft: str,
@@ -307,36 +347,9 @@ def review_messages(
     judged); the full prompt shows the run's context with the run's `outline` and all its
     `sources`, as the writer's prompts do (so a revision after the review begins with the
     review's prefix), then the article."""
-    tracked = lessons_rule(lessons, critic=True)
-    if open_items:
-        listed = "\n".join(
-            f"- [{item['id']}] {item['section'] or 'whole article'}: {item['issue']}" for item in open_items
-        )
-        tracked += (
-            f"\nImprovements asked for in earlier rounds:\n{listed}\n"
-            "In `addressed`, list the ids of those the article now fully addresses. Do not "
-            "repeat an addressed one among the new improvements.\n"
-        )
+    tracked = _tracked(lessons, open_items)
     shape = dict(REVIEW_EXAMPLE, addressed=["<id>"] if open_items else [])
-    checks = ""
-    if evidence and claims and not compact:  # a tiny critic cannot judge claims: the veto does
-        shape["claims"] = [{"claim": claims[0]["id"], "source": claims[0]["ids"][0], "verdict": "supported",
-                            "quote": "<the source's sentence that decides it>",
-                            "reason": "<why, in a few words>"}]  # fmt: skip
-        listed = "\n".join(f"{c['id']} [{', '.join(c['ids'])}]: {quoted(claim_opening(c['sentence']))}"
-                           for c in claims)  # fmt: skip
-        cited = (f"\nThe article cites these sources:\n{evidence_lines(evidence, SOURCE_CHARS)}\n"
-                 if not sources else "\nThe sources it cites are among the Sources above.\n")  # fmt: skip
-        checks = (
-            f"{cited}Its cited claims (each sentence of the article by its opening words), with its id "
-            f"and the sources it cites:\n{listed}\n"
-            "claims: for each claim id and each source it cites, compare the claim with that "
-            "source and give a verdict: supported (the source says it), unsupported (the source "
-            "does not say it) or contradicted (the source says otherwise); quote the source's "
-            "sentence that decides it, word for word, and give a short reason. Judge by the "
-            "sources' text only, not by what you believe. Score accuracy low when claims are "
-            "unsupported or contradicted.\n"
-        )
+    checks = _claim_checks(shape, evidence, claims, sources) if evidence and claims and not compact else ""
     if research and not compact:
         shape["search_queries"] = ["<a short search query>"]
         checks += (

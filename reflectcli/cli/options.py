@@ -125,3 +125,35 @@ def _run(debug: bool, fn):
         from reflectcli.output.render import Renderer
 
         raise _fail(Renderer(), exc, debug) from None
+
+
+# `write`'s options (how the loop runs)
+FromOpt = Annotated[str | None, typer.Option("--from", help="Start from your own draft (a Markdown file, or "
+                    "- for stdin): its headings are the outline, the file is version 1; then "
+                    "review and revise it.")]  # fmt: skip
+KeepOpt = Annotated[list[str] | None, typer.Option("--keep", help="With --from: a section no revision may "
+                    "touch (repeatable).")]  # fmt: skip
+CriticKindOpt = Annotated[str | None, typer.Option(help="Who reviews: llm (the critic model) or checklist "
+                          "(rules that measure the text; the embedded model's default).")]  # fmt: skip
+ThresholdOpt = Annotated[float | None, typer.Option(help="Score (0-10) that passes.")]
+MaxRoundsOpt = Annotated[int | None, typer.Option(help="Reviews at most.")]
+SectionsOpt = Annotated[int | None, typer.Option(help="Outline sections at most.")]
+LangOpt = Annotated[str | None, typer.Option(help="Language to write in (default: the task's).")]
+ThreadIdOpt = Annotated[str | None, typer.Option(help="Use this thread id instead of a generated one.")]
+StructuredOpt = Annotated[str | None, typer.Option(help="How JSON answers are asked of remote models: auto, "
+                          "schema, json or prompt.")]  # fmt: skip
+RevisionOpt = Annotated[str | None, typer.Option(help="section: rewrite only the sections the critique "
+                        "names; full: rewrite the whole article.")]  # fmt: skip
+SourcesOpt = Annotated[str | None, typer.Option(help="Evidence to cite: local (the source library), web (a "
+                       "web search: [research] web), hybrid (both), none, or auto (the "
+                       "library when it holds anything).")]  # fmt: skip
+NoMemoryOpt = Annotated[bool, typer.Option("--no-memory", help="Recall no lessons from earlier runs, and "
+                        "learn none.")]  # fmt: skip
+ConcurrencyOpt = Annotated[int | None, typer.Option(help="Independent calls at once at most: searches, page "
+                           "fetches, and the sections of a parallel draft (default 8; 1 for "
+                           "local models).")]  # fmt: skip
+DraftOpt = Annotated[str | None, typer.Option("--draft", help="sequential: each section sees the ones before "
+                     "it; parallel: all sections at once, each with the outline and its "
+                     "neighbours' goals.")]  # fmt: skip
+MaxTokensOpt = Annotated[int | None, typer.Option(help="Token budget for the run.")]
+MaxCostOpt = Annotated[float | None, typer.Option(help="Cost budget in USD for the run.")]

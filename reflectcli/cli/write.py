@@ -10,15 +10,31 @@ import typer
 
 from reflectcli.cli.options import (
     ApiBaseOpt,
+    ConcurrencyOpt,
     ConfigOpt,
     CriticApiBaseOpt,
+    CriticKindOpt,
     CriticOpt,
     DebugOpt,
+    DraftOpt,
     FilesOpt,
+    FromOpt,
     InteractiveOpt,
+    KeepOpt,
+    LangOpt,
+    MaxCostOpt,
+    MaxRoundsOpt,
+    MaxTokensOpt,
     ModelOpt,
+    NoMemoryOpt,
     QuietOpt,
+    RevisionOpt,
     RunsDirOpt,
+    SectionsOpt,
+    SourcesOpt,
+    StructuredOpt,
+    ThreadIdOpt,
+    ThresholdOpt,
     TimeoutOpt,
     _ending,
     _fail,
@@ -52,80 +68,30 @@ def write(
     task: Annotated[
         str | None, typer.Argument(help='What to write, e.g. "an analysis of X" (optional with --from).')
     ] = None,
-    from_file: Annotated[
-        str | None,
-        typer.Option(
-            "--from",
-            help="Start from your own draft (a Markdown file, or - for stdin): its "
-            "headings are the outline, the file is version 1; then review and revise it.",
-        ),
-    ] = None,  # fmt: skip
-    keep: Annotated[
-        list[str] | None,
-        typer.Option("--keep", help="With --from: a section no revision may touch (repeatable)."),
-    ] = None,  # fmt: skip
+    from_file: FromOpt = None,
+    keep: KeepOpt = None,
     files: FilesOpt = None,
     model: ModelOpt = None,
     critic_model: CriticOpt = None,
-    critic: Annotated[
-        str | None,
-        typer.Option(
-            help="Who reviews: llm (the critic model) or checklist (rules that measure the "
-            "text; the embedded model's default)."
-        ),
-    ] = None,  # fmt: skip
-    threshold: Annotated[float | None, typer.Option(help="Score (0-10) that passes.")] = None,
-    max_rounds: Annotated[int | None, typer.Option(help="Reviews at most.")] = None,
-    sections: Annotated[int | None, typer.Option(help="Outline sections at most.")] = None,
-    lang: Annotated[
-        str | None, typer.Option(help="Language to write in (default: the task's).")
-    ] = None,  # fmt: skip
-    thread_id: Annotated[
-        str | None, typer.Option(help="Use this thread id instead of a generated one.")
-    ] = None,  # fmt: skip
+    critic: CriticKindOpt = None,
+    threshold: ThresholdOpt = None,
+    max_rounds: MaxRoundsOpt = None,
+    sections: SectionsOpt = None,
+    lang: LangOpt = None,
+    thread_id: ThreadIdOpt = None,
     runs_dir: RunsDirOpt = None,
     config: ConfigOpt = None,
     timeout: TimeoutOpt = None,
     api_base: ApiBaseOpt = None,
     critic_api_base: CriticApiBaseOpt = None,
-    structured: Annotated[
-        str | None,
-        typer.Option(help="How JSON answers are asked of remote models: auto, schema, json or prompt."),
-    ] = None,  # fmt: skip
-    revision: Annotated[
-        str | None,
-        typer.Option(
-            help="section: rewrite only the sections the critique names; full: rewrite the whole article."
-        ),
-    ] = None,  # fmt: skip
-    sources: Annotated[
-        str | None,
-        typer.Option(
-            help="Evidence to cite: local (the source library), web (a web search: [research] "
-            "web), hybrid (both), none, or auto (the library when it holds anything)."
-        ),
-    ] = None,  # fmt: skip
-    no_memory: Annotated[
-        bool,
-        typer.Option("--no-memory", help="Recall no lessons from earlier runs, and learn none."),
-    ] = False,  # fmt: skip
-    concurrency: Annotated[
-        int | None,
-        typer.Option(
-            help="Independent calls at once at most: searches, page fetches, and the "
-            "sections of a parallel draft (default 8; 1 for local models)."
-        ),
-    ] = None,  # fmt: skip
-    draft_mode: Annotated[
-        str | None,
-        typer.Option(
-            "--draft",
-            help="sequential: each section sees the ones before it; parallel: "
-            "all sections at once, each with the outline and its neighbours' goals.",
-        ),
-    ] = None,  # fmt: skip
-    max_tokens: Annotated[int | None, typer.Option(help="Token budget for the run.")] = None,
-    max_cost: Annotated[float | None, typer.Option(help="Cost budget in USD for the run.")] = None,
+    structured: StructuredOpt = None,
+    revision: RevisionOpt = None,
+    sources: SourcesOpt = None,
+    no_memory: NoMemoryOpt = False,
+    concurrency: ConcurrencyOpt = None,
+    draft_mode: DraftOpt = None,
+    max_tokens: MaxTokensOpt = None,
+    max_cost: MaxCostOpt = None,
     interactive: InteractiveOpt = None,
     pick: PickOpt = False,
     accept_all: AcceptAllOpt = False,

@@ -106,3 +106,58 @@ def _unknown_name(text: str) -> str:
     hint = f" (did you mean {_names()[close[0]]!r}?)" if close else ""
     return (f"unknown language {text!r}{hint}: use a language's name, such as 'French' or "
             "'Klingon', or a code such as 'fr', 'de', 'zh-CN'")  # fmt: skip
+
+
+# --- which language a text is written in ------------------------------------------------------
+#
+# A text's script decides most of it (Han, Arabic, Cyrillic ... letters), and among Latin-script
+# texts English is told by its function words, which make up about two words in five of English
+# prose and few of other languages'. That is all the run needs to say: whether the embedded model
+# wrote the language asked for (it writes English). A statistical detector (langid, lingua) would
+# name more Latin-script languages, at a model file and a dependency for a question this answers.
+
+_SCRIPTS = {  # the first word of a letter's Unicode name: the language it stands for here
+    "CJK": "Chinese", "HIRAGANA": "Japanese", "KATAKANA": "Japanese", "HANGUL": "Korean",
+    "ARABIC": "Arabic", "CYRILLIC": "Cyrillic-script", "GREEK": "Greek", "HEBREW": "Hebrew",
+    "DEVANAGARI": "Hindi", "BENGALI": "Bengali", "THAI": "Thai", "LATIN": "Latin",
+}  # fmt: skip
+ENGLISH_WORDS = frozenset(
+    "the of and to a in is that it for was on are as with be by this which or from at not have "
+    "an they their can has but were more what its also how why when one been would".split()
+)
+_ENGLISH_SHARE = 0.2  # of a Latin-script text's words; English prose has about 0.4
+_TOLD_WORDS = 6  # a shorter Latin-script text without a function word is not told
+
+
+def written_language(text: str) -> str | None:
+    """The language `text` is written in, by its letters' script: "English", "Chinese",
+    "Arabic", "Japanese" (kana among the Han), "Korean", "Cyrillic-script", ..., "a Latin-script
+    language other than English"; None when it has no letters (an emoji-only task) or is too
+    short to tell ("Explain HTTPS")."""
+    import unicodedata
+
+    counts: dict[str, int] = {}
+    for char in text:
+        if char.isalpha():
+            script = unicodedata.name(char, "").split(" ")[0]
+            counts[script] = counts.get(script, 0) + 1
+    if not counts:
+        return None
+    script = max(counts, key=lambda s: counts[s])
+    if script == "CJK" and counts.get("HIRAGANA", 0) + counts.get("KATAKANA", 0):
+        return "Japanese"
+    name = _SCRIPTS.get(script, f"{script.title()}-script")
+    if name != "Latin":
+        return name
+    words = re.findall(r"[^\W\d_]+", text.lower())
+    english = sum(1 for w in words if w in ENGLISH_WORDS)
+    if english >= max(1, _ENGLISH_SHARE * len(words)) or (len(words) <= 4 and english):
+        return "English"
+    if len(words) < _TOLD_WORDS:  # "Explain HTTPS": too few words to tell
+        return None
+    return "a Latin-script language other than English"
+
+
+def language_named(language: str | None) -> str:
+    """The English name in a resolved `--lang` ("Chinese (中文)" → "Chinese")."""
+    return (language or "").split(" (")[0]

@@ -10,7 +10,7 @@ from reflectcli.writing.languages import language_named, written_language
 ENGLISH = ("Writers revise their drafts because the first version of a text is rarely the clearest "
            "one: reading it again shows what is missing and what can go.")  # fmt: skip
 CHINESE = "作家修改草稿，是因为初稿很少是最清楚的版本：重读一遍，才看得出缺了什么、哪些可以删去。"
-ARABIC = "يراجع الكتّاب مسوداتهم لأن النسخة الأولى من النص نادراً ما تكون أوضحها، فالقراءة الثانية تكشف ما ينقصه."
+ARABIC = "يراجع الكتّاب مسوداتهم لأن النسخة الأولى من النص نادراً ما تكون أوضحها."
 FRENCH = ("Les écrivains révisent leurs brouillons parce que la première version d'un texte est "
           "rarement la plus claire.")  # fmt: skip
 

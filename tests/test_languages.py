@@ -26,6 +26,10 @@ FRENCH = ("Les écrivains révisent leurs brouillons parce que la première vers
         (FRENCH, "a Latin-script language other than English"),
         ("Why do writers revise their drafts?", "English"),
         ("How glaciers form", "English"),
+        ("Explain how HTTPS keeps data private", "English"),
+        ("Should schools teach chess?", "English"),
+        # short, and its one English-looking word ("a") is Spanish too
+        ("Los escritores van a revisar sus borradores", "a Latin-script language other than English"),
         # an English article with a Chinese title quoted in it is still English
         (f"为什么作家要修改草稿\n\n{ENGLISH} {ENGLISH}", "English"),
     ],

@@ -123,10 +123,13 @@ _SCRIPTS = {  # the first word of a letter's Unicode name: the language it stand
 }  # fmt: skip
 ENGLISH_WORDS = frozenset(
     "the of and to a in is that it for was on are as with be by this which or from at not have "
-    "an they their can has but were more what its also how why when one been would".split()
+    "an they their can has but were more what its also how why when one been would should do does "
+    "did who where you your we our will there about into than".split()
 )
 _ENGLISH_SHARE = 0.2  # of a Latin-script text's words; English prose has about 0.4
 _TOLD_WORDS = 6  # a shorter Latin-script text without a function word is not told
+_SHORT = 12  # a task-long text: one English function word tells it (one no other language has)
+_SHARED = frozenset("a an as at be by do in is it no on or to was will die".split())  # es, fr, de ...
 
 
 def written_language(text: str) -> str | None:
@@ -151,7 +154,8 @@ def written_language(text: str) -> str | None:
         return name
     words = re.findall(r"[^\W\d_]+", text.lower())
     english = sum(1 for w in words if w in ENGLISH_WORDS)
-    if english >= max(1, _ENGLISH_SHARE * len(words)) or (len(words) <= 4 and english):
+    only_english = any(w in ENGLISH_WORDS and w not in _SHARED for w in words)
+    if english >= max(1, _ENGLISH_SHARE * len(words)) or (len(words) <= _SHORT and only_english):
         return "English"
     if len(words) < _TOLD_WORDS:  # "Explain HTTPS": too few words to tell
         return None

@@ -132,11 +132,8 @@ _SHORT = 12  # a task-long text: one English function word tells it (one no othe
 _SHARED = frozenset("a an as at be by do in is it no on or to was will die".split())  # es, fr, de ...
 
 
-def written_language(text: str) -> str | None:
-    """The language `text` is written in, by its letters' script: "English", "Chinese",
-    "Arabic", "Japanese" (kana among the Han), "Korean", "Cyrillic-script", ..., "a Latin-script
-    language other than English"; None when it has no letters (an emoji-only task) or is too
-    short to tell ("Explain HTTPS")."""
+def _script_counts(text: str) -> dict[str, int]:
+    """How many of `text`'s letters each script has (by the first word of their Unicode name)."""
     import unicodedata
 
     counts: dict[str, int] = {}
@@ -144,9 +141,23 @@ def written_language(text: str) -> str | None:
         if char.isalpha():
             script = unicodedata.name(char, "").split(" ")[0]
             counts[script] = counts.get(script, 0) + 1
-    if not counts:
+    return counts
+
+
+def _main_script(text: str, counts: dict[str, int] | None = None) -> str | None:
+    counts = _script_counts(text) if counts is None else counts
+    return max(counts, key=lambda s: counts[s]) if counts else None
+
+
+def written_language(text: str) -> str | None:
+    """The language `text` is written in, by its letters' script: "English", "Chinese",
+    "Arabic", "Japanese" (kana among the Han), "Korean", "Cyrillic-script", ..., "a Latin-script
+    language other than English"; None when it has no letters (an emoji-only task) or is too
+    short to tell ("Explain HTTPS")."""
+    counts = _script_counts(text)
+    script = _main_script(text, counts)
+    if script is None:
         return None
-    script = max(counts, key=lambda s: counts[s])
     if script == "CJK" and counts.get("HIRAGANA", 0) + counts.get("KATAKANA", 0):
         return "Japanese"
     name = _SCRIPTS.get(script, f"{script.title()}-script")
@@ -165,3 +176,25 @@ def written_language(text: str) -> str | None:
 def language_named(language: str | None) -> str:
     """The English name in a resolved `--lang` ("Chinese (中文)" → "Chinese")."""
     return (language or "").split(" (")[0]
+
+
+def language_asked(language: str | None, task: str) -> str | None:
+    """The language a run is to be written in: `--lang`'s, else the task's (None: not told)."""
+    return language_named(language) if language else written_language(task)
+
+
+def embedded_notice(language: str | None, task: str) -> str | None:
+    """The line said before a run on the embedded model when the article is wanted in another
+    language than English (None: English, or not told). Measured (bench/README.md, issue 35
+    part 5): asked for Chinese or Arabic, in the task or by `--lang`, it writes English; asked
+    for French, garbled French."""
+    asked = language_asked(language, task)
+    if asked is None or asked in ("English", "American English", "British English"):
+        return None
+    if asked.startswith("a Latin-script"):  # a task in a language not told apart
+        return ("the embedded model writes English only: this task is not in English, and its "
+                "article will be garbled or in English; use a real model (--model) for it")  # fmt: skip
+    native = next((n for e, n in LANGUAGES.values() if e == asked), "")
+    wrote = f"garbled {asked}" if _main_script(native) == "LATIN" else "English"
+    return (f"the embedded model writes English only: asked for {asked}, it writes {wrote}; "
+            f"for {asked}, use a real model (--model)")  # fmt: skip

@@ -29,7 +29,19 @@ With `--keep DIR` each run's recorded calls and final state are kept there; `--m
 nobody on the project wrote): how many texts it flags (false positives) and how many it catches
 when one sentence of the prompts' wording is planted in them, for n = 3 to 8.
 
+With `--varied` (or `--tasks T ...`) it makes one first run per task instead, over varied tasks
+(`VARIED`: seven English ones, a Chinese, an Arabic and an emoji-only one), and reports per run
+and in total (issue 35, part 5): where the outline came from (the model's own or the generic
+fallback) and the share that is the model's own; the sections the model planned and those kept;
+the language asked (`--lang`, else the task's) and the language written (writing/languages.py
+`written_language` on the final article); and every line of the final article a reader would
+call junk: prompt text (the 4-gram check above), markup (tags, fences, JSON, `Title:` labels,
+headings not in the outline), loops, placeholder titles, and talk about the writing ("In this
+essay ..."). `--code DIR` runs another checkout's code (e.g. a worktree at main, for a baseline)
+with this bench's checks.
+
     python bench/bench_first_run.py [--runs 3] [--fresh-venv] [--keep DIR]
+    python bench/bench_first_run.py --varied [--tasks T ...] [--lang zh] [--code DIR]
     python bench/bench_first_run.py --measure DIR --texts FOLDER [FOLDER ...]
 """
 
@@ -52,12 +64,25 @@ sys.path.insert(0, str(ROOT))
 
 import _prompt_overlap as overlap  # noqa: E402
 
+from reflectcli.writing.languages import language_named, written_language  # noqa: E402
 from reflectcli.writing.schemas import not_a_critique, placeholder  # noqa: E402
 from reflectcli.writing.textops import find_loop, section_bodies  # noqa: E402
 from reflectcli.writing.titles import title_problem  # noqa: E402
 
 TASK = "Why do writers revise their drafts?"
 TARGET = 60.0
+VARIED = (  # --varied: first runs over varied tasks (none of them used to design the plan prompt)
+    TASK,
+    "Explain how HTTPS keeps data private",
+    "How do bees make honey?",
+    "The causes of the French Revolution",
+    "Should schools teach chess?",
+    "What is a black hole?",
+    "Tips for learning a second language as an adult",
+    "为什么作家要修改他们的草稿？",
+    "لماذا يراجع الكتاب مسوداتهم؟",
+    "🌍🔥🌊",
+)
 
 
 def fresh_venv(where: Path) -> Path:
@@ -71,16 +96,21 @@ def fresh_venv(where: Path) -> Path:
     return python
 
 
-def run_once(runs: Path, python: str = sys.executable) -> dict:
+def run_once(runs: Path, python: str = sys.executable, task: str = TASK, lang: str | None = None,
+             code: Path | None = None) -> dict:  # fmt: skip
+    """One `reflectcli write TASK` in a fresh process; `code`: another checkout's package runs
+    (from that folder, so its ./config.toml is read)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("REFLECTCLI_") and k != "PYTHONPATH"}
     env["NO_COLOR"] = "1"
+    if code is not None:
+        env["PYTHONPATH"] = str(code)
     load_before = os.getloadavg()[0]
     started = time.monotonic()
     recorded = runs.parent / "calls.jsonl"
     proc = subprocess.run(  # `python -m reflectcli write ...`, each call's messages recorded as sent
-        [python, str(ROOT / "bench" / "_record_prompts.py"), str(recorded), "write", TASK, "--runs-dir",
-         str(runs)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800,
+        [python, str(ROOT / "bench" / "_record_prompts.py"), str(recorded), "write", task, "--runs-dir",
+         str(runs), *(["--lang", lang] if lang else [])],
+        cwd=code or ROOT, env=env, capture_output=True, text=True, timeout=1800,
     )  # fmt: skip
     wall = time.monotonic() - started
     if proc.returncode != 0:
@@ -126,6 +156,87 @@ def check(state: dict, calls: list[dict]) -> list[str]:
         if review["source"] != "fallback" and not_a_critique(review["feedback"], 4):
             problems.append(f"round {review['round']}: feedback is not a critique")
     return problems
+
+
+_MARKUP = re.compile(
+    r"</?[a-z][\w-]*>|```|^\s*[{\[]\s*\"|\"(title|goal|questions|sections)\"\s*:|"
+    r"^\s*(title|goal|section|article|question|answer|topic)\s*\d*\s*:|\[S\d+\]",
+    re.I,
+)
+_ABOUT_WRITING = re.compile(  # talk about the writing instead of the subject
+    r"\b(in this (essay|article|section|paragraph|post|piece)|this (essay|article|section|"
+    r"paragraph|piece) (will|explores|discusses|examines|aims|is about)|as an ai\b|i will (discuss|"
+    r"explain|write|explore)|here is (a|an|the) (paragraph|section|article|essay)|(the|this) "
+    r"original text\b)",
+    re.I,
+)
+
+
+def final_text(state: dict) -> str:
+    return next(v["text"] for v in state["versions"] if v["n"] == state["final_version"])
+
+
+def junk(state: dict, calls: list[dict]) -> list[tuple[str, str]]:
+    """Every line of the final article a reader would call junk, as (what, the line): prompt text
+    (a word 4-gram of the prompts sent), markup, a loop, talk about the writing; and each
+    placeholder title. The article's own headings (the outline's titles) are not junk."""
+    sent = prompt_grams(state, calls)
+    titles = [sec["title"] for sec in state["outline"]["sections"]]
+    found = [("placeholder title", t) for t in titles if placeholder(t)]
+    for title, body in zip(titles, section_bodies(final_text(state), titles), strict=True):
+        if body is None:
+            found.append(("missing section", title))
+            continue
+        if (loop := find_loop(body)) is not None:
+            found.append(("loop", str(loop)[:120]))
+        for line in filter(str.strip, body.splitlines()):
+            if leaked := overlap.leaks(line, sent):
+                found.append(("prompt text", f"{line[:160]}  <- {leaked}"))
+            if line.lstrip().startswith("#") or _MARKUP.search(line):
+                found.append(("markup", line[:160]))
+            if _ABOUT_WRITING.search(line):
+                found.append(("about the writing", line[:160]))
+    return found
+
+
+def varied(opts: argparse.Namespace) -> None:
+    """One first run per task: the outline's source and sections, the language, the junk."""
+    tasks = opts.tasks or list(VARIED)
+    code = f" (code: {opts.code})" if opts.code else ""
+    print(f"{len(tasks)} first runs on {os.cpu_count()} cores{code}, lang {opts.lang or 'as the task'}")
+    own = planned = kept = junk_lines = 0
+    walls = []
+    for i, task in enumerate(tasks, 1):
+        with tempfile.TemporaryDirectory() as tmp:
+            result = run_once(Path(tmp) / "runs", task=task, lang=opts.lang, code=opts.code)
+        state, calls = result["state"], result["calls"]
+        walls.append(result["wall"])
+        outline = state["outline"]
+        titles = [sec["title"] for sec in outline["sections"]]
+        dropped = [e["note"] for e in state["trace"] if e.get("kind") == "title_dropped"]
+        mine = outline["source"] != "fallback"
+        own += mine
+        planned += (len(titles) + len(dropped)) if mine else 0
+        kept += len(titles) if mine else 0
+        asked = language_named(opts.lang) if opts.lang else (written_language(task) or "none told")
+        found = junk(state, calls)
+        junk_lines += len(found)
+        written = written_language(final_text(state))
+        print(f"run {i}: {task!r} · {result['wall']:.0f}s (load {result['load'][0]:.2f} → "
+              f"{result['load'][1]:.2f}) · outline {'own' if mine else 'FALLBACK'} ({outline['source']}"
+              f"): {len(titles) + len(dropped) if mine else 0} planned, {len(titles)} kept · language "
+              f"asked {asked}, written {written} · junk lines: {len(found)}")  # fmt: skip
+        print(f"  outline: {' | '.join(titles)}")
+        for note in dropped:
+            print(f"  dropped: {note}")
+        for what, line in found:
+            print(f"  junk [{what}] {line}")
+        header = [line for line in result["stdout"].splitlines()[:4] if "embedded model" in line]
+        for line in header:
+            print(f"  notice: {line.strip()}")
+    print(f"total: outline the model's own in {own}/{len(tasks)} ({own / len(tasks):.0%}); sections "
+          f"planned {planned}, kept {kept} (of the model's own outlines); junk lines {junk_lines}; "
+          f"median wall {statistics.median(walls):.0f}s")  # fmt: skip
 
 
 def _texts(folder: Path) -> list[Path]:
@@ -202,6 +313,10 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="keep each run's recorded calls and state here")
     parser.add_argument("--measure", type=Path, help="a --keep folder: measure the prompt-text check")
     parser.add_argument("--texts", type=Path, nargs="*", default=[], help="folders of human Markdown texts")
+    parser.add_argument("--varied", action="store_true", help="one first run per task of VARIED")
+    parser.add_argument("--tasks", nargs="+", help="with --varied: these tasks instead")
+    parser.add_argument("--lang", help="with --varied: pass --lang")
+    parser.add_argument("--code", type=Path, help="with --varied: run this checkout's code")
     opts = parser.parse_args()
     if opts.measure:
         measure(opts.measure, opts.texts)
@@ -209,6 +324,9 @@ def main() -> None:
     from reflectcli.models.local import ensure_embedded_model
 
     ensure_embedded_model()  # the one-time download is not part of the timing
+    if opts.varied or opts.tasks:
+        varied(opts)
+        return
     print(f"{TASK!r} on {os.cpu_count()} cores, {opts.runs} runs (the model's sampling varies)")
     walls, failed = [], 0
     venv = tempfile.TemporaryDirectory(prefix="reflectcli-venv-") if opts.fresh_venv else None

@@ -503,16 +503,15 @@ class Runner(Recorder):
         the CPU) and a run without a budget (the plan's call must not have to be refused)."""
         params = start.get("params") or {}
         policy = params.get("policy") or {}
-        if not getattr(writer.inner, "sends_ahead", False) or policy.get("max_tokens") is not None or (
-            policy.get("max_cost") is not None
-        ):  # fmt: skip
+        ahead = getattr(writer.inner, "sends_ahead", False) and not writer.tiny  # (a tiny one asks questions)
+        if not ahead or policy.get("max_tokens") is not None or policy.get("max_cost") is not None:
             return
         from reflectcli.graph.nodes import PLAN_TOKENS
         from reflectcli.writing import prompts
         from reflectcli.writing.schemas import outline_schema
 
         limit = params["max_sections"]
-        messages = prompts.plan_messages(start["task"], limit, params.get("language"), compact=writer.tiny,
+        messages = prompts.plan_messages(start["task"], limit, params.get("language"),
                                          example=not writer.takes_schema)  # as Nodes.plan asks  # fmt: skip
         writer.prefetch(messages, step="plan", json_schema=outline_schema(limit), max_tokens=PLAN_TOKENS)
 

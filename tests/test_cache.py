@@ -121,8 +121,9 @@ def test_the_tiny_models_prompts_keep_their_short_plain_form():
     assert draft[1]["content"].startswith("Article: Why revise?\nSection: Part 1 (Explain part 1.)")
     review = prompts.review_messages("Why revise?", "## Part 1\n\nText.", 1, None, compact=True)
     assert prompts.FRAME not in prompt_text(review) and review[1]["content"].startswith("Review round 1.")
-    plan = prompts.plan_messages("Why revise?", 3, None, compact=True)
-    assert plan[0]["content"] == "You plan short articles. Answer with JSON only."
+    plan = prompts.questions_messages("Why revise?", 3)
+    assert plan[0]["content"] == "You help plan short articles. Answer with JSON only."
+    assert plan[1]["content"].startswith("Topic: Why revise?\nWrite three different short questions")
 
 
 @pytest.mark.parametrize(("model", "marker"), [

@@ -48,6 +48,10 @@ class Grounded:
     def __call__(self, step: str, messages: list[dict[str, str]]) -> str:
         prompt = prompt_text(messages)
         kind = step.split(":")[0]
+        if kind == "plan" and "curious reader" in prompt:  # a tiny writer asks questions
+            return json.dumps({"questions": ["Which typeface was cast for printing the Vellmar psalter?",
+                                             "What history do the Kestrel lighthouse log's ships tell?",
+                                             "Who paid for printing in Mainz?"]})  # fmt: skip
         if kind == "plan":
             return json.dumps({"sections": [
                 {"title": TITLES[0], "goal": "Printing: Mainz workshop typeface psalter 1457"},

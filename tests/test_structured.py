@@ -312,3 +312,17 @@ def test_a_critique_is_made_of_words(text, ok):
     from reflectcli.writing.schemas import not_a_critique
 
     assert (not_a_critique(text, min_words=4) is None) is ok
+
+
+def test_a_dropped_section_note_never_reads_as_a_kept_section_dropped():
+    """Two sections of one title, the second's goal off the task: the second is dropped, and its
+    note says the first of that title is kept (issue 35: "section dropped" for a kept section)."""
+    from reflectcli.writing.schemas import Outline
+
+    outline = Outline.model_validate(
+        {"sections": [{"title": "The process", "goal": "How writers revise"},
+                      {"title": "The process", "goal": "the end"}]},
+        context={"task": "Why do writers revise their drafts?", "strict": True},
+    )  # fmt: skip
+    assert [s.title for s in outline.sections] == ["The process"]
+    assert len(outline.dropped) == 1 and outline.dropped[0].endswith("the first is kept)")

@@ -25,6 +25,7 @@ from reflectcli.graph.common import (
 )
 from reflectcli.graph.controller import Facts, Rules, decide
 from reflectcli.graph.human import pending_human
+from reflectcli.graph.planning import plan_questions
 from reflectcli.graph.rules import best_version, contradicted, critic_searches, next_search, review_of, spent
 from reflectcli.graph.sanity import consistent, implausible
 from reflectcli.models.base import ModelClient
@@ -132,23 +133,22 @@ class Nodes:
         limit = params["max_sections"]
         attempt = state.get("plans", 0) + 1
         writer = Budgeted(self.writer, state)
+        step = "plan" if attempt == 1 else f"plan:g{attempt}"
         try:
-            result = complete_structured(
-                writer,
-                prompts.plan_messages(
-                    state["task"],
-                    limit,
-                    params.get("language"),
-                    compact=compact(writer),
-                    example=not takes_schema(writer),
-                ),
-                Outline,
-                step="plan" if attempt == 1 else f"plan:g{attempt}",
-                fallback=lambda: fallback_outline(state["task"], limit),
-                json_schema=outline_schema(limit),
-                max_tokens=PLAN_TOKENS,
-                context={"task": state["task"], "strict": compact(writer)},  # titles head parts of it
-            )
+            if compact(writer):  # a tiny model asks a reader's questions: it cannot plan titles
+                result = plan_questions(writer, state["task"], limit, step)
+            else:
+                result = complete_structured(
+                    writer,
+                    prompts.plan_messages(state["task"], limit, params.get("language"),
+                                          example=not takes_schema(writer)),
+                    Outline,
+                    step=step,
+                    fallback=lambda: fallback_outline(state["task"], limit),
+                    json_schema=outline_schema(limit),
+                    max_tokens=PLAN_TOKENS,
+                    context={"task": state["task"]},  # titles head parts of it
+                )  # fmt: skip
         except BudgetExceeded as exc:
             return budget_stop("plan", exc, 0)
         sections = [s.model_dump() for s in result.value.sections][:limit]
@@ -162,10 +162,13 @@ class Nodes:
         trace = [call_event("plan", c) for c in result.calls]
         trace += citation_notes("plan", gone, [], " from the outline")
         if result.source == "fallback":
-            trace.append(note_event("plan", "fallback", "outline unusable after retries; "
-                                    "using a generic outline", errors=result.errors))  # fmt: skip
+            few = f"fewer than {min(2, limit)} usable questions"
+            unusable = few if compact(writer) else "outline unusable"
+            trace.append(note_event("plan", "fallback", f"{unusable} after retries; using a generic "
+                                    "outline", errors=result.errors))  # fmt: skip
+        what = "question dropped: the question" if compact(writer) else "section dropped: the title"
         for why in getattr(result.value, "dropped", []):
-            trace.append(note_event("plan", "title_dropped", f"section dropped: the title {why}"))
+            trace.append(note_event("plan", "title_dropped", f"{what} {why}"))
         return {
             "outline": {"sections": sections, "source": result.source, "errors": result.errors},
             "plans": attempt,

@@ -135,6 +135,16 @@ def _group(pattern: str, text: str, flags: int = 0) -> str:
     return found.group(1)
 
 
+def questions_json(prompt: str, n: int) -> str:
+    """A tiny writer's plan (writing/questions.py): `n` questions about the task its prompt
+    names, each naming the task's longest word."""
+    topic = re.search(r"Topic: (.*)", prompt)
+    word = max(re.findall(r"[^\W\d_]+", topic.group(1) if topic else "") or ["revision"], key=len).lower()
+    asked = [f"What is known about {word}?", f"Why does {word} matter so much?", f"How has {word} changed?",
+             f"Where is {word} going next?", f"Who studies {word} today?"]  # fmt: skip
+    return json.dumps({"questions": asked[:n]})
+
+
 def outline_json(n: int) -> str:
     return json.dumps(
         {"sections": [{"title": TITLES[i], "goal": f"Explain {TITLES[i].lower()}."}
@@ -192,6 +202,8 @@ class ScriptedResponder:
 
     def __call__(self, step: str, messages: list[dict[str, str]]) -> str:
         kind = step.split(":")[0]
+        if kind == "plan" and "curious reader" in prompt_text(messages):  # a tiny writer's plan
+            return questions_json(prompt_text(messages), self.sections)
         if kind == "plan":
             return outline_json(self.sections)
         if kind == "draft":

@@ -13,6 +13,7 @@ from reflectcli.output import rows
 from reflectcli.output.questions import questions_markdown
 from reflectcli.output.summary import guards_words, summarize
 from reflectcli.writing import markdown
+from reflectcli.writing.languages import language_asked, written_language
 
 
 def artifact_path(runs_dir: str | Path, thread_id: str) -> Path:
@@ -78,6 +79,18 @@ def final_text(state: dict[str, Any]) -> str | None:
         if version["n"] == wanted:
             return version["text"]
     return versions[-1]["text"]
+
+
+def language_line(state: dict[str, Any]) -> str:
+    """The language asked for and the language the article is written in: "as the task
+    (Chinese); written: English" (told from the final article's letters and words)."""
+    params = state.get("params") or {}
+    asked = params.get("language") or "as the task"
+    if not params.get("language") and (told := language_asked(None, state.get("task") or "")):
+        asked += f" ({told})"
+    text = final_text(state)
+    written = (written_language(text) or "not told") if text else "nothing yet"
+    return f"{asked}; written: {written}"
 
 
 def warning_lines(summary: dict[str, Any]) -> list[str]:
@@ -250,8 +263,7 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any],
             else f"critic model: {critic}"
         ),  # fmt: skip
         f"- threshold: {params.get('threshold')}; max rounds: {params.get('max_rounds')}; "
-        f"max sections: {params.get('max_sections')}; language: "
-        f"{params.get('language') or 'as the task'}",
+        f"max sections: {params.get('max_sections')}; language: {language_line(state)}",
         f"- started: {_when(run.get('created_at'))}",
         f"- rounds: {s['rounds']}; model calls: {s['calls']}; tokens: {s['tokens']} "
         f"({s['prompt_tokens']} in{_cached(s)}, {s['completion_tokens']} out{_guessed(s)}); cost: "

@@ -17,6 +17,7 @@ from rich.table import Table
 from reflectcli.output import rows, safe
 from reflectcli.output.rows import CLAIM_COLOURS, final_words, plural, stop_words
 from reflectcli.output.safe import escape
+from reflectcli.writing.languages import embedded_notice
 from reflectcli.writing.rubric import score_words
 
 _STEP = re.compile(r"^(?P<kind>[a-z]+)(?::[srgq](?P<num>\d+))?(?::s(?P<sec>\d+))?(?::retry(?P<retry>\d+))?$")
@@ -90,6 +91,8 @@ class Renderer:
             f"[dim]{escape(models)} · threshold {settings.threshold:g} · max rounds "
             f"{settings.max_rounds} · sections ≤ {settings.max_sections}{profile}[/]"
         )
+        if profile and (said := embedded_notice(settings.language, task)):  # before the run, in one line
+            self.warn(said)
 
     def download(self, done: int, total: int) -> None:
         """The embedded model's one-time download: a bar with size and speed on a terminal, a

@@ -162,26 +162,12 @@ def lessons_rule(lessons: list[dict[str, Any]] | None, *, critic: bool = False) 
     return f"\nLessons from earlier articles (apply them):\n{items}"
 
 
-def plan_messages(
-    task: str, max_sections: int, language: str | None, *, compact: bool = False,
-    example: bool = True,
-) -> Messages:  # fmt: skip
+def plan_messages(task: str, max_sections: int, language: str | None, *, example: bool = True) -> Messages:
+    """A capable model's plan: sections with titles and goals (a tiny model asks questions
+    instead: `questions_messages`)."""
     count = "exactly 1 section" if max_sections == 1 else f"2 to {max_sections} sections"
     shape = {"sections": [{"title": "<title>", "goal": "<goal>"}]}
     form = f"\n\nReply with only a JSON object of this form:\n{json.dumps(shape)}" if example else ""
-    if compact:
-        return [
-            {"role": "system", "content": "You plan short articles. Answer with JSON only."},
-            {
-                "role": "user",
-                "content": (
-                    f"Plan an article that answers: {task}\nGive {count} in a logical order, "
-                    "each on one part of the answer. Each has a title (a short noun phrase of 2 "
-                    "to 6 words naming that part; not the question itself) and a goal (one "
-                    f"sentence). {language_rule(language)}{form}"
-                ),
-            },
-        ]
     return [
         {"role": "system", "content": run_context(task)},
         {
@@ -191,6 +177,24 @@ def plan_messages(
                 "specific to this task and a one-line goal. The sections must follow a logical "
                 f"order and together cover the task. {language_rule(language)} Answer with JSON "
                 f"only.{form}"
+            ),
+        },
+    ]
+
+
+def questions_messages(task: str, count: int, asked: list[str] | None = None) -> Messages:
+    """The tiny model's plan (writing/questions.py): the questions a curious reader would ask,
+    each to head a section. `asked`: the questions kept from its earlier answers, for a retry
+    that needs more. In English: the embedded model writes English only."""
+    words = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}.get(count, str(count))
+    more = f"\nAlready asked: {' '.join(asked)}\nAsk {words} other questions." if asked else ""
+    return [
+        {"role": "system", "content": "You help plan short articles. Answer with JSON only."},
+        {
+            "role": "user",
+            "content": (
+                f"Topic: {task}\nWrite {words} different short questions a curious reader would ask "
+                f"about this topic. Each question names the topic's words.{more}"
             ),
         },
     ]

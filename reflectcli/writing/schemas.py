@@ -122,7 +122,10 @@ class Outline(BaseModel):
         if not good:
             title, why = next((s.title, w) for s, w in zip(self.sections, problems, strict=True) if w)
             raise ValueError(f"the title {title!r} {why}")
-        self.dropped = [f"{s.title!r} {w}" for s, w in zip(self.sections, problems, strict=True) if w]
+        kept = {_plain(s.title) for s in good}  # a dropped title that a kept section also has
+        self.dropped = [f"{s.title!r} {w}" + (" (a second section of that title; the first is kept)"
+                                              if _plain(s.title) in kept else "")
+                        for s, w in zip(self.sections, problems, strict=True) if w]  # fmt: skip
         self.sections = good
         return self
 

@@ -28,7 +28,8 @@ def test_numbering_marks_and_chatter_are_taken_off(raw, clean):
 
 @pytest.mark.parametrize(("question", "task", "why"), [
     ("Why do writers revise their drafts?", TASK, "repeats the task"),
-    ("What is the most interesting aspect of your life?", TASK, "shares no word"),
+    ("What is the most interesting aspect of your life?", TASK, "asks the writer"),
+    ("What is the most interesting aspect of life?", TASK, "shares no word"),
     ("How does it work?", "Write a short guide to composting at home", "only a pronoun"),
     ("How can we ensure that our writers are designed to support the?", TASK, "cut off"),
     ("Can you explain what writers revise?", TASK, "asks the writer"),
@@ -90,3 +91,30 @@ def test_fewer_than_two_usable_questions_give_the_flagged_generic_outline():
     assert result.source == "fallback"
     assert [c.step for c in result.calls] == ["plan:g2", "plan:g2:retry1", "plan:g2:retry2"]
     assert result.value.sections[0].title == "Writers revise their drafts: the background"
+
+
+@pytest.mark.parametrize(("question", "task", "kept", "why"), [
+    # the same ask in other words: besides the task's words, one's content words within the other's
+    ("How to be an effective writer?", TASK, ["How does one become an effective writer?"], "asks what"),
+    ("What are some ways that sleep affects our memories?", "The role of sleep in memory",
+     ["How does sleep affect our memories?"], "asks what"),
+    ("Are how do we know that sleep affects memories?", "The role of sleep in memory", [], "garbled"),
+    ("How do sleep and dreams impact our mental health, including emotional)[/?",
+     "The role of sleep in memory", [], "garbled"),
+    ("What is your favorite way to use urban trees?", "The benefits of urban trees", [], "asks the writer"),
+])  # fmt: skip
+def test_a_repeat_in_other_words_a_garbled_or_personal_question_is_dropped(question, task, kept, why):
+    assert why in (question_problem(question, task, kept) or "")
+
+
+@pytest.mark.parametrize(("question", "task", "kept"), [
+    ("What do writers change?", TASK, ["Why do writers revise?"]),  # one names only the task's words
+    ("What is the relationship between sleep and memory?", "The role of sleep in memory",
+     ["How does sleep affect memory?"]),
+    ("How did the French Revolution change Europe?", "The causes of the French Revolution",
+     ["What led to the French Revolution?"]),
+    ("Why are they so efficient at flying over oceans & mountains?", "How do airplanes stay in the air?",
+     ["How does an airplane fly?"]),
+])  # fmt: skip
+def test_a_different_ask_on_the_same_topic_is_kept(question, task, kept):
+    assert question_problem(question, task, kept) is None

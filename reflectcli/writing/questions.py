@@ -29,7 +29,11 @@ MAX_CHARS = 80
 # within a JSON string: no question mark before the last, no quote, backslash or line break
 PATTERN = rf"^({'|'.join(QUESTION_WORDS)}) [^?\"\\\n]{{4,{MAX_CHARS - 12}}}[?]$"
 _NUMBERING = re.compile(r"^\s*(\(?\d+[.):\]]|[-*•]|q(uestion)?\s*\d*\s*[:.)-])\s*", re.I)
-_TO_THE_WRITER = re.compile(r"\b(can|could|would|will|do|did|have|are|were) you\b|\byou'(d|ve|re)\b", re.I)
+_TO_THE_WRITER = re.compile(
+    r"\b(can|could|would|will|do|did|have|are|were) you\b|\byou'(d|ve|re)\b|\byour\b", re.I
+)  # ("What is your favorite ...?" asks a person, not about the topic)
+_MARKUP = re.compile(r"[\[\]{}<>/\\|*#_=+~^`@$%]")  # no question a reader asks holds these
+_ASKING = frozenset(w.lower() for w in ("What", "Why", "How", "When", "Where", "Who", "Which"))
 _PRONOUNS = frozenset("it its they them their this that these those".split())
 _CUT = frozenset("the a an and or but both than its their your my our his her".split())  # no question ends so
 SIMILAR = 0.85  # two questions this alike (difflib's ratio, normalized) are one question
@@ -71,6 +75,10 @@ def question_problem(question: str, task: str, kept: Sequence[str] = ()) -> str 
         return "is cut off"
     if _TO_THE_WRITER.search(question):
         return "asks the writer, not about the topic"
+    if len(words) > 1 and words[1] in _ASKING:  # "Are how do we know ...?": two questions run together
+        return "is garbled"
+    if _MARKUP.search(question):  # "... including emotional)[/?"
+        return "is garbled"
     if not content_stems(task):
         return "cannot be checked against a task without words"
     why = title_problem(question, task, strict=True)
@@ -84,7 +92,23 @@ def question_problem(question: str, task: str, kept: Sequence[str] = ()) -> str 
     for other in kept:
         if SequenceMatcher(None, normalize(question), normalize(other)).ratio() >= SIMILAR:
             return f"repeats the question {other!r}"
+        if _same_ask(question, other, task):
+            return f"asks what {other!r} asks"
     return None
+
+
+def _same_ask(question: str, other: str, task: str) -> bool:
+    """Two questions that ask the same thing: besides the task's own words, the content words
+    of one are all among the other's, which has at most one more ("How to be an effective
+    writer?" after "How does one become an effective writer?"; "What are some ways that sleep
+    affects our memories?" after "How does sleep affect our memories?"). Synonyms are not
+    caught ("begin" and "start")."""
+    topic = content_stems(task)
+    mine, theirs = content_stems(question) - topic, content_stems(other) - topic
+    if not mine or not theirs:  # one names only the task's words: the same ask if both do
+        return mine == theirs
+    small, large = sorted((mine, theirs), key=len)
+    return small <= large and len(large - small) <= 1  # one word more asks the same (not three)
 
 
 def usable_questions(

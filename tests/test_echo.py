@@ -199,3 +199,33 @@ def test_human_sentences_about_writing_are_kept(sentence):
         for messages in (draft_prompt(), draft_prompt(False), section_prompt(), section_prompt(False),
                          revise_prompt(), None):  # fmt: skip
             assert strip_echo(text, messages).removed == [], (text, messages and messages[-1]["content"][:60])
+
+
+@pytest.mark.parametrize(("answer", "kept", "gone"), [
+    # a revision's chatter about the rewriting, at the answer's edges (seen in the embedded
+    # model's first runs, bench_first_run --varied)
+    ("The original text was rewritten as 126 words, so I will re-write it again in 3 sentences: "
+     "Writers revise their drafts to find what they mean. Hemingway rewrote one ending 39 times.",
+     "Writers revise their drafts to find what they mean. Hemingway rewrote one ending 39 times.",
+     "The original text was rewritten as 126 words, so I will re-write it again in 3 sentences:"),
+    ('This sentence was reworded for clarity with "Give" instead of "Why do writers edit." The original '
+     "text had two sentences: one about why people write and another about edits. Writers revise to "
+     "sharpen ideas. Many rewrite endings.",
+     "Writers revise to sharpen ideas. Many rewrite endings.", "This sentence was reworded"),
+    ("Drafts change as writers learn. Here's a rewritten version that maintains your original intent "
+     "while adding an example.", "Drafts change as writers learn.", "Here's a rewritten version"),
+])  # fmt: skip
+def test_a_revisions_talk_about_its_rewriting_is_cut_at_its_edges(answer, kept, gone):
+    echo = strip_echo(answer, [{"role": "user", "content": "Rewrite this section with one example."}])
+    assert echo.text == kept and gone in " ".join(echo.removed)
+
+
+@pytest.mark.parametrize("text", [
+    "The original text of the Magna Carta was written in Latin. It was sealed in 1215.",
+    "Writers revise drafts. The revised version is often shorter than the original text by many words.",
+    "Here is the revised version of the statute, as passed in 1998. It took effect at once.",
+    "Scribes copied books by hand. This text was edited by Erasmus and printed in Basel.",
+])  # fmt: skip
+def test_a_sentence_about_a_text_that_is_the_topic_is_kept(text):
+    told = [{"role": "user", "content": "Rewrite this section with one example."}]
+    assert strip_echo(text, told).text == text

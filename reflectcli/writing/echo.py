@@ -40,7 +40,7 @@ from reflectcli.writing import markdown
 from reflectcli.writing.calls import LABEL, NOT_HTML, TAG, VOID, Call, instruction_text, read_call
 from reflectcli.writing.calls import stems as _stems
 from reflectcli.writing.claims import sentences
-from reflectcli.writing.textops import closing_remark, normalize, opening_remark
+from reflectcli.writing.textops import closing_remark, normalize, opening_remark, rework_remark
 
 __all__ = ["Echo", "instruction_text", "is_echo", "read_call", "strip_echo"]
 
@@ -244,6 +244,27 @@ def _edge_cuts(text: str, call: Call, removed: list[str], cut: set[int]) -> list
         if (remark(sentence) or lead_in(sentence, call)) and block.start + start not in cut:
             removed.append(sentence)
             cuts.append((block.start + start, block.start + end))
+        cuts += _rework_cuts(block, spans if pick == 0 else spans[::-1], removed, cut | {c[0] for c in cuts})
+    return cuts
+
+
+def _rework_cuts(block: markdown.Block, spans: list[tuple[str, int, int]], removed: list[str],
+                 cut: set[int]) -> list[tuple[int, int]]:  # fmt: skip
+    """The sentences about the rewriting itself (textops.rework_remark) that stand at an edge of
+    the answer: from the edge inwards while each one is such a sentence (a sentence already cut
+    is passed over), at most three, and never the paragraph's every sentence."""
+    cuts: list[tuple[int, int]] = []
+    for sentence, start, end in spans[: min(3, len(spans) - 1)]:
+        if block.start + start in cut:
+            continue
+        if not rework_remark(sentence):
+            break
+        colon = sentence.find(":")  # "... in 3 sentences: Writers revise ...": the remark alone
+        rest = sentence[colon + 1 :].lstrip() if colon > 0 else ""
+        if rest[:1].isupper():  # (a lower-case rest goes on with the remark: "... two sentences: one ...")
+            sentence, end = sentence[: colon + 1], start + colon + 1
+        removed.append(sentence)
+        cuts.append((block.start + start, block.start + end))
     return cuts
 
 

@@ -59,6 +59,31 @@ _CHANGES = LazyPattern(  # "... so I made some changes.": the writer reporting o
 )
 
 
+_REWORK_START = re.compile(  # a sentence about the rewriting, not the topic: at an answer's edge only
+    r"^\W*(?:(?:the|this) original (?:text|section|paragraph|draft|version)\b"
+    r"|(?:this|the) (?:sentence|paragraph|section|text) (?:was|has been|is) (?:re-?worded|re-?written|"
+    r"revised|rephrased|edited|shortened|expanded)\b"
+    r"|here(?:'s|’s| is) (?:a|an|the|my) (?:re-?written|revised|re-?worded|improved|edited|updated|"
+    r"shorter|longer) (?:version|text|section|paragraph|draft)\b(?! of\b)"  # (not "... of the statute")
+    r"|i (?:will|'ll|’ll|am going to|have to) (?:re-?write|revise|rephrase|re-?word)\b)",
+    re.I,
+)
+_REWORK_WORDS = re.compile(
+    r"re-?wr|re-?wor|revis|edit|rephras|\bsentences?\b|\bwords\b|tasked|\byou(?:r|'ve|’ve)?\b", re.I
+)
+
+
+def rework_remark(sentence: str) -> bool:
+    """A sentence about the rewriting itself ("The original text was rewritten as 126 words, so
+    I will re-write it again in 3 sentences:", "This sentence was reworded for clarity"): it
+    opens with the text's or the rewrite's name and then speaks of rewording, sentences or words
+    ("This text was edited by Erasmus" is about a text, and kept). Cut
+    only at an answer's edges (echo.py), where a revision's chatter stands."""
+    said = sentence.strip()
+    match = _REWORK_START.match(said)
+    return bool(match) and len(said) < 400 and bool(_REWORK_WORDS.search(said, match.end()))
+
+
 def opening_remark(sentence: str) -> bool:
     """A first sentence about the answer itself ("Here is the revised section:")."""
     return bool(_PREAMBLE.match(sentence.strip()))

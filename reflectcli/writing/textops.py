@@ -81,7 +81,7 @@ def rework_remark(sentence: str) -> bool:
     only at an answer's edges (echo.py), where a revision's chatter stands."""
     said = sentence.strip()
     match = _REWORK_START.match(said)
-    return bool(match) and len(said) < 400 and bool(_REWORK_WORDS.search(said, match.end()))
+    return match is not None and len(said) < 400 and bool(_REWORK_WORDS.search(said, match.end()))
 
 
 def opening_remark(sentence: str) -> bool:

@@ -229,3 +229,15 @@ def test_a_revisions_talk_about_its_rewriting_is_cut_at_its_edges(answer, kept, 
 def test_a_sentence_about_a_text_that_is_the_topic_is_kept(text):
     told = [{"role": "user", "content": "Rewrite this section with one example."}]
     assert strip_echo(text, told).text == text
+
+
+def test_a_title_label_in_the_calls_own_words_is_cut_from_the_answers_first_line():
+    told = [{"role": "user", "content": "Article: What is a black hole?\nSection: What are black holes?\n"
+             "Write this section in 3 to 5 sentences."}]  # fmt: skip
+    body = "A black hole is a region of space where gravity is so strong that nothing escapes."
+    for answer in (f"Title: What Is A Black Hole?\n\n{body}", f"Title: What Is A Black Hole?\n{body}"):
+        echo = strip_echo(answer, told)
+        assert echo.text == body and echo.removed == ["Title: What Is A Black Hole?"]
+    own = f"Title: The Mass of Cygnus X-1\n\n{body}"  # a label in words of its own: the writer's
+    assert strip_echo(own, told).text == own
+    assert strip_echo(f"{body}\n\nTitle: What Is A Black Hole?", told).text.startswith(body)  # only first

@@ -229,7 +229,8 @@ def _edge_cuts(text: str, call: Call, removed: list[str], cut: set[int]) -> list
             tail = None
     if head is not None:
         line = text[head.start : head.end].split("\n", 1)[0]
-        if len(line) < head.end - head.start and (opening_remark(line) or lead_in(line, call)):
+        if len(line) < head.end - head.start and (opening_remark(line) or lead_in(line, call)
+                                                  or title_label(line, call)):  # fmt: skip
             removed.append(line.strip())
             cuts.append((head.start, head.start + len(line)))
             head = markdown.Block("paragraph", head.start + len(line) + 1, head.end)
@@ -241,7 +242,8 @@ def _edge_cuts(text: str, call: Call, removed: list[str], cut: set[int]) -> list
         if not spans:
             continue
         sentence, start, end = spans[pick]
-        if (remark(sentence) or lead_in(sentence, call)) and block.start + start not in cut:
+        first = pick == 0 and title_label(sentence, call)
+        if (remark(sentence) or lead_in(sentence, call) or first) and block.start + start not in cut:
             removed.append(sentence)
             cuts.append((block.start + start, block.start + end))
         cuts += _rework_cuts(block, spans if pick == 0 else spans[::-1], removed, cut | {c[0] for c in cuts})
@@ -266,6 +268,19 @@ def _rework_cuts(block: markdown.Block, spans: list[tuple[str, int, int]], remov
         removed.append(sentence)
         cuts.append((block.start + start, block.start + end))
     return cuts
+
+
+_TITLE_LABEL = re.compile(r"^\W*(?:title|heading|section title)\s*[:：]\s*(?P<rest>\S.*)$", re.I | re.S)
+
+
+def title_label(line: str, call: Call) -> bool:
+    """An answer's first line that labels it with the call's own words ("Title: What Is A Black
+    Hole?" for the task "What is a black hole?"): a heading the answer gave itself, not text."""
+    found = _TITLE_LABEL.match(line.strip())
+    if found is None:
+        return False
+    words = _stems(found.group("rest"))
+    return bool(words) and words <= call.topic | call.values | call.vocabulary
 
 
 def _may_echo(body: str, call: Call) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from reflectcli.writing.languages import language_named, written_language
+from reflectcli.writing.languages import language_code, language_named, written_language
 
 ENGLISH = ("Writers revise their drafts because the first version of a text is rarely the clearest "
            "one: reading it again shows what is missing and what can go.")  # fmt: skip
@@ -94,3 +94,34 @@ def test_the_record_says_the_language_asked_and_the_language_written():
     state = {**state, "params": {"language": "Chinese (中文)"}, "versions": [{"n": 1, "text": CHINESE}]}
     assert language_line(state) == "Chinese (中文); written: Chinese"
     assert language_line({"task": "🌍🔥🌊", "params": {}}) == "as the task; written: nothing yet"
+
+
+@pytest.mark.parametrize(("asked", "text", "code"), [
+    # the language the letters tell wins: the embedded model asked for Chinese writes English
+    ("Chinese (中文)", "Writers revise their drafts: the first version is rarely what they meant.", "en"),
+    ("Chinese (中文)", "作家修改草稿，是因为初稿很少是他们真正想说的话。", "zh"),
+    # a Latin-script language other than English: the one asked for, as a code
+    ("French (français)", "Les écrivains révisent leurs brouillons avant de les publier.", "fr"),
+    ("Simplified Chinese (简体中文)", "🌍🔥🌊", "zh-Hans"),
+    (None, "🌍🔥🌊", ""),  # not told
+])  # fmt: skip
+def test_a_documents_language_code_is_the_language_it_is_written_in(asked, text, code):
+    assert language_code(asked, text) == code
+
+
+def test_the_html_report_declares_the_language_written_not_a_name(scripted, runs_dir):
+    """Asked for Chinese, a writer that writes English: the page says `lang="en"`, not the name
+    "Chinese (中文)" (no BCP 47 code) nor "zh"."""
+    from reflectcli.models.fake import ScriptedResponder
+    from reflectcli.output.exporters import export
+    from reflectcli.runner import Runner
+    from reflectcli.store.db import Store
+    from tests.helpers import quiet_ui, settings
+
+    scripted.responder = ScriptedResponder(scores=[9.0], sections=2)
+    Runner(quiet_ui()).write("Why writers revise", settings(runs_dir, language="zh"), "lang")
+    store = Store(runs_dir)
+    run, state = store.get_run("lang"), store.load_state("lang")
+    store.close()
+    assert state["params"]["language"] == "Chinese (中文)"
+    assert '<html lang="en">' in export(run, state, "html", "final")

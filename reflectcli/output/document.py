@@ -38,6 +38,7 @@ from reflectcli.output.article import (  # noqa: F401  (the article's blocks, fo
 from reflectcli.output.artifacts import run_status
 from reflectcli.output.summary import summarize
 from reflectcli.writing.citations import run_labels
+from reflectcli.writing.languages import language_code
 from reflectcli.writing.rubric import score_words
 
 # --- verdicts --------------------------------------------------------------------------------
@@ -263,7 +264,7 @@ def build(
             (rows.review_title(r, state), rows.dimension_rows(r, state)) for r in state.get("reviews") or []
         ],
         decisions=list(state.get("decisions") or []),
-        language=(state.get("params") or {}).get("language") or "",
+        language=language_code((state.get("params") or {}).get("language"), text),
     )
 
 

@@ -60,7 +60,7 @@ pre{white-space:pre-wrap;background:none;border:1px solid #ccc}
 def render(doc: Document) -> str:
     """The page: the first block (task, status, models, score, rounds, date, known issues, the
     legend), the article, References, reviews and decisions."""
-    lang = "zh" if doc.language.startswith("zh") else (doc.language.split("-")[0] or "en")
+    lang = doc.language or "en"  # a BCP 47 code (writing/languages.language_code)
     parts = [
         "<!DOCTYPE html>",
         f'<html lang="{e(lang)}"><head><meta charset="utf-8">',

@@ -173,6 +173,24 @@ def written_language(text: str) -> str | None:
     return "a Latin-script language other than English"
 
 
+_WRITTEN_CODES = {"English": "en", "Chinese": "zh", "Japanese": "ja", "Korean": "ko", "Arabic": "ar",
+                  "Greek": "el", "Hebrew": "he", "Hindi": "hi", "Bengali": "bn", "Thai": "th"}  # fmt: skip
+
+
+def language_code(language: str | None, text: str) -> str:
+    """The BCP 47 code a document of `text` declares (HTML `lang`, the PDF's hyphenation): the
+    language it is written in when its letters tell ("en" for the English an embedded model
+    wrote when asked for Chinese), else the one asked for (`--lang`'s name: "French (français)"
+    is "fr"), else "" (not told)."""
+    if (written := written_language(text)) in _WRITTEN_CODES:
+        return _WRITTEN_CODES[written or ""]
+    if not language:
+        return ""
+    name = language_named(language).lower()
+    code = next((c for c, n in _codes().items() if n.lower() == name), "")
+    return code.replace("_", "-")
+
+
 def language_named(language: str | None) -> str:
     """The English name in a resolved `--lang` ("Chinese (中文)" → "Chinese")."""
     return (language or "").split(" (")[0]

@@ -214,3 +214,21 @@ def test_a_run_stopped_and_resumed_says_so_when_finished(scripted, runs_dir):
     scripted.responder = ScriptedResponder(scores=[8.5], sections=2)
     Runner(quiet_ui()).write("Why writers revise", config, "straight")
     assert "resumed" not in (runs_dir / "straight.md").read_text(encoding="utf-8").split("## Outline")[0]
+
+
+def test_exporting_a_run_with_no_draft_yet_says_to_wait_while_it_runs(runs_dir):
+    """A run another live process holds, not yet drafted: `export` says it is running (pid, host),
+    not to resume it; once its owner is gone, the hint is the resume."""
+    from reflectcli.store.db import Store
+
+    store = Store(runs_dir)
+    store.create_run("early", "Why writers revise", {"model": "fake/w"}, str(runs_dir / "early.md"))
+    store.acquire("early")  # this process: a live owner
+    result = cli.invoke(app, ["export", "early", "--runs-dir", str(runs_dir)])
+    assert result.exit_code != 0 and "no draft yet" in result.output
+    assert "running now (pid" in " ".join(result.output.split()) and "reflectcli resume" not in result.output
+    store.release("early")
+    store.update_run("early", status="interrupted")
+    store.close()
+    result = cli.invoke(app, ["export", "early", "--runs-dir", str(runs_dir)])
+    assert "reflectcli resume early" in " ".join(result.output.split())

@@ -101,7 +101,10 @@ def format_for(fmt: str | None, output: Path | None) -> str:
 
 
 def export(run: dict[str, Any], state: dict[str, Any], fmt: str, version: str) -> str | bytes:
-    """The run in `fmt`: text, or bytes for pdf and docx."""
+    """The run in `fmt`: text, or bytes for pdf and docx. A run with no draft yet is a one-line
+    error whose hint fits the run: resume it, or, while a process runs it, wait."""
+    if not state.get("versions") and fmt not in ("report", "json"):
+        raise UserError("this run has no draft yet", hint=rows.resume_hint(run))
     if fmt == "md":
         chosen = choose_version(state, version)
         text = chosen["text"].rstrip()

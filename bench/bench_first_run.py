@@ -12,7 +12,8 @@ checks what a reader would see:
   any section of the final article (textops.find_loop);
 - every review either the critic's (`llm`, `llm-retry`, `checklist`) with feedback that is a
   critique, or a flagged `fallback`; how many reviews called a model (the checklist calls none);
-- no outline title that cannot head a part of the task (writing/titles.py, strict);
+- no outline title that cannot head a part of the task (writing/titles.py, strict; a question
+  heading by writing/questions.py's rule, after the questions before it);
 - no prompt text in the final article, measured outside the guards that cleaned it: the run's
   model calls are recorded as sent (bench/_record_prompts.py, at the journal's client), and no
   section of the final article may share a word 4-gram with the prompts' own wording (every
@@ -65,6 +66,7 @@ sys.path.insert(0, str(ROOT))
 import _prompt_overlap as overlap  # noqa: E402
 
 from reflectcli.writing.languages import language_named, written_language  # noqa: E402
+from reflectcli.writing.questions import question_problem  # noqa: E402
 from reflectcli.writing.schemas import not_a_critique, placeholder  # noqa: E402
 from reflectcli.writing.textops import find_loop, section_bodies  # noqa: E402
 from reflectcli.writing.titles import title_problem  # noqa: E402
@@ -135,8 +137,11 @@ def check(state: dict, calls: list[dict]) -> list[str]:
     if bad or len({t.lower() for t in titles}) != len(titles):
         problems.append(f"placeholder or duplicate titles: {titles}")
     if state["outline"].get("source") != "fallback":
-        off = [s["title"] for s in state["outline"]["sections"]
-               if title_problem(s["title"], state["task"], s.get("goal", ""), strict=True)]  # fmt: skip
+        sections = state["outline"]["sections"]
+        off = [s["title"] for i, s in enumerate(sections)  # a question heading: the questions' rule
+               if (question_problem(s["title"], state["task"], [x["title"] for x in sections[:i]])
+                   if s["title"].endswith("?") and not s.get("goal")
+                   else title_problem(s["title"], state["task"], s.get("goal", ""), True))]  # fmt: skip
         if off:
             problems.append(f"titles that cannot head a part of the task: {off}")
     capped = [e["step"] for e in state["trace"] if e.get("node") == "draft"

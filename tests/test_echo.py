@@ -214,6 +214,9 @@ def test_human_sentences_about_writing_are_kept(sentence):
      "Writers revise to sharpen ideas. Many rewrite endings.", "This sentence was reworded"),
     ("Drafts change as writers learn. Here's a rewritten version that maintains your original intent "
      "while adding an example.", "Drafts change as writers learn.", "Here's a rewritten version"),
+    ("Rewrite this section again without using bold text and make these changes: The original text had "
+     "two sentences. Writers revise to find what they mean.", "Writers revise to find what they mean.",
+     "Rewrite this section again"),
 ])  # fmt: skip
 def test_a_revisions_talk_about_its_rewriting_is_cut_at_its_edges(answer, kept, gone):
     echo = strip_echo(answer, [{"role": "user", "content": "Rewrite this section with one example."}])

@@ -263,7 +263,7 @@ def _rework_cuts(block: markdown.Block, spans: list[tuple[str, int, int]], remov
             break
         colon = sentence.find(":")  # "... in 3 sentences: Writers revise ...": the remark alone
         rest = sentence[colon + 1 :].lstrip() if colon > 0 else ""
-        if rest[:1].isupper():  # (a lower-case rest goes on with the remark: "... two sentences: one ...")
+        if rest[:1].isupper() and not rework_remark(rest):  # (a lower-case rest goes on with the remark)
             sentence, end = sentence[: colon + 1], start + colon + 1
         removed.append(sentence)
         cuts.append((block.start + start, block.start + end))

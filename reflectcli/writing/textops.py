@@ -65,11 +65,14 @@ _REWORK_START = re.compile(  # a sentence about the rewriting, not the topic: at
     r"revised|rephrased|edited|shortened|expanded)\b"
     r"|here(?:'s|’s| is) (?:a|an|the|my) (?:re-?written|revised|re-?worded|improved|edited|updated|"
     r"shorter|longer) (?:version|text|section|paragraph|draft)\b(?! of\b)"  # (not "... of the statute")
-    r"|i (?:will|'ll|’ll|am going to|have to) (?:re-?write|revise|rephrase|re-?word)\b)",
+    r"|i (?:will|'ll|’ll|am going to|have to) (?:re-?write|revise|rephrase|re-?word)\b"
+    r"|(?:re-?write|revise|rephrase|re-?word) (?:this|the) (?:section|paragraph|text|article)\b)",
     re.I,
 )
 _REWORK_WORDS = re.compile(
-    r"re-?wr|re-?wor|revis|edit|rephras|\bsentences?\b|\bwords\b|tasked|\byou(?:r|'ve|’ve)?\b", re.I
+    r"re-?wr|re-?wor|revis|edit|rephras|\bsentences?\b|\bwords\b|tasked|\byou(?:r|'ve|’ve)?\b|"
+    r"\bchanges\b|\bbold\b|\bagain\b",
+    re.I,
 )
 
 

@@ -348,7 +348,8 @@ def negate(text: str, n: int = 0, other: str | None = None) -> str | None:
             return text[: m.start()] + f"{said} " + text[m.start() :]
         if prev == "to":
             return text[: m.start()] + "not " + text[m.start() :]
-        if word != base and word.endswith("s") and prev not in _SUBJECTS and not (before and before[-1][:1].isupper()):
+        named = bool(before) and before[-1][:1].isupper()
+        if word != base and word.endswith("s") and prev not in _SUBJECTS and not named:
             continue  # third pass: a plural noun read as a verb ("elects failed to board")
         if word != base and _VERB_EXC.get(word) and word.endswith("n"):
             continue  # a participle with no auxiliary ("Paris, known as" → "failed to know as")
@@ -439,7 +440,8 @@ def _swap(text: str, shared: str, n: int) -> tuple[str, str] | None:
         word = m.group()
         if word == "home":  # "is home to": a noun
             continue
-        if word in table and re.search(r"\b" + word + r"\b", shared, re.I) and _COPULA.search(text[: m.start()]):
+        said = re.search(r"\b" + word + r"\b", shared, re.I)
+        if word in table and said and _COPULA.search(text[: m.start()]):
             others = [o for o in table[word] if o not in shared.lower()]
             if others:
                 return word, text[: m.start()] + others[n % len(others)] + text[m.end() :]

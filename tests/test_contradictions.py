@@ -350,3 +350,39 @@ def test_a_list_a_negations_scope_a_cannot_and_words_that_deny_nothing_are_no_co
     sentence, passage
 ):
     assert check(sentence, passage)[0] == "consistent", check(sentence, passage)
+
+
+# --- issue 32, third pass: a Chinese statement with its light verb denied on one side ----------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        # CiteCheck dev (a76b3ec0, dataset/dev.jsonl) line 122, the passage's sentence denied
+        ("例如，1的平方根是1,因为1乘以1等于1(1x1=1);而4的平方根是2,因为2乘2等于4(2x2=4)。",
+         "”比如，1的平方根不是1，因为1乘以1等于1(1x1=1)；而4的平方根是2，因为2乘2等于4(2x2=4)。"),
+        # line 384
+        ("原神是上海米哈游网络科技股份有限公司制作发行的游戏。",
+         "《原神》不是由上海米哈游网络科技股份有限公司制作发行的一款开放世界冒险游戏，于2017年1月底立项。"),
+        # line 537
+        ("余额宝年化收益不足3%的原因主要有两方面: 一是近期流动性相对宽松，使得这些产品的收益率持续下行。",
+         "这一方面不是由于近期流动性相对宽松，使得这些产品的收益率持续下行。"),
+        # the claim side: line 384 with the claim denied
+        ("原神不是上海米哈游网络科技股份有限公司制作发行的游戏。",
+         "《原神》是由上海米哈游网络科技股份有限公司制作发行的一款开放世界冒险游戏。"),
+    ],
+)  # fmt: skip
+def test_a_chinese_statement_said_with_its_verb_denied_on_one_side_contradicts(sentence, passage):
+    assert check(sentence, passage)[0] == "contradicted", check(sentence, passage)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("原神是上海米哈游制作的游戏。", "《原神》不是网易制作的，而是上海米哈游制作的游戏。"),  # not A but B
+        ("1的平方根是1。", "1的平方根不是1吗？"),  # a question
+        ("4的平方根是2。", "1的平方根不是2，4的平方根是2。"),  # another statement's subject
+    ],
+)  # fmt: skip
+def test_not_a_but_b_a_question_and_another_subject_are_no_mirrored_denial(sentence, passage):
+    assert check(sentence, passage)[0] != "contradicted", check(sentence, passage)

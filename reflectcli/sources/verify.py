@@ -47,7 +47,7 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from reflectcli.sources.names import missing_names, namesakes
-from reflectcli.sources.polarity import opposite, passage_denies, sentence_denies, units
+from reflectcli.sources.polarity import mirrored, opposite, passage_denies, sentence_denies, units
 from reflectcli.sources.quantities import missing_numbers, renumbered
 from reflectcli.sources.words import terms
 from reflectcli.writing.citations import CITATION
@@ -126,6 +126,8 @@ def _contradiction(
         return f"the sentence denies what the passage says ({found[1]}): “{_quoted_short(found[0])}”", found[
             0
         ]
+    if found := mirrored(sentence, said):
+        return f"one side says it with {found[1]!r} denied: “{_quoted_short(found[0])}”", found[0]
     for carrier in said:
         if flip := opposite(sentence, carrier):
             shown = _quoted_short(carrier)

@@ -118,3 +118,13 @@ def test_a_repeat_in_other_words_a_garbled_or_personal_question_is_dropped(quest
 ])  # fmt: skip
 def test_a_different_ask_on_the_same_topic_is_kept(question, task, kept):
     assert question_problem(question, task, kept) is None
+
+
+def test_a_relative_that_is_not_a_pronoun_for_the_topic():
+    # seen: "How do tides work?" kept this as a follow-up, "that" read as a pronoun for the tides
+    kept = ["What is the primary purpose of using tide as an energy source?"]
+    why = question_problem(
+        "What are the main components that make up the human body?", "How do tides work?", kept
+    )
+    assert "shares no word" in (why or "")
+    assert question_problem("How does it affect our planet?", "How do tides work?", kept) is None

@@ -34,7 +34,7 @@ _TO_THE_WRITER = re.compile(
 )  # ("What is your favorite ...?" asks a person, not about the topic)
 _MARKUP = re.compile(r"[\[\]{}<>/\\|*#_=+~^`@$%]")  # no question a reader asks holds these
 _ASKING = frozenset(w.lower() for w in ("What", "Why", "How", "When", "Where", "Who", "Which"))
-_PRONOUNS = frozenset("it its they them their this that these those".split())
+_PRONOUNS = frozenset("it its they them their this".split())  # ("that", "these": relative, determiners)
 _CUT = frozenset("the a an and or but both than its their your my our his her".split())  # no question ends so
 SIMILAR = 0.85  # two questions this alike (difflib's ratio, normalized) are one question
 

@@ -244,3 +244,13 @@ def test_a_title_label_in_the_calls_own_words_is_cut_from_the_answers_first_line
     own = f"Title: The Mass of Cygnus X-1\n\n{body}"  # a label in words of its own: the writer's
     assert strip_echo(own, told).text == own
     assert strip_echo(f"{body}\n\nTitle: What Is A Black Hole?", told).text.startswith(body)  # only first
+
+
+def test_a_heading_made_of_the_calls_label_or_a_word_count_is_cut_and_others_are_kept():
+    told = [{"role": "user", "content": "Article: 🌍🔥🌊\nSection: 🌍🔥🌊: the main points\n"
+             "Write this section in about 106 words."}]  # fmt: skip
+    for junk in ("### Section: ⏪⛮✨", "##### 106 words"):  # seen in an emoji task's first run
+        echo = strip_echo(f"{junk}\n\nThe sea warms.", told)
+        assert echo.text == "The sea warms." and echo.removed == [junk]
+    for own in ("### Installation", "## 3 words that matter", "### Section: Warming seas"):
+        assert strip_echo(f"{own}\n\nThe sea warms.", told).text == f"{own}\n\nThe sea warms."

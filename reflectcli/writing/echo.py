@@ -164,6 +164,10 @@ def strip_echo(text: str, messages: list[dict[str, str]] | None = None) -> Echo:
                 cuts += _sentence_cuts(text, block, call, removed, prose == 0)
                 prose += 1
             continue
+        if block.kind == "heading" and _heading_echo(body, call):  # "### Section: ⏪✨", "##### 106 words"
+            removed.append(body.strip())
+            cuts.append((block.start, block.end))
+            continue
         if block.kind != "paragraph":  # code, tables, quotations, headings: the writer's
             before = ""
             continue
@@ -268,6 +272,23 @@ def _rework_cuts(block: markdown.Block, spans: list[tuple[str, int, int]], remov
         removed.append(sentence)
         cuts.append((block.start + start, block.start + end))
     return cuts
+
+
+_WORD_COUNT = re.compile(r"^\W*(?:about |around |~)?\d+ words?\W*$", re.I)
+_LABEL_ONLY = re.compile(r"^\W*([^\W\d_][\w ]{0,20}?)\s*[:：]\s*(.*)$", re.S)
+
+
+def _heading_echo(body: str, call: Call) -> bool:
+    """A heading an answer gave itself from the call's own words: a word count ("106 words"), or
+    one of the call's labels with no word of its own after it ("Section: ⏪✨"). Every other
+    heading is the writer's (a section's own `## Title`, which a rewrite must give, included)."""
+    text = body.strip().lstrip("#").strip()
+    if not text or normalize(text) in call.labels:
+        return bool(text)
+    if _WORD_COUNT.match(text):
+        return True
+    label = _LABEL_ONLY.match(text)  # (a section's own heading, a title the call named, is kept)
+    return label is not None and normalize(label.group(1)) in call.labels and not _stems(label.group(2))
 
 
 _TITLE_LABEL = re.compile(r"^\W*(?:title|heading|section title)\s*[:：]\s*(?P<rest>\S.*)$", re.I | re.S)

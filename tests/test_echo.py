@@ -214,6 +214,10 @@ def test_human_sentences_about_writing_are_kept(sentence):
      "Writers revise to sharpen ideas. Many rewrite endings.", "This sentence was reworded"),
     ("Drafts change as writers learn. Here's a rewritten version that maintains your original intent "
      "while adding an example.", "Drafts change as writers learn.", "Here's a rewritten version"),
+    ("Bees make honey from nectar. This section can be rewritten into 2 paragraphs using only 106 words.",
+     "Bees make honey from nectar.", "This section can be rewritten"),
+    ("Here's an edited version of the original text that adds an example. Bees make honey from nectar.",
+     "Bees make honey from nectar.", "Here's an edited version"),
     ("Rewrite this section again without using bold text and make these changes: The original text had "
      "two sentences. Writers revise to find what they mean.", "Writers revise to find what they mean.",
      "Rewrite this section again"),

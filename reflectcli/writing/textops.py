@@ -61,17 +61,19 @@ _CHANGES = LazyPattern(  # "... so I made some changes.": the writer reporting o
 
 _REWORK_START = re.compile(  # a sentence about the rewriting, not the topic: at an answer's edge only
     r"^\W*(?:(?:the|this) original (?:text|section|paragraph|draft|version)\b"
-    r"|(?:this|the) (?:sentence|paragraph|section|text) (?:was|has been|is) (?:re-?worded|re-?written|"
+    r"|(?:this|the) (?:sentence|paragraph|section|text) (?:was|has been|is|can be|could be|will be|"
+    r"should be) (?:re-?worded|re-?written|"
     r"revised|rephrased|edited|shortened|expanded)\b"
     r"|here(?:'s|’s| is) (?:a|an|the|my) (?:re-?written|revised|re-?worded|improved|edited|updated|"
-    r"shorter|longer) (?:version|text|section|paragraph|draft)\b(?! of\b)"  # (not "... of the statute")
+    r"shorter|longer) (?:version|text|section|paragraph|draft)\b"  # (not "version of the statute")
+    r"(?! of\b(?! (?:the |your |my )?(?:original|text|section|paragraph|draft|article)\b))"
     r"|i (?:will|'ll|’ll|am going to|have to) (?:re-?write|revise|rephrase|re-?word)\b"
     r"|(?:re-?write|revise|rephrase|re-?word) (?:this|the) (?:section|paragraph|text|article)\b)",
     re.I,
 )
 _REWORK_WORDS = re.compile(
     r"re-?wr|re-?wor|revis|edit|rephras|\bsentences?\b|\bwords\b|tasked|\byou(?:r|'ve|’ve)?\b|"
-    r"\bchanges\b|\bbold\b|\bagain\b",
+    r"\bchanges\b|\bbold\b|\bagain\b|\boriginal\b",
     re.I,
 )
 

@@ -214,6 +214,8 @@ def test_human_sentences_about_writing_are_kept(sentence):
      "Writers revise to sharpen ideas. Many rewrite endings.", "This sentence was reworded"),
     ("Drafts change as writers learn. Here's a rewritten version that maintains your original intent "
      "while adding an example.", "Drafts change as writers learn.", "Here's a rewritten version"),
+    ('The original text is: "As I was walking through the market, I saw a woman." Bees make honey.',
+     "Bees make honey.", "The original text is:"),
     ("Bees make honey from nectar. This section can be rewritten into 2 paragraphs using only 106 words.",
      "Bees make honey from nectar.", "This section can be rewritten"),
     ("Here's an edited version of the original text that adds an example. Bees make honey from nectar.",
@@ -232,6 +234,7 @@ def test_a_revisions_talk_about_its_rewriting_is_cut_at_its_edges(answer, kept, 
     "Writers revise drafts. The revised version is often shorter than the original text by many words.",
     "Here is the revised version of the statute, as passed in 1998. It took effect at once.",
     "Scribes copied books by hand. This text was edited by Erasmus and printed in Basel.",
+    "The original text was lost: only copies survive. Scribes made them in Fulda.",
 ])  # fmt: skip
 def test_a_sentence_about_a_text_that_is_the_topic_is_kept(text):
     told = [{"role": "user", "content": "Rewrite this section with one example."}]

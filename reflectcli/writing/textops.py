@@ -73,7 +73,7 @@ _REWORK_START = re.compile(  # a sentence about the rewriting, not the topic: at
 )
 _REWORK_WORDS = re.compile(
     r"re-?wr|re-?wor|revis|edit|rephras|\bsentences?\b|\bwords\b|tasked|\byou(?:r|'ve|’ve)?\b|"
-    r"\bchanges\b|\bbold\b|\bagain\b|\boriginal\b",
+    r"\bchanges\b|\bbold\b|\bagain\b|\boriginal\b|^\s*(?:is|was|reads|says)\s*:",
     re.I,
 )
 
@@ -86,7 +86,7 @@ def rework_remark(sentence: str) -> bool:
     only at an answer's edges (echo.py), where a revision's chatter stands."""
     said = sentence.strip()
     match = _REWORK_START.match(said)
-    return match is not None and len(said) < 400 and bool(_REWORK_WORDS.search(said, match.end()))
+    return match is not None and len(said) < 400 and bool(_REWORK_WORDS.search(said[match.end() :]))
 
 
 def opening_remark(sentence: str) -> bool:

@@ -261,3 +261,15 @@ def test_a_heading_made_of_the_calls_label_or_a_word_count_is_cut_and_others_are
         assert echo.text == "The sea warms." and echo.removed == [junk]
     for own in ("### Installation", "## 3 words that matter", "### Section: Warming seas"):
         assert strip_echo(f"{own}\n\nThe sea warms.", told).text == f"{own}\n\nThe sea warms."
+
+
+def test_the_writers_own_sentences_about_rewriting_and_headings_are_kept_when_revised():
+    """A person's draft that itself says "The original text was rewritten …", opens with a
+    `Title:` line or holds a `### Section: …` heading: a revision that keeps them keeps them
+    (they were in the text it was given), whatever they look like."""
+    mine = ("Title: Why revise\n\n### Section: Notes\n\nThe original text was rewritten in 1923, so I will "
+            "re-write it again in my own words: Writers revise to learn what they think.")  # fmt: skip
+    told = [
+        {"role": "user", "content": f"Rewrite this section with one example.\n<section>\n{mine}\n</section>"}
+    ]
+    assert strip_echo(mine, told).text == mine

@@ -73,6 +73,7 @@ class Call:
     tags: set[str] = field(default_factory=set)  # HTML tag names the data held
     delimiters: set[str] = field(default_factory=set)  # the tags the data was wrapped in
     revising: bool = False  # the call carried a text to revise
+    quoted: str = ""  # the data it quoted (the text to revise, titles, sources), normalised
 
 
 @lru_cache(maxsize=65536)
@@ -144,6 +145,7 @@ def _read(key: tuple[tuple[str, str], ...]) -> Call:
                         continue
                 told.append(sentence)
     call.topic = set().union(*(stems(d) for d in data)) if data else set()
+    call.quoted = " ".join(normalize(d) for d in data)
     for sentence in told:
         said = normalize(sentence)
         if not said:

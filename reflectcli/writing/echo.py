@@ -250,12 +250,20 @@ def _edge_cuts(text: str, call: Call, removed: list[str], cut: set[int]) -> list
         if (remark(sentence) or lead_in(sentence, call) or first) and block.start + start not in cut:
             removed.append(sentence)
             cuts.append((block.start + start, block.start + end))
-        cuts += _rework_cuts(block, spans if pick == 0 else spans[::-1], removed, cut | {c[0] for c in cuts})
+        cuts += _rework_cuts(
+            block, spans if pick == 0 else spans[::-1], removed, cut | {c[0] for c in cuts}, call
+        )
     return cuts
 
 
+def _given(text: str, call: Call) -> bool:
+    """Whether `text` was in the data the call quoted (the text it revised): the writer's, kept."""
+    said = normalize(text)
+    return bool(said) and said in call.quoted
+
+
 def _rework_cuts(block: markdown.Block, spans: list[tuple[str, int, int]], removed: list[str],
-                 cut: set[int]) -> list[tuple[int, int]]:  # fmt: skip
+                 cut: set[int], call: Call) -> list[tuple[int, int]]:  # fmt: skip
     """The sentences about the rewriting itself (textops.rework_remark) that stand at an edge of
     the answer: from the edge inwards while each one is such a sentence (a sentence already cut
     is passed over), at most three, and never the paragraph's every sentence."""
@@ -263,7 +271,7 @@ def _rework_cuts(block: markdown.Block, spans: list[tuple[str, int, int]], remov
     for sentence, start, end in spans[: min(3, len(spans) - 1)]:
         if block.start + start in cut:
             continue
-        if not rework_remark(sentence):
+        if not rework_remark(sentence) or _given(sentence, call):  # (the writer's own, quoted to it)
             break
         colon = sentence.find(":")  # "... in 3 sentences: Writers revise ...": the remark alone
         rest = sentence[colon + 1 :].lstrip() if colon > 0 else ""
@@ -283,6 +291,8 @@ def _heading_echo(body: str, call: Call) -> bool:
     one of the call's labels with no word of its own after it ("Section: ⏪✨"). Every other
     heading is the writer's (a section's own `## Title`, which a rewrite must give, included)."""
     text = body.strip().lstrip("#").strip()
+    if _given(text, call):  # a heading of the text it revised: the writer's
+        return False
     if not text or normalize(text) in call.labels:
         return bool(text)
     if _WORD_COUNT.match(text):
@@ -298,7 +308,7 @@ def title_label(line: str, call: Call) -> bool:
     """An answer's first line that labels it with the call's own words ("Title: What Is A Black
     Hole?" for the task "What is a black hole?"): a heading the answer gave itself, not text."""
     found = _TITLE_LABEL.match(line.strip())
-    if found is None:
+    if found is None or _given(line, call):
         return False
     words = _stems(found.group("rest"))
     return bool(words) and words <= call.topic | call.values | call.vocabulary

@@ -283,3 +283,35 @@ def test_a_log_left_beside_a_moved_database_never_reaches_the_new_one(tmp_path):
         assert store.get_run("t")["task"] == "task"
     finally:
         store.close()
+
+
+def test_one_connection_shared_by_two_threads_never_deadlocks(tmp_path):
+    """A run's plan request journaled from a thread of its own (`prefetch`) while the main
+    thread reads the run row: SQLite steps `LEASE_LIVE`'s Python function `db_now()` with the
+    GIL released and the connection's mutex held, and needs the GIL back; a thread that binds a
+    statement on the same connection holds the GIL while it waits for that mutex. Every use of
+    the connection now takes the store's lock (waited on without the GIL). Before, this hung
+    within a second (seen as a stuck README tour test). In a child, so a hang is a failure."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent(f"""
+        import threading, time
+        from reflectcli.store.db import Store
+        s = Store({str(tmp_path)!r})
+        s.create_run("t1", "task", {{"model": "m"}}, {str(tmp_path / "t1.md")!r})
+        stop = threading.Event()
+        def journal():
+            i = 0
+            while not stop.is_set():
+                s.journal_put(f"k{{i}}", "t1", "plan", {{"model": "m"}}); i += 1
+        threading.Thread(target=journal, daemon=True).start()
+        until = time.monotonic() + 1.5
+        while time.monotonic() < until:
+            s.get_run("t1"); s.load_state("t1"); s.journal_count("t1")
+        stop.set()
+        print("done")
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and "done" in out.stdout, out.stderr

@@ -44,11 +44,12 @@ class Journal:
 
     def journal_count(self, thread_id: str) -> int:
         """Model answers journaled for the thread (searches, journaled beside them, left out)."""
-        return self.conn.execute(
-            "SELECT COUNT(*) FROM call_journal WHERE thread_id = ? AND step NOT LIKE 'search:%'"
-            " AND step NOT LIKE 'spent:%'",
-            (thread_id,),
-        ).fetchone()[0]
+        with self._lock:  # one thread at a time on the shared connection
+            return self.conn.execute(
+                "SELECT COUNT(*) FROM call_journal WHERE thread_id = ? AND step NOT LIKE 'search:%'"
+                " AND step NOT LIKE 'spent:%'",
+                (thread_id,),
+            ).fetchone()[0]
 
     def journal_put(self, key: str, thread_id: str, step: str, answer: dict[str, Any]) -> None:
         """Journal an answer. For a thread this store holds, one statement that checks the claim

@@ -63,12 +63,13 @@ class Claims:
 
     def lost(self, thread_id: str) -> LostClaim:
         """The LostClaim to raise for `thread_id`, naming its owner now when the store can say."""
-        try:
-            row = self.conn.execute(f"SELECT {FENCE_COLUMNS} FROM runs WHERE thread_id = ?",
-                                    (thread_id,)).fetchone()  # fmt: skip
-        except Exception:  # the store itself is away: the claim is lost all the same
-            row = None
-        return fence_broken(thread_id, row, None) or LostClaim(thread_id)
+        with self._lock:  # one thread at a time on the shared connection
+            try:
+                row = self.conn.execute(f"SELECT {FENCE_COLUMNS} FROM runs WHERE thread_id = ?",
+                                        (thread_id,)).fetchone()  # fmt: skip
+            except Exception:  # the store itself is away: the claim is lost all the same
+                row = None
+            return fence_broken(thread_id, row, None) or LostClaim(thread_id)
 
     def check_claim(self, thread_id: str) -> None:
         """LostClaim if this store claimed `thread_id` and another claim came since (a no-op
@@ -80,7 +81,7 @@ class Claims:
     def _owned(self, thread_id: str):
         """The context for one of the run owner's writes: a fenced transaction while this
         store holds the thread, nothing more otherwise."""
-        return self.transaction() if thread_id in self._fences else _NoContext()
+        return self.transaction() if thread_id in self._fences else self._lock
 
     def generation(self, thread_id: str) -> int | None:
         """The fencing token this store holds for the thread (None: it holds none)."""
@@ -148,16 +149,17 @@ class Claims:
     def renew(self, thread_id: str, generation: int | None = None) -> bool:
         """Extend the lease of the claim `generation` (this store's own by default) by the
         database's clock; False when that claim is no longer the run's."""
-        generation = self._fences.get(thread_id) if generation is None else generation
-        if generation is None:
+        with self._lock:  # one thread at a time on the shared connection
+            generation = self._fences.get(thread_id) if generation is None else generation
+            if generation is None:
+                return bool(self.conn.execute(
+                    "UPDATE runs SET lease_until = db_now() + ? WHERE thread_id = ? AND owner_pid = ? "
+                    "AND owner_host = ?", (lease_seconds(), thread_id, os.getpid(), HOST),
+                ).rowcount)  # fmt: skip
             return bool(self.conn.execute(
-                "UPDATE runs SET lease_until = db_now() + ? WHERE thread_id = ? AND owner_pid = ? "
-                "AND owner_host = ?", (lease_seconds(), thread_id, os.getpid(), HOST),
+                "UPDATE runs SET lease_until = db_now() + ? WHERE thread_id = ? AND generation = ?",
+                (lease_seconds(), thread_id, generation),
             ).rowcount)  # fmt: skip
-        return bool(self.conn.execute(
-            "UPDATE runs SET lease_until = db_now() + ? WHERE thread_id = ? AND generation = ?",
-            (lease_seconds(), thread_id, generation),
-        ).rowcount)  # fmt: skip
 
     @contextmanager
     def keep_alive(self, thread_id: str) -> Iterator[threading.Event]:
@@ -197,16 +199,17 @@ class Claims:
 
     def release(self, thread_id: str) -> None:
         """Give the claim up (only this store's own claim: never a newer owner's)."""
-        generation = self._fences.pop(thread_id, None)
-        if generation is None:
+        with self._lock:  # one thread at a time on the shared connection
+            generation = self._fences.pop(thread_id, None)
+            if generation is None:
+                self.conn.execute(
+                    "UPDATE runs SET owner_pid = NULL, owner_host = NULL, owner_started = NULL, "
+                    "lease_until = NULL WHERE thread_id = ? AND owner_pid = ? AND owner_host = ?",
+                    (thread_id, os.getpid(), HOST),
+                )
+                return
             self.conn.execute(
                 "UPDATE runs SET owner_pid = NULL, owner_host = NULL, owner_started = NULL, "
-                "lease_until = NULL WHERE thread_id = ? AND owner_pid = ? AND owner_host = ?",
-                (thread_id, os.getpid(), HOST),
+                "lease_until = NULL WHERE thread_id = ? AND generation = ?",
+                (thread_id, generation),
             )
-            return
-        self.conn.execute(
-            "UPDATE runs SET owner_pid = NULL, owner_host = NULL, owner_started = NULL, "
-            "lease_until = NULL WHERE thread_id = ? AND generation = ?",
-            (thread_id, generation),
-        )

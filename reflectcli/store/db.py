@@ -398,17 +398,18 @@ class Store(Claims, Journal):
     # --- run index --------------------------------------------------------------------------
 
     def create_run(self, thread_id: str, task: str, settings: dict[str, Any], artifact: str):
-        now = time.time()
-        self.conn.execute(
-            "INSERT INTO runs (thread_id, task, model, critic_model, status, created_at,"
-            " updated_at, settings, artifact) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)",
-            (
-                thread_id, task, settings["model"],
-                "checklist" if settings.get("critic") == "checklist"
-                else settings.get("critic_model") or settings["model"],
-                now, now, json.dumps(settings), artifact,
-            ),
-        )  # fmt: skip
+        with self._lock:  # one thread at a time on the shared connection
+            now = time.time()
+            self.conn.execute(
+                "INSERT INTO runs (thread_id, task, model, critic_model, status, created_at,"
+                " updated_at, settings, artifact) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)",
+                (
+                    thread_id, task, settings["model"],
+                    "checklist" if settings.get("critic") == "checklist"
+                    else settings.get("critic_model") or settings["model"],
+                    now, now, json.dumps(settings), artifact,
+                ),
+            )  # fmt: skip
 
     def update_run(self, thread_id: str, **fields: Any) -> None:
         unknown = set(fields) - set(RUN_FIELDS)
@@ -456,14 +457,15 @@ class Store(Claims, Journal):
                 then()
 
     def get_run(self, thread_id: str) -> dict[str, Any] | None:
-        row = self.conn.execute(f"SELECT *, {LEASE_LIVE} FROM runs WHERE thread_id = ?",
-                                (thread_id,)).fetchone()  # fmt: skip
-        if row is None:
-            return None
-        run = dict(row)
-        run["settings"] = json.loads(run["settings"])
-        run["status"] = effective_status(run)
-        return run
+        with self._lock:  # one thread at a time on the shared connection
+            row = self.conn.execute(f"SELECT *, {LEASE_LIVE} FROM runs WHERE thread_id = ?",
+                                    (thread_id,)).fetchone()  # fmt: skip
+            if row is None:
+                return None
+            run = dict(row)
+            run["settings"] = json.loads(run["settings"])
+            run["status"] = effective_status(run)
+            return run
 
     # --- state snapshots and housekeeping ---------------------------------------------------
 
@@ -490,8 +492,11 @@ class Store(Claims, Journal):
             )  # fmt: skip
 
     def load_state(self, thread_id: str) -> dict[str, Any] | None:
-        row = self.conn.execute("SELECT state FROM run_state WHERE thread_id = ?", (thread_id,)).fetchone()
-        return json.loads(row[0]) if row else None
+        with self._lock:  # one thread at a time on the shared connection
+            row = self.conn.execute(
+                "SELECT state FROM run_state WHERE thread_id = ?", (thread_id,)
+            ).fetchone()
+            return json.loads(row[0]) if row else None
 
     def _langgraph_tables(self) -> list[str]:
         if self.dialect == "postgres":

@@ -19,10 +19,12 @@ from reflectcli.cli.app import app
 from reflectcli.models.fake import ScriptedResponder, article_of, prompt_text, review_json
 from reflectcli.output.exporters import export_html
 from reflectcli.output.rows import reference_rows
+from reflectcli.runner import Runner
 from reflectcli.sources import library
 from reflectcli.store.db import Store
 from reflectcli.writing.textops import section_bodies
 from tests.corpus import make_corpus
+from tests.helpers import quiet_ui, settings
 from tests.openai_server import OpenAIServer, answer, loopback_fixture, step_of
 from tests.search_server import SearchServer
 from tests.test_grounding import Grounded, all_outputs
@@ -336,3 +338,22 @@ def test_installed_readmes_lose_no_character_to_the_citation_clean_up():
                                                         (every, labels(t)))
                if clean_citations(t, known, own).text != t]  # fmt: skip
     assert changed == []
+
+
+def test_a_task_or_title_holding_markup_forges_no_heading_and_no_html_in_the_record(scripted, runs_dir):
+    """A task passed on from elsewhere (an assistant's MCP call, a batch file) that holds a heading
+    and an <img onerror>: the record's title is one escaped line, and outline titles (the
+    fallback's, built from the task, or a model's) hold no line break (a tag in a title is
+    escaped where it is shown: tests/test_inspect.py's HTML test)."""
+    from reflectcli.models.fallbacks import fallback_outline
+    from reflectcli.writing.schemas import Section
+
+    task = "Lighthouses\n\n## Injected <img src=x onerror=alert(1)>"
+    assert all("\n" not in s.title for s in fallback_outline(task, 3).sections)
+    assert Section(title="The lens\n\n## of 1823").title == "The lens ## of 1823"
+    scripted.responder = ScriptedResponder(scores=[9.0], sections=2)
+    Runner(quiet_ui()).write(task, settings(runs_dir), "forge")
+    record = (runs_dir / "forge.md").read_text(encoding="utf-8")
+    assert record.startswith("# Lighthouses \\#\\# Injected \\<img")
+    head = record.split("## Outline")[0]  # (the scripted writer's drafts quote the task back: its own text)
+    assert not re.search(r"^#+ Injected", head, re.M) and not re.search(r"(?<!\\)<img", head)

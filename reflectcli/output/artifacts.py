@@ -249,7 +249,7 @@ def render_artifact(state: dict[str, Any], thread_id: str, run: dict[str, Any],
     params = state.get("params") or {}
     s = summary if summary is not None else summarize(state)
     flag = warning_lines(s)
-    out: list[str] = [*flag, f"# {state.get('task', '')}", ""]
+    out: list[str] = [*flag, f"# {markdown.inline(state.get('task', ''))}", ""]  # one line, escaped
     cost = f"${s['cost']:.4f}" if s["cost"] is not None else "unknown"
     out += [
         f"- thread: `{thread_id}`",

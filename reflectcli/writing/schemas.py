@@ -83,8 +83,8 @@ class Section(BaseModel):
     @field_validator("title", "goal", mode="before")
     @classmethod
     def _strip(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            value = value.strip().lstrip("#").strip().strip("*").strip()
+        if isinstance(value, str):  # one line: a line break in a title would start a heading of its own
+            value = " ".join(value.split()).lstrip("#").strip().strip("*").strip()
             if len(value) >= TITLE_MAX and " " in value:  # cut by a length limit: whole words
                 value = value[:TITLE_MAX].rsplit(" ", 1)[0].rstrip(" ,;:-")
         return value

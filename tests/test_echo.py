@@ -273,3 +273,18 @@ def test_the_writers_own_sentences_about_rewriting_and_headings_are_kept_when_re
         {"role": "user", "content": f"Rewrite this section with one example.\n<section>\n{mine}\n</section>"}
     ]
     assert strip_echo(mine, told).text == mine
+
+
+def test_a_persons_own_closing_remark_is_kept_by_a_revision_that_keeps_it():
+    mine = "Writers revise to learn what they think. I hope this helps!"
+    told = [
+        {"role": "user", "content": f"Rewrite this section with one example.\n<section>\n{mine}\n</section>"}
+    ]
+    assert strip_echo(mine, told).text == mine  # theirs, quoted to the call
+    assert (
+        strip_echo(
+            "Writers revise to learn what they think. I hope this helps!",
+            [{"role": "user", "content": "Write a section."}],
+        ).text
+        == "Writers revise to learn what they think."
+    )

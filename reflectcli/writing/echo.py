@@ -233,8 +233,8 @@ def _edge_cuts(text: str, call: Call, removed: list[str], cut: set[int]) -> list
             tail = None
     if head is not None:
         line = text[head.start : head.end].split("\n", 1)[0]
-        if len(line) < head.end - head.start and (opening_remark(line) or lead_in(line, call)
-                                                  or title_label(line, call)):  # fmt: skip
+        if len(line) < head.end - head.start and not _given(line, call) and (
+                opening_remark(line) or lead_in(line, call) or title_label(line, call)):  # fmt: skip
             removed.append(line.strip())
             cuts.append((head.start, head.start + len(line)))
             head = markdown.Block("paragraph", head.start + len(line) + 1, head.end)
@@ -247,7 +247,8 @@ def _edge_cuts(text: str, call: Call, removed: list[str], cut: set[int]) -> list
             continue
         sentence, start, end = spans[pick]
         first = pick == 0 and title_label(sentence, call)
-        if (remark(sentence) or lead_in(sentence, call) or first) and block.start + start not in cut:
+        said = remark(sentence) or lead_in(sentence, call) or first
+        if said and block.start + start not in cut and not _given(sentence, call):
             removed.append(sentence)
             cuts.append((block.start + start, block.start + end))
         cuts += _rework_cuts(

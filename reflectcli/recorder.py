@@ -58,6 +58,9 @@ class Recorder:
     def _signals(self) -> Any:  # Ctrl-C and SIGTERM as KeyboardInterrupt while the graph runs
         raise NotImplementedError
 
+    def _stopping(self) -> bool:  # after each step: a signal came, or `should_stop` says so
+        raise NotImplementedError
+
     def _drive(self, store, thread_id, settings, graph, config, start, state=None) -> RunResult:
         """Stream the graph from `start` (None = resume from the checkpoint) to its end."""
         if store.generation(thread_id) is None:  # (write, resume and steer hold it already)
@@ -158,7 +161,7 @@ class Recorder:
                         done = []
                         if self.lease_lost is not None and self.lease_lost.is_set():
                             raise store.lost(thread_id)  # a renewal found another claim, or none
-                        if self.should_stop is not None and self.should_stop():
+                        if self._stopping():
                             raise KeyboardInterrupt  # the step is checkpointed: stop here
                     continue
                 for node, update in chunk.items():

@@ -10,7 +10,7 @@ import signal
 import string
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -83,21 +83,29 @@ def check_question(question: str) -> str:
 
 
 @contextmanager
-def sigterm_as_interrupt() -> Iterator[None]:
-    """Treat SIGTERM like Ctrl-C while a run is going, so it stops the same clean way."""
+def sigterm_as_interrupt(told: threading.Event | None = None) -> Iterator[None]:
+    """Treat SIGTERM like Ctrl-C while a run is going, so it stops the same clean way.
+
+    `told` is set as well: the KeyboardInterrupt lands in whatever Python code the main thread
+    runs at that moment, and where that is a finalizer or a C callback (an import's `__del__`,
+    seen in CI as "Exception ignored in: 'Omit'") Python swallows it. The runner then stops at the
+    next step boundary instead (Runner._told), so a signal is never lost."""
 
     def handler(signum, frame):
+        if told is not None:
+            told.set()
         raise KeyboardInterrupt
 
     try:
-        previous = signal.signal(signal.SIGTERM, handler)
+        previous = {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGINT)}
     except ValueError:  # not the main thread: leave signals alone
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, old in previous.items():
+            signal.signal(signum, old)
 
 
 class Runner(Recorder):
@@ -117,9 +125,27 @@ class Runner(Recorder):
         self._tally_lock = threading.Lock()
         self._answered = {}
         self._in_flight = 0
+        self._told = threading.Event()  # a SIGTERM / Ctrl-C came (its exception may be swallowed)
+        self._signal_depth = 0  # _signals() entered and not left
 
-    def _signals(self):
-        return sigterm_as_interrupt() if self.own_signals else nullcontext()
+    @contextmanager
+    def _signals(self) -> Iterator[None]:
+        if not self.own_signals:
+            yield
+            return
+        if not self._signal_depth:  # the outermost entry: a new command waits for a new signal
+            self._told.clear()
+        self._signal_depth += 1
+        try:
+            with sigterm_as_interrupt(self._told):
+                yield
+        finally:
+            self._signal_depth -= 1
+
+    def _stopping(self) -> bool:
+        """Asked after each step: a signal came (its exception may have been swallowed) or the
+        caller's `should_stop` says so."""
+        return self._told.is_set() or (self.should_stop is not None and self.should_stop())
 
     # --- public ---------------------------------------------------------------------------
 
@@ -160,6 +186,8 @@ class Runner(Recorder):
                 graph, config = self._graph(store, thread_id, settings, models, None if draft else start)
                 if draft:  # the person's draft is the draft step's result: the graph goes on at review
                     graph.update_state(config, start, as_node="draft")
+                if self._told.is_set():  # a signal whose exception was swallowed while building
+                    raise KeyboardInterrupt
             except KeyboardInterrupt:  # Ctrl-C / SIGTERM before the first step: the journal keeps
                 _quietly(store.update_run, thread_id, status="interrupted")  # an answer already in
                 _quietly(store.release, thread_id)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sqlite3
 
 import pytest
@@ -112,6 +114,40 @@ def test_ctrl_c_keeps_the_checkpoint(scripted, runs_dir):
     result = Runner(quiet_ui()).resume(err.value.thread_id, str(runs_dir), {})
     assert result.state["status"] == "finished"
     assert scripted.steps() == ["plan", "draft:s1", "draft:s2", "draft:s2", "review:r1"]
+
+
+class _SignalInFinalizer:
+    """Sends this process a signal from a finalizer: the handler's KeyboardInterrupt is raised in
+    `__del__`, where Python swallows it ("Exception ignored in"), as CI saw during an import."""
+
+    def __init__(self, signum):
+        self.signum = signum
+
+    def __del__(self):
+        os.kill(os.getpid(), self.signum)
+        for _ in range(1000):  # the handler runs at a bytecode check in here
+            pass
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # (swallowed on purpose)
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_whose_exception_was_swallowed_still_stops_the_run(scripted, runs_dir, signum):
+    ui = quiet_ui()
+    node_done = ui.node_done
+
+    def after(node, update, state):
+        node_done(node, update, state)
+        if node == "plan":
+            _SignalInFinalizer(signum)  # dropped at once: its __del__ runs (and swallows) now
+
+    ui.node_done = after
+    scripted.responder = ScriptedResponder(scores=[8], sections=2)
+    with pytest.raises(RunInterrupted) as err:
+        Runner(ui).write(TASK, settings(runs_dir, max_sections=2, threshold=7))
+    assert scripted.steps() == ["plan"]  # stopped at that step's end, not at the run's
+    result = Runner(quiet_ui()).resume(err.value.thread_id, str(runs_dir), {})
+    assert result.state["status"] == "finished"
+    assert scripted.steps().count("plan") == 1
 
 
 def test_rewrite_guard_keeps_previous_version(scripted, runs_dir):

@@ -45,89 +45,102 @@ def with_memory(settings, enabled: bool):
     return settings.model_copy(update={"memory": settings.memory.model_copy(update={"enabled": enabled})})
 
 
+SuiteArg = Annotated[str | None, typer.Argument(help="A JSONL suite file (one task per line).")]
+BuiltinArg = Annotated[
+    str | None, typer.Option("--builtin", help="A suite shipped with reflectcli: smoke or standard.")
+]
+JudgeArg = Annotated[
+    str | None,
+    typer.Option(
+        "--judge",
+        help="The judging model; must differ from writer and critic (default: "
+        "the critic, which needs --judge-same).",
+    ),
+]
+JudgeApiBaseArg = Annotated[
+    str | None,
+    typer.Option(
+        "--judge-api-base", help="The judge's OpenAI-compatible server (default: the writer's api_base)."
+    ),
+]
+JudgeSameArg = Annotated[
+    bool,
+    typer.Option(
+        "--judge-same",
+        help="Allow a judge that is the writer or critic (same model "
+        "and api_base); every report's headline then says so.",
+    ),
+]
+JudgeContextArg = Annotated[
+    int | None,
+    typer.Option(
+        "--judge-context",
+        min=2000,
+        help="Tokens the judge's context window "
+        "holds (default: a local model's own, else 32000); longer articles "
+        "are judged in aligned parts.",
+    ),
+]
+MaxRoundsArg = Annotated[int | None, typer.Option(help="Reviews at most, per task.")]
+AgainstArg = Annotated[
+    Path | None,
+    typer.Option(
+        "--against",
+        help="A second config file (B): each task written with it too, and B's final judged against A's.",
+    ),
+]
+AgainstOutputsArg = Annotated[
+    Path | None,
+    typer.Option(
+        "--against-outputs",
+        help="Another system's articles (JSONL: id, article): each "
+        "task's final judged against the article with its id, both orders.",
+    ),
+]
+AgainstNameArg = Annotated[
+    str | None,
+    typer.Option("--against-name", help="The other system's name in the report (default: the file's name)."),
+]
+LengthPairsArg = Annotated[
+    int,
+    typer.Option(
+        "--length-pairs",
+        min=0,
+        max=2,
+        help="Equal-length copies judged per pair, "
+        "both orders (2: section openings and closings; 0: none, and where every final "
+        "is longer the report then cannot say what length explains).",
+    ),
+]
+LimitArg = Annotated[int | None, typer.Option(min=1, help="Only the first N tasks.")]
+MemoryArg = Annotated[
+    bool,
+    typer.Option(
+        "--memory/--no-memory",
+        help="Recall and learn lessons in the eval's runs. Off by default: each task's result "
+        "then depends neither on the tasks before it nor, with --against, on config A's runs.",
+    ),
+]
+
+
 @app.command()
 def run(
-    suite: Annotated[str | None, typer.Argument(help="A JSONL suite file (one task per line).")] = None,
-    builtin: Annotated[
-        str | None, typer.Option("--builtin", help="A suite shipped with reflectcli: smoke or standard.")
-    ] = None,  # fmt: skip
-    judge: Annotated[
-        str | None,
-        typer.Option(
-            "--judge",
-            help="The judging model; must differ from writer and critic (default: "
-            "the critic, which needs --judge-same).",
-        ),
-    ] = None,  # fmt: skip
-    judge_api_base: Annotated[
-        str | None,
-        typer.Option(
-            "--judge-api-base", help="The judge's OpenAI-compatible server (default: the writer's api_base)."
-        ),
-    ] = None,  # fmt: skip
-    judge_same: Annotated[
-        bool,
-        typer.Option(
-            "--judge-same",
-            help="Allow a judge that is the writer or critic (same model "
-            "and api_base); every report's headline then says so.",
-        ),
-    ] = False,  # fmt: skip
-    judge_context: Annotated[
-        int | None,
-        typer.Option(
-            "--judge-context",
-            min=2000,
-            help="Tokens the judge's context window "
-            "holds (default: a local model's own, else 32000); longer articles "
-            "are judged in aligned parts.",
-        ),
-    ] = None,  # fmt: skip
+    suite: SuiteArg = None,
+    builtin: BuiltinArg = None,
+    judge: JudgeArg = None,
+    judge_api_base: JudgeApiBaseArg = None,
+    judge_same: JudgeSameArg = False,
+    judge_context: JudgeContextArg = None,
     model: ModelOpt = None,
     critic_model: CriticOpt = None,
     api_base: ApiBaseOpt = None,
-    max_rounds: Annotated[int | None, typer.Option(help="Reviews at most, per task.")] = None,
-    against: Annotated[
-        Path | None,
-        typer.Option(
-            "--against",
-            help="A second config file (B): each task written with it too, and B's final judged against A's.",
-        ),
-    ] = None,  # fmt: skip
-    against_outputs: Annotated[
-        Path | None,
-        typer.Option(
-            "--against-outputs",
-            help="Another system's articles (JSONL: id, article): each "
-            "task's final judged against the article with its id, both orders.",
-        ),
-    ] = None,  # fmt: skip
-    against_name: Annotated[
-        str | None,
-        typer.Option(
-            "--against-name", help="The other system's name in the report (default: the file's name)."
-        ),
-    ] = None,  # fmt: skip
-    length_pairs: Annotated[
-        int,
-        typer.Option(
-            "--length-pairs",
-            min=0,
-            max=2,
-            help="Equal-length copies judged per pair, "
-            "both orders (2: section openings and closings; 0: none, and where every final "
-            "is longer the report then cannot say what length explains).",
-        ),
-    ] = 2,  # fmt: skip
-    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N tasks.")] = None,
-    memory: Annotated[
-        bool,
-        typer.Option(
-            "--memory/--no-memory",
-            help="Recall and learn lessons in the eval's runs. Off by default: each task's result "
-            "then depends neither on the tasks before it nor, with --against, on config A's runs.",
-        ),
-    ] = False,  # fmt: skip
+    max_rounds: MaxRoundsArg = None,
+    against: AgainstArg = None,
+    against_outputs: AgainstOutputsArg = None,
+    against_name: AgainstNameArg = None,
+    length_pairs: LengthPairsArg = 2,
+    limit: LimitArg = None,
+    memory: MemoryArg = False,
     runs_dir: RunsDirOpt = None,
     config: ConfigOpt = None,
     quiet: QuietOpt = False,

@@ -386,3 +386,53 @@ def test_a_chinese_statement_said_with_its_verb_denied_on_one_side_contradicts(s
 )  # fmt: skip
 def test_not_a_but_b_a_question_and_another_subject_are_no_mirrored_denial(sentence, passage):
     assert check(sentence, passage)[0] != "contradicted", check(sentence, passage)
+
+
+# --- issue 32, fourth pass: true claims of the tuned splits code called contradicted ----------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        # WiCE dev (ddeb6c18, claim_dev.jsonl) line 65: the passage's name is the end of the claim's
+        ("In 1954, the United States Supreme Court ruled on the case \"Brown v. Board of Education of "
+         "Topeka, Kansas\" and declared that all public schools in the country must desegregate.",
+         "Brown v. Board of Education of Topeka was a landmark 1954 Supreme Court case in which the "
+         "justices ruled unanimously that racial segregation of children in public schools was "
+         "unconstitutional."),
+        # CiteCheck dev (a76b3ec0, dataset/dev.jsonl) line 20: a consequence after ，所以 is its own statement
+        ("另外，如果我们用“能够正常地除以零”加上别的一堆真表述，最后推出假的来，那只能说明“除以零”这件事情不成立了。",
+         "一堆真的表述，不能推出一个假的表述，所以如果我们用“能够正常地除以零”加上别的一堆真表述，最后推出假的来，"
+         "那只能说明“除以零”这件事情不成立了。"),
+        # line 609: the passage asks whether (要不要)
+        ("例如，在《行尸走肉》中，主角 Rick一开始并不愿意杀丧尸，但随着时间的推移，"
+         "他发现只有杀丧尸才能保护自己和家人。",
+         "比如作为主角的Rick，一开始很犹豫要不要杀丧尸，但随着时间的推移，他发现只有杀丧尸才能保护自己和家人。"),
+        # line 777: the claim's contrast (而不是历史教授) denies that another wrote it, not 历史
+        ("《明朝那些事儿》之所以是当年明月写出来的，而不是历史教授，主要是因为当年明月作为作者，对明朝历史有深厚的研究和热爱。",
+         "作者当年明月，精通历史文化，尤其对明朝历史有着深厚的研究。"),
+        # line 823: 两部分 counts parts; it is not 部分 against a page's 全部答案
+        ("罗马帝国分裂为东西两部分的时间是公元395年1月17日。",
+         "罗马帝国什么时间分裂 全部答案 你好， 395年1月17日 罗马帝国分裂为东、西罗马帝国 "
+         "到了皇帝查士丁尼在位时，又将北非以西、意大利和西班牙的东南并入版图。"),
+        # line 852: 无法分辨出 and 看不出来 both say "cannot"
+        ("他能成功塑造不同时代、不同阶层的角色，使观众甚至无法分辨出他自身的性格和特质。",
+         "看完刘易斯的四部作品我甚至看不出来丹尼尔自身的性格和特质到底是什么，四部电影四个不同时代，不同阶层的角色栩栩如生。"),
+    ],
+)  # fmt: skip
+def test_true_claims_of_the_tuned_splits_are_not_contradicted(sentence, passage):
+    assert check(sentence, passage)[0] != "contradicted", check(sentence, passage)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        # the contrast left out, the denial still read
+        ("国王不是由议会选出的，而不是由人民。", "国王是由议会选出的。"),
+        ("Marie Curie won the prize.", "Pierre Curie won the prize."),
+        ("这样不可以让孩子收敛一些。", "这样就算孩子想玩，也找不到一起折腾的同学，这样可以让孩子收敛一些。"),
+        ("这些产品一部分免费。", "这些产品全部免费。"),  # 一部分 "a part" is no count
+    ],
+)  # fmt: skip
+def test_the_fourth_pass_rules_keep_real_denials(sentence, passage):
+    assert check(sentence, passage)[0] == "contradicted", check(sentence, passage)

@@ -186,11 +186,13 @@ _WARS = {"world war i": (1914, 1918), "world war ii": (1939, 1945), "first world
 
 def _namesake(run: list[str], passage_runs: list[list[str]], held: set[str]) -> list[str] | None:
     """The passage's name with the surname of `run` and another given name ("Pierre Curie" for
-    "Marie Curie"), when the passage holds the claim's given name nowhere."""
+    "Marie Curie"), when the passage holds the claim's given name nowhere. A passage's name that
+    is the end of the claim's is the same one said shorter ("Supreme Court" for "United States
+    Supreme Court")."""
     if len(run) < 2 or _known(run[0], held):
         return None
     return next((r for r in passage_runs if len(r) > 1 and r[-1] == run[-1] and r[0] != run[0]
-                 and r[0] not in JOINERS), None)  # fmt: skip
+                 and r[0] not in JOINERS and run[-len(r):] != r), None)  # fmt: skip
 
 
 def namesakes(sentence: str, passage: str) -> list[tuple[str, str]]:

@@ -194,10 +194,11 @@ def _one_statement(clause: str, other: str) -> bool:
 
 
 # Where one statement of a sentence ends and another begins: a semicolon or colon, a contrast
-# ("but", "whereas", 但, 而), a clause joined after a comma ("…, and it sank", "…, which"); a
+# ("but", "whereas", 但, 而), a clause joined after a comma ("…, and it sank", "…, which"), a
+# consequence drawn after a comma (…，所以…: CiteCheck dev "不能推出…，所以如果…推出假的来"); a
 # comma alone does not end a negation's statement ("did not release the track, Grind, to radio")
 _STATEMENT = re.compile(r"[;；:：]|\s(?:but|whereas|while|although|though|yet)\s|,\s*(?:and|which|who)\s|"
-                        r"[，,]\s*(?:但是|但|而|可是|然而|却)", re.I)  # fmt: skip
+                        r"[，,]\s*(?:但是|但|而|可是|然而|却|所以|因此|因而|于是)", re.I)  # fmt: skip
 
 
 _IF = re.compile(r"\b(?:if|unless|whether)\b|如果|假如|倘若|要是|若是|如[无没不未]|"
@@ -235,6 +236,18 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
     return None
 
 
+# A claim's contrast ("…写出来的，而不是历史教授", "…, not by a professor") denies that the other
+# did it, not that the passage's words are said: CiteCheck dev "而不是历史教授" against a passage
+# that says 历史 of the author
+_CONTRAST = re.compile(r"[，,]?\s*(?:而|并)(?:不是|非|并非)[^，,。；;！!？?]*|,\s*not\s+(?!only\b)[^,;.]*",
+                       re.I)  # fmt: skip
+# a passage that asks whether ("要不要杀丧尸", 是否) asserts neither way
+_A_NOT_A = re.compile(r"([\u4e00-\u9fff])[不没]\1|是否|能否|可否")
+# a claim's "cannot" (无法分辨) and the passage's verb that cannot be done (看不出来) say one thing
+_UNABLE = frozenset(("无法", "不能", "没法", "不可"))
+_CANNOT_VERB = re.compile(r"[\u4e00-\u9fff]不[出到见清懂完住掉起]")
+
+
 def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[str, str] | None:
     """(the passage sentence, the word) when a negation in a clause of `sentence` denies, first,
     a word a sentence carrying it asserts, and that sentence says what the rest of the clause
@@ -243,7 +256,7 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
     doubts."""
     doubt = bool(_DOUBT.search(passage))
     also = denied(passage)  # what the passage denies too, anywhere ("hasn't done" / "hasn't done")
-    for clause in _parts(sentence):
+    for clause in _parts(_CONTRAST.sub("", sentence)):
         for group in denials(clause):
             if not group or (doubt and group[0] in _NOT_KNOWING) or set(_heads(group)) & also:
                 continue
@@ -271,16 +284,31 @@ def _unmatched(sentence: str, carriers: list[str], passage: str, also: set[str],
     if _DENYING.search(clause) or denied(clause) & units(sentence):
         return None
     said = also | {w for w in denied(passage, clause=True) if CJK.search(w)}
-    for part in _parts(sentence):
+    for part in _parts(_CONTRAST.sub("", sentence)):
         if not _one_statement(part, carriers[0]):
             continue  # the carrier does not say this clause: a detail it lacks, no contradiction
-        for group in denials(part):
+        wanted = units(part)
+        where = max(statements(carriers[0]), key=lambda p: (len(wanted & units(p)), -len(units(p))))
+        if _A_NOT_A.search(where):
+            continue  # the carrier asks whether (一开始很犹豫要不要杀丧尸 / 一开始并不愿意杀丧尸)
+        for group, whole in zip(denials(part), denials(part, clause=True), strict=False):
             if not group or set(group) & said or (doubt and group[0] in _NOT_KNOWING):
                 continue
+            if group[0] in _UNABLE and _cannot_either(whole, where):
+                continue  # 无法分辨出他自身的性格 / 看不出来丹尼尔自身的性格
             if group[0] in _DISAGREEING and (doubt or negated(passage)) or _opposed(group, carriers[0]):
                 continue
             return carriers[0], group[0]
     return None
+
+
+def _cannot_either(group: list[str], where: str) -> bool:
+    """Whether `where` says, with a verb that cannot be done (看不出来), what a claim's "cannot"
+    (`group`, its clause: 无法分辨出他自身的性格) denies: 2 of its pairs in the 10 characters after."""
+    return any(
+        len(set(group) & set(_run_pairs(where[m.end() : m.end() + 10]))) >= 2
+        for m in _CANNOT_VERB.finditer(where)
+    )
 
 
 def _opposed(group: list[str], carrier: str) -> bool:
@@ -301,6 +329,8 @@ _OURS = [
     ("不同", "相同"), ("不同", "一样"), ("不一", "一样"), ("不一", "一致"), ("第一", "最后"),
 ]  # fmt: skip
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+# a numeral (not 一: 一部分 "a part") counts the word after it
+_ZH_COUNT = frozenset("二两三四五六七八九十百千万几")
 
 
 def _english(text: str) -> tuple[list[tuple[str, set[str], int]], list[str | None]]:
@@ -410,6 +440,8 @@ def opposite(sentence: str, carrier: str) -> tuple[str, str] | None:
                 ours.setdefault(b, set()).add(a)
         (have, their_chars), (words, my_chars) = _zh_words(carrier), _zh_words(sentence)
         for word, i in words:
+            if i and my_chars[i - 1] in _ZH_COUNT:
+                continue  # 两部分 "two parts" is a count, not 部分 "partly" (CiteCheck dev: 全部答案)
             against = ours.get(word, set()) | zh.get(word, frozenset())
             itself = [j for o, j in have if o == word]
             where = [(o, _around(their_chars, j, len(o))) for o, j in have if o in against

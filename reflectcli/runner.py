@@ -83,13 +83,13 @@ def check_question(question: str) -> str:
 
 
 @contextmanager
-def sigterm_as_interrupt(told: threading.Event | None = None) -> Iterator[None]:
-    """Treat SIGTERM like Ctrl-C while a run is going, so it stops the same clean way.
+def signals_as_interrupt(told: threading.Event | None = None) -> Iterator[None]:
+    """SIGTERM and Ctrl-C (SIGINT) raise KeyboardInterrupt while a run is going: one clean stop.
 
     `told` is set as well: the KeyboardInterrupt lands in whatever Python code the main thread
     runs at that moment, and where that is a finalizer or a C callback (an import's `__del__`,
     seen in CI as "Exception ignored in: 'Omit'") Python swallows it. The runner then stops at the
-    next step boundary instead (Runner._told), so a signal is never lost."""
+    next step boundary instead (Runner._told)."""
 
     def handler(signum, frame):
         if told is not None:
@@ -137,7 +137,7 @@ class Runner(Recorder):
             self._told.clear()
         self._signal_depth += 1
         try:
-            with sigterm_as_interrupt(self._told):
+            with signals_as_interrupt(self._told):
                 yield
         finally:
             self._signal_depth -= 1

@@ -432,6 +432,14 @@ def test_true_claims_of_the_tuned_splits_are_not_contradicted(sentence, passage)
         ("Marie Curie won the prize.", "Pierre Curie won the prize."),
         ("这样不可以让孩子收敛一些。", "这样就算孩子想玩，也找不到一起折腾的同学，这样可以让孩子收敛一些。"),
         ("这些产品一部分免费。", "这些产品全部免费。"),  # 一部分 "a part" is no count
+        # a contrast that denies what the passage says is a denial still
+        ("The report was written by the committee, not by the minister.",
+         "The report was written by the minister in 2004."),
+        ("The method works, not fails.", "The method fails."),
+        ("他是一位作家，而不是历史教授。", "他是一位历史教授。"),
+        ("这本书是作家写的，并非历史教授写的。", "这本书是历史教授写的，出版于1990年。"),
+        ("毕昇没有发明活字印刷术。", "毕昇发明了活字印刷术，所以后人纪念他。"),
+        ("他能看清远处的字。", "他看不清远处的字。"),
     ],
 )  # fmt: skip
 def test_the_fourth_pass_rules_keep_real_denials(sentence, passage):

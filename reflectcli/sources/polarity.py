@@ -238,9 +238,25 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
 
 # A claim's contrast ("…写出来的，而不是历史教授", "…, not by a professor") denies that the other
 # did it, not that the passage's words are said: CiteCheck dev "而不是历史教授" against a passage
-# that says 历史 of the author
+# that says 历史 of the author (but one that says 历史教授 is denied: _without_contrasts)
 _CONTRAST = re.compile(r"[，,]?\s*(?:而|并)(?:不是|非|并非)[^，,。；;！!？?]*|,\s*not\s+(?!only\b)[^,;.]*",
                        re.I)  # fmt: skip
+_CONTRAST_HEAD = re.compile(r"^[，,]?\s*(?:而|并)(?:不是|非|并非)|^,\s*not\s+", re.I)
+
+
+def _without_contrasts(sentence: str, passage: str) -> str:
+    """`sentence` without the contrasts whose denied words the passage does not all say: a
+    contrast denying what the passage says ("by the committee, not by the minister" / "by the
+    minister"; 是作家，而不是历史教授 / 是历史教授) stays, and is read as the denial it is."""
+    said = units(passage)
+
+    def drop(match: re.Match[str]) -> str:
+        denied_words = units(_CONTRAST_HEAD.sub("", match.group(0)))
+        return match.group(0) if denied_words and denied_words <= said else ""
+
+    return _CONTRAST.sub(drop, sentence)
+
+
 # a passage that asks whether ("要不要杀丧尸", 是否) asserts neither way
 _A_NOT_A = re.compile(r"([\u4e00-\u9fff])[不没]\1|是否|能否|可否")
 # a claim's "cannot" (无法分辨) and the passage's verb that cannot be done (看不出来) say one thing
@@ -256,7 +272,8 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
     doubts."""
     doubt = bool(_DOUBT.search(passage))
     also = denied(passage)  # what the passage denies too, anywhere ("hasn't done" / "hasn't done")
-    for clause in _parts(_CONTRAST.sub("", sentence)):
+    kept = _without_contrasts(sentence, passage)
+    for clause in _parts(kept):
         for group in denials(clause):
             if not group or (doubt and group[0] in _NOT_KNOWING) or set(_heads(group)) & also:
                 continue
@@ -269,10 +286,10 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
                     continue
                 if found := [w for w in _heads(group) if w in asserted(where)]:
                     return carrier, found[0]
-    return _unmatched(sentence, carriers[:1], passage, also, doubt)
+    return _unmatched(sentence, kept, carriers[:1], passage, also, doubt)
 
 
-def _unmatched(sentence: str, carriers: list[str], passage: str, also: set[str], doubt: bool):
+def _unmatched(sentence: str, kept: str, carriers: list[str], passage: str, also: set[str], doubt: bool):
     """(the carrier, the word) when `sentence` denies something (a word after its negation)
     that the passage denies nowhere, and the clause of the best carrying sentence that carries
     it denies none of the sentence's words, in a negation or in other words: the passage says
@@ -284,7 +301,7 @@ def _unmatched(sentence: str, carriers: list[str], passage: str, also: set[str],
     if _DENYING.search(clause) or denied(clause) & units(sentence):
         return None
     said = also | {w for w in denied(passage, clause=True) if CJK.search(w)}
-    for part in _parts(_CONTRAST.sub("", sentence)):
+    for part in _parts(kept):  # (`kept`: the sentence without its contrasts the passage lacks)
         if not _one_statement(part, carriers[0]):
             continue  # the carrier does not say this clause: a detail it lacks, no contradiction
         wanted = units(part)

@@ -440,6 +440,8 @@ def test_true_claims_of_the_tuned_splits_are_not_contradicted(sentence, passage)
         ("这本书是作家写的，并非历史教授写的。", "这本书是历史教授写的，出版于1990年。"),
         ("毕昇没有发明活字印刷术。", "毕昇发明了活字印刷术，所以后人纪念他。"),
         ("他能看清远处的字。", "他看不清远处的字。"),
+        ("他没有去北京。", "他去了北京，是否值得另说。"),  # the passage asks of another thing
+        ("他无法看清远处的字。", "他看得清远处的字。"),
     ],
 )  # fmt: skip
 def test_the_fourth_pass_rules_keep_real_denials(sentence, passage):

@@ -46,8 +46,10 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
 
+from reflectcli.sources.mirror import mirrored
 from reflectcli.sources.names import missing_names, namesakes
-from reflectcli.sources.polarity import mirrored, opposite, passage_denies, sentence_denies, units
+from reflectcli.sources.opposites import opposite
+from reflectcli.sources.polarity import passage_denies, sentence_denies, units
 from reflectcli.sources.quantities import missing_numbers, renumbered
 from reflectcli.sources.words import terms
 from reflectcli.writing.citations import CITATION

@@ -1,7 +1,7 @@
 """Content words of a sentence (stems, and single CJK characters), as the claim check compares a
 sentence with a passage's. The hard facts the veto in `verify.check` reads are in
 `quantities.py` (numbers read as values) and `names.py` (names in the forms real text writes
-them); denials and opposite words in `polarity.py`."""
+them); denials in `polarity.py`, opposite words in `opposites.py`."""
 
 from __future__ import annotations
 

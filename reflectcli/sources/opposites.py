@@ -1,0 +1,147 @@
+"""Opposite words: whether a claim asserts a word whose opposite the sentence carrying it asserts
+in the same place (for `verify.check`, which calls that `contradicted`). WordNet's antonym
+relation and the Chinese antonym list (`writing.lexicon`), with a few pairs of our own that
+neither list holds (before / after, all / some, enact / repeal, 增长 / 下降); a word counts only
+outside the scope of a negation (`polarity.denied`)."""
+
+from __future__ import annotations
+
+from reflectcli.sources.polarity import _FUNCTION_ZH, _WORD, _ZH_NEGATION, _zh, denied
+from reflectcli.writing.lexicon import chinese_opposites, english_opposites, forms, stem
+from reflectcli.writing.textops import CJK, fold
+
+# (word, word) of opposite meaning that neither list holds, or holds with a sense we compare
+_OURS = [
+    ("before", "after"), ("earlier", "later"), ("above", "below"), ("over", "under"), ("more", "fewer"),
+    ("more", "less"), ("majority", "minority"), ("first", "last"), ("all", "some"), ("every", "some"),
+    ("enact", "repeal"), ("accept", "reject"), ("won", "lost"), ("oldest", "youngest"),
+    ("largest", "smallest"), ("highest", "lowest"), ("maximum", "minimum"),
+    ("增加", "减少"), ("增长", "下降"), ("增长", "减少"), ("上升", "下降"), ("之前", "之后"),
+    ("以前", "以后"), ("最大", "最小"), ("最高", "最低"), ("多于", "少于"), ("成功", "失败"),
+    ("不同", "相同"), ("不同", "一样"), ("不一", "一样"), ("不一", "一致"), ("第一", "最后"),
+]  # fmt: skip
+# a numeral (not 一: 一部分 "a part") counts the word after it
+_ZH_COUNT = frozenset("二两三四五六七八九十百千万几")
+
+
+def _english(text: str) -> tuple[list[tuple[str, set[str], int]], list[str | None]]:
+    """The words of `text` outside its negations' scope, each with the stems it may be and its
+    place; and the text's words as compared around a place (content-word stems, None for the
+    others)."""
+    denied_stems = {w for w in denied(text, clause=True) if not CJK.search(w)}
+    words = [w for w in _WORD.findall(text) if not CJK.search(w)]
+    folded = [fold(w) for w in words]
+    out = []
+    for i, word in enumerate(words):
+        stems = forms(folded[i])
+        if not stems & denied_stems:
+            out.append((word, stems, i))
+    return out, [stem(w) for w in folded]
+
+
+AROUND = 3  # words (CJK characters) on each side that say where a word stands
+PLACE = 2  # of them the same on both sides for an opposite word to stand in the claim's place
+PLACE_ZH = 1  # ... CJK characters (function characters left out)
+
+
+def _around(seq: list, i: int, n: int = 1) -> set:
+    return {x for x in seq[max(0, i - AROUND) : i] + seq[i + n : i + n + AROUND] if x}
+
+
+def _near(at: int, places: list[int], size: int = 1) -> bool:
+    """Whether a word at `at` (of `size` units) stands within `AROUND` units of one of `places`."""
+    return any(abs(at - k) <= AROUND + size for k in places)
+
+
+def _in_place(mine: set, theirs: list[set], same: list[set], rivals: list[set], place: int) -> bool:
+    """Whether an opposite word stands in the claim word's place: the surroundings of one of its
+    places in the carrier (`theirs`) share `PLACE` words with the claim word's (`mine`; all of
+    them when it has fewer), more
+    than any place where the carrier says the word itself (`same`) does, and more than the
+    surroundings of the opposite word in the claim itself (`rivals`: a list's other item)."""
+    for there in theirs:
+        score = len(mine & there)
+        if (
+            score >= min(place, max(1, len(mine)))
+            and all(len(mine & s) < score for s in same)
+            and all(len(r & there) < score for r in rivals)
+        ):
+            return True
+    return False
+
+
+def _ours_en() -> dict[str, set[str]]:
+    table: dict[str, set[str]] = {}
+    for a, b in _OURS:
+        if not CJK.search(a):
+            for x, y in ((a, b), (b, a)):
+                for s in forms(x):
+                    table.setdefault(s, set()).update(forms(y))
+    return table
+
+
+_OURS_EN: dict[str, set[str]] | None = None
+
+
+def _zh_words(text: str) -> tuple[list[tuple[str, int]], list[str]]:
+    """The Chinese words of two or three characters in `text` that no negation precedes or
+    holds in its scope (不是直达, 不能容忍…被破坏), with their places; and the characters as
+    compared around a place (punctuation left out)."""
+    chars = _zh(text)
+    scope = {w for w in denied(text, clause=True) if CJK.search(w)}
+    found = []
+    for n in (2, 3):
+        for i in range(len(chars) - n + 1):
+            if i and _ZH_NEGATION.match(chars[i - 1]) or chars[i : i + 2] in scope:
+                continue  # 不一致 does not say 一致
+            found.append((chars[i : i + n], i))
+    return found, [ch if CJK.match(ch) and ch not in _FUNCTION_ZH else "" for ch in chars]
+
+
+def opposite(sentence: str, carrier: str) -> tuple[str, str] | None:
+    """A word `sentence` asserts and the opposite word `carrier` asserts in its place: the words
+    around them the same (`_in_place`: "increased sharply in 2019" / "decreased sharply in
+    2019", 具有准确 / 具有错误), and not the word itself in a place as like."""
+    global _OURS_EN
+    if _OURS_EN is None:
+        _OURS_EN = _ours_en()
+    table = english_opposites()
+    (mine, my_seq), (theirs, their_seq) = _english(sentence), _english(carrier)
+    every = [
+        (forms(fold(w)), i) for i, w in enumerate(w for w in _WORD.findall(carrier) if not CJK.search(w))
+    ]
+    for word, stems, i in mine:
+        against = set().union(*(table.get(s, frozenset()) | _OURS_EN.get(s, set()) for s in stems))
+        itself = [j for other_stems, j in every if other_stems & stems]
+        where = [(other, _around(their_seq, j)) for other, other_stems, j in theirs if other_stems & against
+                 and not _near(j, itself)]  # fmt: skip  # "public and private": both said, a list
+        if not where or _near(i, [k for _, my_stems, k in mine if my_stems & against]):
+            continue
+        same = [_around(their_seq, j) for j in itself]
+        rivals = [_around(my_seq, k) for _, my_stems, k in mine if my_stems & against]
+        for other, there in where:
+            if _in_place(_around(my_seq, i), [there], same, rivals, PLACE):
+                return word, other
+    if CJK.search(sentence) and CJK.search(carrier):
+        zh = chinese_opposites()
+        ours: dict[str, set[str]] = {}
+        for a, b in _OURS:
+            if CJK.search(a):
+                ours.setdefault(a, set()).add(b)
+                ours.setdefault(b, set()).add(a)
+        (have, their_chars), (words, my_chars) = _zh_words(carrier), _zh_words(sentence)
+        for word, i in words:
+            if i and my_chars[i - 1] in _ZH_COUNT:
+                continue  # 两部分 "two parts" is a count, not 部分 "partly" (CiteCheck dev: 全部答案)
+            against = ours.get(word, set()) | zh.get(word, frozenset())
+            itself = [j for o, j in have if o == word]
+            where = [(o, _around(their_chars, j, len(o))) for o, j in have if o in against
+                     and not _near(j, itself, len(o))]  # fmt: skip
+            if not where or _near(i, [k for o, k in words if o in against], len(word)):
+                continue  # 良性肿瘤和恶性肿瘤: the claim says both, a list
+            same = [_around(their_chars, j, len(word)) for o, j in have if o == word]
+            rivals = [_around(my_chars, k, len(o)) for o, k in words if o in against]
+            for other, there in where:
+                if _in_place(_around(my_chars, i, len(word)), [there], same, rivals, PLACE_ZH):
+                    return word, other
+    return None

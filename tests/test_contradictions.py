@@ -446,3 +446,46 @@ def test_true_claims_of_the_tuned_splits_are_not_contradicted(sentence, passage)
 )  # fmt: skip
 def test_the_fourth_pass_rules_keep_real_denials(sentence, passage):
     assert check(sentence, passage)[0] == "contradicted", check(sentence, passage)
+
+
+# --- fifth pass: denials the check missed on CiteCheck dev (the bench's real lines) -----------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        # a coverb opens the denied words (不是由 / 不会随着 / 不是受): what follows it is denied
+        ("电视剧《红高粱》的主角余占鳌不是由朱亚文主演的。", "红高粱余占鳌的扮演者是朱亚文 朱亚文,帅气俊郎有着温暖笑容的外冷内热的80后。"),  # noqa: E501
+        ("旅行者二号目前只能依靠惯性继续飞行。", "旅行者2号将不会随着惯性一直飞行，直到它撞到陨石。"),
+        ("安慰剂效应主要受期望效应与条件反射两个机制的制约。",
+         "心理学家认为这不是受两个机制的制约：期望效应与条件反射。"),
+        # "one" and a classifier open them too (不是一位实力派)
+        ("他不是一位实力派歌手，走的是摇滚路线。", "伍佰唱功底子非常好，实力派的，走的是摇滚路线。"),
+        # a denying word after the denied name (比亚迪…停止生产) or in another clause (…反对，背叛了)
+        ("中国汽车企业第一家宣布停止燃油车生产的不是比亚迪。", "比亚迪已成为中国第一家停止生产燃油汽车的传统汽车企业！"),  # noqa: E501
+        ("国民党在1927年并未背叛革命。",
+         "解析 一九二七年，蒋介石和汪精卫控制的国民党，不顾以宋庆龄为杰出代表的国民党左派的坚决反对，背叛了孙中山所决定的国共合作政策。"  # noqa: E501
+         "原因：1927年国民党右派叛变革命，第一次国共合作破裂。"),
+        # a colon after the negated light verb: what it introduces is denied
+        ("主张史书内容要“叙沿革，明罪恶，旆怪异”的是刘知几。", "主张史书内容要：“叙沿革，明罪恶，旆怪异”的不是：刘知几《史通》。"),  # noqa: E501
+        ("空气中氮气的占比约为78%。", "空气中各成分的体积分数分别不是：氮气大约占78%、氧气大约占21%。"),
+    ],
+)  # fmt: skip
+def test_fifth_pass_denials_are_caught(sentence, passage):
+    assert check(sentence, passage)[0] == "contradicted", check(sentence, passage)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        # a denying word before the word in its clause still denies it (禁止使用 / 不可以使用)
+        ("他们不可以使用这个APP办理。", "领事馆禁止使用这个APP办理养老金认证。"),
+        ("They did not sell the land.", "The council prohibited them to sell the land."),
+        # the coverb skipped, another statement still says what the passage denies
+        ("这部戏是由朱亚文主演的。", "这部戏不是由张三主演的；这部戏是由朱亚文主演的。"),
+        # a colon after a plain (not negated) verb joins nothing
+        ("答案是刘知几。", "答案是：刘知几。"),
+    ],
+)  # fmt: skip
+def test_fifth_pass_rules_leave_what_is_not_a_denial(sentence, passage):
+    assert check(sentence, passage)[0] != "contradicted", check(sentence, passage)

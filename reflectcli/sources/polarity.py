@@ -162,6 +162,12 @@ def _heads(group: list[str]) -> list[str]:
         return group[:1]
     first = [w for w in group if len(w) >= 2 and not _ZH_NEGATION.match(w)]
     out = [first.pop(0)] if first and first[0][0] == "有" and group[0][0] in "没无" else []  # 无效: 有效
+    # a coverb (不是由朱亚文主演, 不会随着惯性, 不是受两个机制) or "one" and a classifier (不是一位实力派)
+    # opens the words denied: what follows it is (CiteCheck dev, fifth pass)
+    if first and first[0][0] == "一" and first[0][1] in _CLASSIFIER_ZH:
+        first = first[2:]
+    elif first and first[0][0] in _COVERB_ZH:
+        first = first[1:]
     # the word right after it (a function character opens none: 不是这三种 → 三种), never its object
     # further on (没理老婆 denies 理, not 老婆)
     return out + [w for w in first[:2] if w[0] not in _FUNCTION_ZH and w[1] not in _PARTICLE_ZH][:1]
@@ -172,6 +178,8 @@ _FUNCTION_ZH = frozenset(
     "是有会能在可要得曾再太很够以该必也都就还又才的了地着过和与及或而并且把被给对向从于为这那其"
 )
 _PARTICLE_ZH = frozenset("的地得了着过吗呢吧啊")
+_COVERB_ZH = frozenset("由受随靠依凭经")
+_CLASSIFIER_ZH = frozenset("个位种名家款部件项条次本座只")
 
 
 COVER = 0.5  # share of a negation's clause the other side must say for the two to be one statement
@@ -204,8 +212,15 @@ _IF = re.compile(r"\b(?:if|unless|whether)\b|如果|假如|倘若|要是|若是|
                  r"当[^，,。；;]{1,30}(?:时|的时候)", re.I)  # fmt: skip
 
 
+# a negated light verb and a colon: what follows the colon is what is denied (…旆怪异”的不是：刘知几;
+# 分别不是：氮气大约占78%、…: CiteCheck dev, fifth pass)
+_NEGATED_COLON = re.compile(r"((?:不|没|并非|并不)(?:是|有|会|能|为))\s*[:：]\s*")
+
+
 def statements(text: str) -> list[str]:
-    """`text` cut where one statement ends and another begins (`_STATEMENT`)."""
+    """`text` cut where one statement ends and another begins (`_STATEMENT`); a colon right
+    after a negated light verb (不是：) joins what it introduces to the denial."""
+    text = _NEGATED_COLON.sub(r"\1", text)
     return [p for p in _STATEMENT.split(text) if p and p.strip()] or [text]
 
 
@@ -271,7 +286,7 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
     doubts."""
     doubt = bool(_DOUBT.search(passage))
     also = denied(passage)  # what the passage denies too, anywhere ("hasn't done" / "hasn't done")
-    kept = _without_contrasts(sentence, passage)
+    kept = _NEGATED_COLON.sub(r"\1", _without_contrasts(sentence, passage))
     for clause in _parts(kept):
         for group in denials(clause):
             if not group or (doubt and group[0] in _NOT_KNOWING) or set(_heads(group)) & also:
@@ -281,11 +296,26 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
             wanted = units(clause)
             for carrier in carriers:
                 where = max(statements(carrier), key=lambda p: (len(wanted & units(p)), -len(units(p))))
-                if _DENYING.search(where):
-                    continue
-                if found := [w for w in _heads(group) if w in asserted(where)]:
+                found = [w for w in _heads(group) if w in asserted(where) and not _denied_otherwise(where, w)]
+                if found:
                     return carrier, found[0]
     return _unmatched(sentence, kept, carriers[:1], passage, also, doubt)
+
+
+_CJK_CLAUSE = re.compile(r"[，,；;。！!？?]")
+
+
+def _denied_otherwise(where: str, word: str) -> bool:
+    """Whether `where` denies `word` in other words ("prohibited the sale", 禁止使用): English, a
+    denying word anywhere in the statement; Chinese, one before the word in its clause (比亚迪…
+    停止生产 does not deny 比亚迪; …坚决反对，背叛了 does not deny 背叛: CiteCheck dev)."""
+    if not CJK.search(word):
+        return bool(_DENYING.search(where))
+    for clause in _CJK_CLAUSE.split(_ASPECT.sub("", where)):
+        at = clause.find(word)
+        if at >= 0 and any(m.start() < at for m in _DENYING.finditer(clause)):
+            return True
+    return False
 
 
 def _unmatched(sentence: str, kept: str, carriers: list[str], passage: str, also: set[str], doubt: bool):

@@ -489,3 +489,15 @@ def test_fifth_pass_denials_are_caught(sentence, passage):
 )  # fmt: skip
 def test_fifth_pass_rules_leave_what_is_not_a_denial(sentence, passage):
     assert check(sentence, passage)[0] != "contradicted", check(sentence, passage)
+
+
+def test_a_chinese_opposite_stands_in_place_across_function_characters():
+    """CiteCheck dev (fifth pass): 记住 and 忘掉 in the same place, with 也要 before and 不会的
+    after one of them: four characters either side read, not three."""
+    sentence = "同时，记住完形填空中不会的短语和单词。"
+    passage = "同样还有完形填空，也要忘掉不会的短语和单词。"
+    assert check(sentence, passage)[0] == "contradicted", check(sentence, passage)
+    # the passage saying both (a list) or the word itself in the place is no contradiction
+    for other in ("同样还有完形填空，要记住也要忘掉不会的短语和单词。",
+                  "同样还有完形填空，也要记住不会的短语和单词，忘掉会的。"):  # fmt: skip
+        assert check(sentence, other)[0] != "contradicted", check(sentence, other)

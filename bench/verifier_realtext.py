@@ -104,15 +104,16 @@ def windows(page: list[str], keep: list[int], size: int = TARGET) -> str:
     return "\n\n".join(" ".join(page[a : b + 1]) for a, b in spans)
 
 
-def citecheck(folder: Path, split: str, shape: str = "quote") -> list[tuple[str, str]]:
+def citecheck(folder: Path, split: str, shape: str = "quote", label: int = 1) -> list[tuple[str, str]]:
     """CiteCheck (xzy-xzy/CiteCheck, dataset/<split>.jsonl): statements of a Chinese RAG
     system's answers with the documents they cite (`quote`, "[1] ... [2] ..."), labelled by
-    people; the faithful ones (label 1), the documents as passages a blank line apart."""
+    people; the faithful ones (label 1; `label=0`: the unfaithful ones), the documents as
+    passages a blank line apart."""
     path = folder / f"{split}.jsonl"
     pairs = []
     for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
         row = json.loads(line)
-        if row["label"] == 1 and row["method"] == "none":
+        if row["label"] == label and row["method"] == "none":
             docs = [d.strip() for d in re.split(r"\[\d+\]", row["quote"]) if d.strip()]
             pairs.append((row["statement"], "\n\n".join(docs)))
     return pairs
@@ -186,6 +187,9 @@ REAL = [
     ("English", "SummEdits", "news+scitldr+ectsum", summedits, "fresh2", "document", True),
     ("English", "SummEdits", "podcast+qmsumm+samsum", summedits, "fresh2", "document", True),
 ]  # fmt: skip
+# the statements people labelled unfaithful, per data set: what code's check calls them (fifth pass;
+# code judges no entailment, so most unfaithful statements are beyond it: a row to read, no target)
+UNFAITHFUL = {"CiteCheck": lambda folder, split, shape: citecheck(folder, split, shape, label=0)}
 SHAPES = {"cited": "the cited sentences", "chunks": f"windows of <= {TARGET} chars around them",
           "quote": "the cited documents", "premise": "the premise",
           "document": "the summarised document"}  # fmt: skip
@@ -566,6 +570,12 @@ def real_text(corpus: Path, splits: str = "all", misses: bool = False) -> bool:
             for c, _, (v, reason) in verdicts:
                 if v != "consistent":
                     print(f"    - [{v}] {c}\n      {reason}")
+        if (unfaithful := UNFAITHFUL.get(name)) and (bad := unfaithful(corpus / name.lower(), split, shape)):
+            got = Counter(verdict_of(c, p)[0] for c, p in bad)
+            print(f"  {len(bad)} statements people labelled unfaithful (real, not mutated; no target): "
+                  f"contradicted {got['contradicted'] / len(bad):.3f} ({got['contradicted']}), unverified "
+                  f"{got['unverified'] / len(bad):.3f} ({got['unverified']}), consistent "
+                  f"{got['consistent'] / len(bad):.3f} ({got['consistent']})")  # fmt: skip
         base = [(c, p) for c, p, (v, _) in verdicts if v == "consistent"]
         for kind, side, mutate, caught in MUTATIONS:
             made = [m for i, (c, p) in enumerate(base) if (m := mutate(c, p, i)) is not None]

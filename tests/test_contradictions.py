@@ -501,3 +501,15 @@ def test_a_chinese_opposite_stands_in_place_across_function_characters():
     for other in ("同样还有完形填空，要记住也要忘掉不会的短语和单词。",
                   "同样还有完形填空，也要记住不会的短语和单词，忘掉会的。"):  # fmt: skip
         assert check(sentence, other)[0] != "contradicted", check(sentence, other)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("第一条措施不是关于粮食的", "第一,保护和提高粮食综合生产能力"),  # 关于 opens (OCNLI train.3k)
+        ("它不是个动物。", "它是动物，现在才三岁。"),  # a classifier alone opens
+        ("这不是个人的看法。", "这是个人的看法。"),  # 个人 is a word, not 个 and 人
+    ],
+)  # fmt: skip
+def test_a_two_character_coverb_or_a_lone_classifier_opens_the_denied_words(sentence, passage):
+    assert check(sentence, passage)[0] == "contradicted", check(sentence, passage)

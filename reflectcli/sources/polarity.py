@@ -164,10 +164,10 @@ def _heads(group: list[str]) -> list[str]:
     out = [first.pop(0)] if first and first[0][0] == "有" and group[0][0] in "没无" else []  # 无效: 有效
     # a coverb (不是由朱亚文主演, 不会随着惯性, 不是受两个机制) or "one" and a classifier (不是一位实力派)
     # opens the words denied: what follows it is (CiteCheck dev, fifth pass)
-    if first and first[0][0] == "一" and first[0][1] in _CLASSIFIER_ZH:
+    if first and first[0][0] == "一" and first[0][1] in _CLASSIFIER_ZH or first and first[0] in _COVERB2_ZH:
         first = first[2:]
-    elif first and first[0][0] in _COVERB_ZH:
-        first = first[1:]
+    elif first and (first[0][0] in _COVERB_ZH or first[0][0] in "个种" and first[0] not in _CLASSIFIED_ZH):
+        first = first[1:]  # 不是个动物 too
     # the word right after it (a function character opens none: 不是这三种 → 三种), never its object
     # further on (没理老婆 denies 理, not 老婆)
     return out + [w for w in first[:2] if w[0] not in _FUNCTION_ZH and w[1] not in _PARTICLE_ZH][:1]
@@ -180,6 +180,10 @@ _FUNCTION_ZH = frozenset(
 _PARTICLE_ZH = frozenset("的地得了着过吗呢吧啊")
 _COVERB_ZH = frozenset("由受随靠依凭经")
 _CLASSIFIER_ZH = frozenset("个位种名家款部件项条次本座只")
+_COVERB2_ZH = frozenset(("关于", "对于", "通过", "根据", "按照", "依照"))  # 不是关于国内的 → 国内
+_CLASSIFIED_ZH = frozenset(
+    ("个人", "个别", "个性", "个体", "种类", "种族", "种子", "种植")
+)  # words, no classifier
 
 
 COVER = 0.5  # share of a negation's clause the other side must say for the two to be one statement

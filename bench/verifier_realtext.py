@@ -172,8 +172,32 @@ def summedits(folder: Path, split: str, shape: str = "document") -> list[tuple[s
     return pairs
 
 
+def summedits_edits(folder: Path, split: str, shape: str = "document") -> list[tuple[str, str]]:
+    """SummEdits' label-0 edits (fifth pass, a recall row, not a target): summaries that people
+    edited from the original (consistent) summary of the same document (`original_summary`) and
+    annotators labelled inconsistent with it. The claims: each sentence of such a summary that
+    no sentence of its original summary is (the sentences the edit touched), per document."""
+    from reflectcli.writing.sentences import sentences
+
+    domains = SUMMEDITS_DOMAINS if split == "all" else tuple(split.split("+"))
+    pairs: list[tuple[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    for domain in domains:
+        path = folder / f"summedits_{domain}.json"
+        for row in json.loads(path.read_text(encoding="utf-8")) if path.exists() else []:
+            if row["label"] != 0:
+                continue
+            original = set(sentences(row["original_summary"]))
+            for sentence in sentences(row["summary"]):
+                if sentence not in original and (sentence, row["doc"]) not in seen:
+                    seen.add((sentence, row["doc"]))
+                    pairs.append((sentence, row["doc"]))
+    return pairs
+
+
 # (language, data set, split, loader, role: "tuned" on it, "held" out, "fresh" held out (third
-# pass), passage shape, judged against the targets)
+# pass), "fresh2" (fourth pass), "tune2" / "held2" (fifth pass: SummEdits news + podcast tuned on,
+# the other four domains held out), passage shape, judged against the targets)
 REAL = [
     ("English", "WiCE", "dev", wice, True, "cited", False), ("English", "WiCE", "dev", wice, True, "chunks", False),  # noqa: E501
     ("English", "WiCE", "test", wice, False, "cited", True), ("English", "WiCE", "test", wice, False, "chunks", True),  # noqa: E501
@@ -186,6 +210,8 @@ REAL = [
     ("Chinese", "OCNLI", "train.10k", ocnli_fresh, "fresh", "premise", False),
     ("English", "SummEdits", "news+scitldr+ectsum", summedits, "fresh2", "document", True),
     ("English", "SummEdits", "podcast+qmsumm+samsum", summedits, "fresh2", "document", True),
+    ("English", "SummEdits", "news+podcast", summedits, "tune2", "document", False),
+    ("English", "SummEdits", "scitldr+ectsum+qmsumm+samsum", summedits, "held2", "document", True),
 ]  # fmt: skip
 # the statements people labelled unfaithful, per data set: what code's check calls them (fifth pass;
 # code judges no entailment, so most unfaithful statements are beyond it: a row to read, no target)
@@ -541,8 +567,8 @@ def real_text(corpus: Path, splits: str = "all", misses: bool = False) -> bool:
     "tuned" or "held"; `misses`: print each true claim not consistent, each mutation missed."""
     ok, found = True, False
     for language, name, split, load, tuned, shape, judged in REAL:
-        kind = tuned if isinstance(tuned, str) else ("tuned" if tuned else "held")
-        if (splits == "all" and kind in ("fresh", "fresh2")) or splits not in ("all", kind):
+        kind = role_of = tuned if isinstance(tuned, str) else ("tuned" if tuned else "held")
+        if (splits == "all" and kind in ("fresh", "fresh2", "tune2", "held2")) or splits not in ("all", kind):
             continue
         pairs = load(corpus / name.lower(), split, shape)
         if not pairs:
@@ -559,6 +585,8 @@ def real_text(corpus: Path, splits: str = "all", misses: bool = False) -> bool:
             "held": "held out",
             "fresh": "fresh, held out",
             "fresh2": "fresh (4th pass), held out",
+            "tune2": "tuned on (5th pass)",
+            "held2": "held out (5th pass)",
         }[kind]
         target = f" (targets <= 0.03: {met(wrong <= 0.03)}; >= 0.85: {met(fine >= 0.85)})" if judged else ""
         print(f"{language} ({name} {split}, {role}; passage: {SHAPES[shape]}): {n} true claims: "
@@ -594,6 +622,18 @@ def real_text(corpus: Path, splits: str = "all", misses: bool = False) -> bool:
                     if v not in caught:
                         shown = c if side == "claim" else (carrier(c, p) or "")[:300]
                         print(f"    - [{v}] {shown}\n      claim: {c}\n      {reason}")
+        if name == "SummEdits" and role_of in ("tune2", "held2"):
+            edits = [(c, p, verdict_of(c, p)) for c, p in summedits_edits(corpus / name.lower(), split)]
+            got = Counter(v for _, _, (v, _) in edits)
+            m = len(edits) or 1
+            print(f"  recall  edits   : {len(edits):>4} edited sentences of summaries labelled "
+                  f"inconsistent: contradicted {got['contradicted'] / m:.3f} ({got['contradicted']}), "
+                  f"contradicted or unverified {(got['contradicted'] + got['unverified']) / m:.3f} "
+                  f"(unverified {got['unverified']}, consistent {got['consistent']}) (measured, no target)")  # fmt: skip  # noqa: E501
+            if misses:
+                for c, _, (v, reason) in edits:
+                    if v == "consistent":
+                        print(f"    - [{v}] {c}\n      {reason}")
     if not found:
         print(f"real-text section skipped: no data under {corpus} (see bench/README.md)")
     return ok
@@ -606,11 +646,14 @@ if __name__ == "__main__":
         description="code's check on WiCE, CiteCheck and OCNLI (held-out targets)"
     )
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="where wice/, citecheck/, ocnli/ are")
-    parser.add_argument("--splits", choices=("all", "tuned", "held", "fresh", "fresh2"), default="all",
+    parser.add_argument("--splits", default="all",
+                        choices=("all", "tuned", "held", "fresh", "fresh2", "tune2", "held2"),
                         help="tuned: WiCE dev, CiteCheck dev, OCNLI train.3k; held: WiCE and CiteCheck "
                         "test, OCNLI dev; fresh (not in all): WiCE and CiteCheck train, OCNLI train.10k's "
                         "unseen premises; fresh2 (not in all): SummEdits' consistent summaries, "
-                        "by sentence")  # fmt: skip
+                        "by sentence; tune2 / held2 (not in all): the same, news + podcast (tuned on) / "
+                        "scitldr + ectsum + qmsumm + samsum (held out), with a recall row of the "
+                        "label-0 edits")  # fmt: skip
     parser.add_argument("--misses", action="store_true", help="print each true claim not consistent and "
                         "each mutation missed")  # fmt: skip
     args = parser.parse_args()

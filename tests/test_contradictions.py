@@ -513,3 +513,62 @@ def test_a_chinese_opposite_stands_in_place_across_function_characters():
 )  # fmt: skip
 def test_a_two_character_coverb_or_a_lone_classifier_opens_the_denied_words(sentence, passage):
     assert check(sentence, passage)[0] == "contradicted", check(sentence, passage)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        # SummEdits news (tuned, 5th pass): the claim's "no" denies what the passage's "not" does
+        ("The authorities, which have launched an investigation, have found no evidence of poison.",
+         "But the authorities, which have launched an investigation into the mysterious wave of "
+         "illnesses, have not found any evidence of poison."),
+        # SummEdits news: both deny it, with two verbs (considered / deemed)
+        ("Bird flu was not considered to be a risk to humans until 1997, after an outbreak in Hong Kong.",
+         "Avian influenza usually spreads through poultry, and was not deemed to be a threat to humans "
+         "until a 1997 outbreak in Hong Kong, with most cases in people involving direct contact with "
+         "infected birds."),
+        # SummEdits podcast: what is not done any more was done once
+        ("The article discusses the changing perception of pigeons in society, from being revered and "
+         "even consumed to being considered as pests, by discussing how pigeons were once used as "
+         "messengers during wars, embraced by upper-class hobbyists, and commonly eaten as food.",
+         "Pigeons had played a role in sending messages, especially when there was a war. There's "
+         "often reasons why we don't eat certain foods anymore."),
+        # SummEdits podcast: "a no-fee tool", a word the carrier does not say at all
+        ("The document starts off with an introduction to Anchor, a no-fee podcast creation tool that "
+         "authorizes users to record and edit on their phone or computer and post on various platforms.",
+         "If you haven't heard about anchor, it's the easiest way to make a podcast. It's free that's "
+         "huge. There's creation tools that allow you to record and edit your podcast right from your "
+         "phone, which is kind of incredible or your computer."),
+        # SummEdits podcast: "personal" is no "person" (Snowball's stem of both)
+        ("They discuss their personal philosophies on outdoor education, including the benefits of "
+         "disconnecting from technology and exploring nature.",
+         "But why I think about education I think of the growth as the clients not the person "
+         "providing the adventure experience per se and so when I think of my outdoor experiences "
+         "removing Technologies important because Just everywhere you go almost everybody has a phone "
+         "these days."),
+    ],
+)  # fmt: skip
+def test_true_summary_sentences_of_summedits_news_and_podcast_are_not_contradicted(sentence, passage):
+    assert check(sentence, passage)[0] != "contradicted", check(sentence, passage)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        ("The authorities have found evidence of poison, and no sign of a cure.",
+         "The authorities have not found any evidence of poison."),
+        ("The authorities have found no evidence of poison.",
+         "The authorities have found evidence of poison."),
+        ("Avian flu was not considered a risk to humans.",
+         "Avian flu was considered a risk to humans and not to cattle."),
+        ("People still eat pigeons.", "We don't eat pigeons anymore."),
+        ("Pigeons were once eaten, and people still eat them today.", "We don't eat pigeons anymore."),
+        ("People once ate pigeons.", "People never ate pigeons."),
+        ("Anchor is a no-fee podcast tool.", "Anchor is a podcast tool that charges a fee."),
+        ("The growth of the person providing the experience matters most.",
+         "The growth of the clients matters most, not the person providing the experience."),
+        ("It was a personal decision of the minister.", "It was not a personal decision of the minister."),
+    ],
+)  # fmt: skip
+def test_the_summedits_rules_keep_real_denials(sentence, passage):
+    assert check(sentence, passage)[0] == "contradicted", check(sentence, passage)

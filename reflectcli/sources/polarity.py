@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from reflectcli.sources import english
 from reflectcli.sources.words import terms
 from reflectcli.writing.lexicon import chinese_opposites, english_opposites, forms
 from reflectcli.writing.textops import CJK, fold
@@ -234,7 +235,7 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
     发明了): unless the denial is about a number `sentence` does not give ("did not sink in
     1912" / "sank in 1913"), or another statement of the carriers says that word and as much
     of `sentence` ("…; it sank in 1913")."""
-    said, mine = asserted(sentence), units(sentence)
+    said, mine, mine_denied = asserted(sentence), units(sentence), denied(sentence)
     numbers = {w for w in mine if w.isdigit()}
     for carrier in carriers:
         parts = [(part, units(part)) for part in statements(carrier)]
@@ -250,6 +251,12 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
                 if any(other != part and heads <= asserted(other) and len(have & mine) >= share
                        for other, have in parts):  # fmt: skip
                     continue  # another statement says what this one denies, and as much of `sentence`
+                if (
+                    english.same_denial(group, mine_denied)
+                    or english.adjective_only(found[0], sentence, part)
+                    or english.changed_since(part, sentence)
+                ):
+                    continue  # English: no denial of the claim's statement (`english`)
                 return carrier, found[0]
     return None
 
@@ -334,6 +341,7 @@ def _unmatched(sentence: str, kept: str, carriers: list[str], passage: str, also
     if _DENYING.search(clause) or denied(clause) & units(sentence):
         return None
     said = also | {w for w in denied(passage, clause=True) if CJK.search(w)}
+    clause_denied = denied(clause, clause=True)
     for part in _parts(kept):  # (`kept`: the sentence without its contrasts the passage lacks)
         if not _one_statement(part, carriers[0]):
             continue  # the carrier does not say this clause: a detail it lacks, no contradiction
@@ -346,6 +354,10 @@ def _unmatched(sentence: str, kept: str, carriers: list[str], passage: str, also
                 continue
             if group[0] in _UNABLE and _cannot_either(whole, where):
                 continue  # 无法分辨出他自身的性格 / 看不出来丹尼尔自身的性格
+            if english.both_deny(whole, clause_denied):
+                continue  # "not considered a risk to humans" / "not deemed a threat to humans"
+            if english.unsaid_compound(part, group, units(where)):
+                continue  # "a no-fee tool" / "creation tools that allow you": the carrier lacks "fee"
             if group[0] in _DISAGREEING and (doubt or negated(passage)) or _opposed(group, carriers[0]):
                 continue
             return carriers[0], group[0]

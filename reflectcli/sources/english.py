@@ -1,0 +1,84 @@
+"""English readings of a denial that `polarity` asks about before it calls two sides opposed
+(fifth pass of issue 32, from SummEdits news + podcast: true summary sentences called
+contradicted). Each takes the words `polarity` compares (content-word stems, `words.terms`) and
+answers whether a denial found on one side is no denial of the other's statement:
+
+- `same_denial`: the claim denies, with its own "no", what the passage's "not" denies after the
+  verb ("have found no evidence of poison" / "have not found any evidence of poison");
+- `both_deny`: the claim's negation and the carrier's deny a word in common, each with its own
+  verb ("was not considered to be a risk to humans until 1997" / "was not deemed to be a threat
+  to humans until a 1997 outbreak");
+- `changed_since`: the passage denies what is no longer so ("we don't eat certain foods
+  anymore") and the claim says what once was ("pigeons were once ... eaten as food");
+- `unsaid_compound`: the claim's "no-" compound says what the carrier does not say at all ("a
+  no-fee podcast creation tool" / "creation tools that allow you to record");
+- `adjective_only`: the claim holds the passage's denied noun only as its adjective in "-al"
+  ("their personal philosophies" / "the clients, not the person providing").
+"""
+
+from __future__ import annotations
+
+import re
+
+from reflectcli.writing.lexicon import stem
+from reflectcli.writing.textops import CJK, fold
+
+_LATIN = re.compile(r"[A-Za-z]+")
+
+
+def _english(words: list[str] | set[str]) -> set[str]:
+    return {w for w in words if not CJK.search(w)}
+
+
+def same_denial(group: list[str], denied_by_claim: set[str]) -> bool:
+    """Whether the claim's own negations deny a word a passage's negation (`group`: the words
+    it denies, its verb first) denies after its verb: "not found any evidence" / "found no
+    evidence" say one thing."""
+    return bool(group) and not CJK.search(group[0]) and bool(_english(group[1:]) & denied_by_claim)
+
+
+def both_deny(whole: list[str], carrier_denied: set[str]) -> bool:
+    """Whether a claim's negation (`whole`: all the words of its clause it denies) and the
+    carrier clause's negations (`carrier_denied`: theirs, clause-wide) deny a word in common:
+    the two say one denial with two verbs ("not considered a risk to humans" / "not deemed a
+    threat to humans")."""
+    return bool(whole) and not CJK.search(whole[0]) and bool(_english(whole) & _english(carrier_denied))
+
+
+_CHANGED = re.compile(r"\b(?:any\s?more|no longer)\b", re.I)
+_ONCE = re.compile(r"\b(?:once|used to|formerly|previously|in the past|at one time|historically)\b", re.I)
+_NOW = re.compile(r"\b(?:still|now|today|nowadays|currently|any\s?more|no longer)\b", re.I)
+
+
+def changed_since(part: str, sentence: str) -> bool:
+    """Whether the passage's statement `part` denies what is no longer so ("don't eat certain
+    foods anymore", "no longer") and `sentence` speaks of the past ("were once ... eaten"), not
+    of today ("still", "now")."""
+    return bool(_CHANGED.search(part) and _ONCE.search(sentence) and not _NOW.search(sentence))
+
+
+_COMPOUND = re.compile(r"\bno-([A-Za-z]+)", re.I)
+
+
+def unsaid_compound(clause: str, group: list[str], where: set[str]) -> bool:
+    """Whether the claim's denial is a compound adjective of "no-" ("a no-fee tool": a free
+    one) whose word the carrier does not say at all: the carrier says the rest of the clause,
+    not it without the denial."""
+    return (
+        bool(group)
+        and not CJK.search(group[0])
+        and group[0] not in where
+        and any(stem(fold(m.group(1))) == group[0] for m in _COMPOUND.finditer(clause))
+    )
+
+
+def adjective_only(head: str, sentence: str, part: str) -> bool:
+    """Whether the claim says the passage's denied word `head` (a stem) only in an adjective of
+    "-al" that the passage's word is not ("personal" / "person"): another word, not the noun."""
+    if CJK.search(head):
+        return False
+    mine = {w for w in map(fold, _LATIN.findall(sentence)) if stem(w) == head}
+    theirs = {w for w in map(fold, _LATIN.findall(part)) if stem(w) == head}
+    return bool(mine and theirs) and all(
+        w.endswith(("al", "ally")) and not any(t.endswith(("al", "ally")) for t in theirs) for w in mine
+    )

@@ -157,19 +157,10 @@ def summedits(folder: Path, split: str, shape: str = "document") -> list[tuple[s
     snapshot)."""
     from reflectcli.writing.sentences import sentences
 
-    domains = SUMMEDITS_DOMAINS if split == "all" else tuple(split.split("+"))
-    pairs: list[tuple[str, str]] = []
-    seen: set[tuple[str, str]] = set()
-    for domain in domains:
-        path = folder / f"summedits_{domain}.json"
-        for row in json.loads(path.read_text(encoding="utf-8")) if path.exists() else []:
-            if row["label"] != 1:
-                continue
-            for sentence in sentences(row["summary"]):
-                if len(sentence) >= 20 and (sentence, row["doc"]) not in seen:
-                    seen.add((sentence, row["doc"]))
-                    pairs.append((sentence, row["doc"]))
-    return pairs
+    def kept(row: dict) -> list[str]:
+        return [s for s in sentences(row["summary"]) if len(s) >= 20]
+
+    return _summedits_pairs(folder, split, 1, kept)
 
 
 def summedits_edits(folder: Path, split: str, shape: str = "document") -> list[tuple[str, str]]:
@@ -179,17 +170,26 @@ def summedits_edits(folder: Path, split: str, shape: str = "document") -> list[t
     no sentence of its original summary is (the sentences the edit touched), per document."""
     from reflectcli.writing.sentences import sentences
 
+    def touched(row: dict) -> list[str]:
+        original = set(sentences(row["original_summary"]))
+        return [s for s in sentences(row["summary"]) if s not in original]
+
+    return _summedits_pairs(folder, split, 0, touched)
+
+
+def _summedits_pairs(folder: Path, split: str, label: int, claims) -> list[tuple[str, str]]:
+    """(claim, document) pairs of SummEdits' rows labelled `label` in the domains of `split`,
+    the claims of a row `claims(row)`, each pair once."""
     domains = SUMMEDITS_DOMAINS if split == "all" else tuple(split.split("+"))
     pairs: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
     for domain in domains:
         path = folder / f"summedits_{domain}.json"
         for row in json.loads(path.read_text(encoding="utf-8")) if path.exists() else []:
-            if row["label"] != 0:
+            if row["label"] != label:
                 continue
-            original = set(sentences(row["original_summary"]))
-            for sentence in sentences(row["summary"]):
-                if sentence not in original and (sentence, row["doc"]) not in seen:
+            for sentence in claims(row):
+                if (sentence, row["doc"]) not in seen:
                     seen.add((sentence, row["doc"]))
                     pairs.append((sentence, row["doc"]))
     return pairs

@@ -572,3 +572,10 @@ def test_true_summary_sentences_of_summedits_news_and_podcast_are_not_contradict
 )  # fmt: skip
 def test_the_summedits_rules_keep_real_denials(sentence, passage):
     assert check(sentence, passage)[0] == "contradicted", check(sentence, passage)
+
+
+def test_a_chinese_denying_word_after_the_word_in_the_passive_still_denies_it():
+    """The fifth pass reads 停止 after 比亚迪 as no denial of it; 被禁止 after 使用 is one."""
+    assert check("他们没有使用这个APP。", "他们使用这个APP被禁止了。")[0] != "contradicted"
+    passage = "比亚迪是中国第一家停止生产燃油汽车的企业。"
+    assert check("中国第一家停止燃油车生产的不是比亚迪。", passage)[0] == "contradicted"

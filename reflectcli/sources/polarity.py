@@ -318,13 +318,15 @@ _CJK_CLAUSE = re.compile(r"[，,；;。！!？?]")
 
 def _denied_otherwise(where: str, word: str) -> bool:
     """Whether `where` denies `word` in other words ("prohibited the sale", 禁止使用): English, a
-    denying word anywhere in the statement; Chinese, one before the word in its clause (比亚迪…
-    停止生产 does not deny 比亚迪; …坚决反对，背叛了 does not deny 背叛: CiteCheck dev)."""
+    denying word anywhere in the statement; Chinese, one before the word in its clause, or after it
+    in the passive (使用这个APP被禁止): 比亚迪…停止生产 does not deny 比亚迪, …坚决反对，背叛了 does
+    not deny 背叛 (CiteCheck dev)."""
     if not CJK.search(word):
         return bool(_DENYING.search(where))
     for clause in _CJK_CLAUSE.split(_ASPECT.sub("", where)):
         at = clause.find(word)
-        if at >= 0 and any(m.start() < at for m in _DENYING.finditer(clause)):
+        if at >= 0 and any(m.start() < at or clause[: m.start()].endswith(("被", "遭", "受到", "遭到"))
+                           for m in _DENYING.finditer(clause)):  # fmt: skip  # …使用被禁止: passive
             return True
     return False
 

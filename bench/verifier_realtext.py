@@ -195,6 +195,45 @@ def _summedits_pairs(folder: Path, split: str, label: int, claims) -> list[tuple
     return pairs
 
 
+_FEVER_TOKENS = {
+    "-LRB-": "(",
+    "-RRB-": ")",
+    "-LSB-": "[",
+    "-RSB-": "]",
+    "-LCB-": "{",
+    "-RCB-": "}",
+    "-COLON-": ":",
+    "``": '"',
+    "''": '"',
+}
+
+
+def _fever_text(text: str) -> str:
+    """FEVER's tokenized text read as written ("Cruz has modelled for Mango , Ralph Lauren ." ->
+    "Cruz has modelled for Mango, Ralph Lauren.")."""
+    for token, char in _FEVER_TOKENS.items():
+        text = text.replace(token, char)
+    text = re.sub(r"\s+([.,;:!?)\]}%]|'s\b|n't\b|'re\b|'ve\b|'d\b|'ll\b|'m\b)", r"\1", text)
+    text = re.sub(r"([(\[{$])\s+", r"\1", text)
+    text = re.sub(r'"\s+(.*?)\s+"', r'"\1"', text)
+    return re.sub(r"\s+--\s+", " – ", text).strip()
+
+
+def fever(
+    folder: Path, split: str, shape: str = "sentence", label: str = "SUPPORTS"
+) -> list[tuple[str, str]]:
+    """FEVER-Symmetric v0.2 (TalSchuster/FeverSymmetric fa25d17e, symmetric_v0.2/
+    fever_symmetric_<split>.jsonl; sixth pass: an English set nobody on the project had read):
+    FEVER's claims, written by annotators from Wikipedia, each with the one Wikipedia sentence
+    that decides it, and the pairs the paper's authors wrote beside each (the claim or the
+    sentence edited so that the label flips), labelled SUPPORTS or REFUTES. The true claims: the
+    SUPPORTS pairs (`label="REFUTES"`: the refuted ones), text untokenized."""
+    path = folder / f"{split}.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    rows = [json.loads(x) for x in lines if x.strip()]
+    return [(_fever_text(r["claim"]), _fever_text(r["evidence"])) for r in rows if r["label"] == label]
+
+
 # (language, data set, split, loader, role: "tuned" on it, "held" out, "fresh" held out (third
 # pass), "fresh2" (fourth pass), "tune2" / "held2" (fifth pass: SummEdits news + podcast tuned on,
 # the other four domains held out), passage shape, judged against the targets)
@@ -212,13 +251,20 @@ REAL = [
     ("English", "SummEdits", "podcast+qmsumm+samsum", summedits, "fresh2", "document", True),
     ("English", "SummEdits", "news+podcast", summedits, "tune2", "document", False),
     ("English", "SummEdits", "scitldr+ectsum+qmsumm+samsum", summedits, "held2", "document", True),
+    ("English", "FeverSym", "dev", fever, "tune3", "sentence", False),
+    ("English", "FeverSym", "test", fever, "held3", "sentence", True),
 ]  # fmt: skip
 # the statements people labelled unfaithful, per data set: what code's check calls them (fifth pass;
 # code judges no entailment, so most unfaithful statements are beyond it: a row to read, no target)
-UNFAITHFUL = {"CiteCheck": lambda folder, split, shape: citecheck(folder, split, shape, label=0)}
+UNFAITHFUL = {
+    "CiteCheck": ("statements people labelled unfaithful",
+                  lambda folder, split, shape: citecheck(folder, split, shape, label=0)),
+    "FeverSym": ("claims people labelled refuted by the sentence",
+                 lambda folder, split, shape: fever(folder, split, shape, label="REFUTES")),
+}  # fmt: skip
 SHAPES = {"cited": "the cited sentences", "chunks": f"windows of <= {TARGET} chars around them",
           "quote": "the cited documents", "premise": "the premise",
-          "document": "the summarised document"}  # fmt: skip
+          "document": "the summarised document", "sentence": "the Wikipedia sentence"}  # fmt: skip
 
 
 # --- the bench's own reading of text (independent of the product's) ------------------------
@@ -568,7 +614,8 @@ def real_text(corpus: Path, splits: str = "all", misses: bool = False) -> bool:
     ok, found = True, False
     for language, name, split, load, tuned, shape, judged in REAL:
         kind = role_of = tuned if isinstance(tuned, str) else ("tuned" if tuned else "held")
-        if (splits == "all" and kind in ("fresh", "fresh2", "tune2", "held2")) or splits not in ("all", kind):
+        later = ("fresh", "fresh2", "tune2", "held2", "tune3", "held3")  # not in "all"
+        if (splits == "all" and kind in later) or splits not in ("all", kind):
             continue
         pairs = load(corpus / name.lower(), split, shape)
         if not pairs:
@@ -587,6 +634,8 @@ def real_text(corpus: Path, splits: str = "all", misses: bool = False) -> bool:
             "fresh2": "fresh (4th pass), held out",
             "tune2": "tuned on (5th pass)",
             "held2": "held out (5th pass)",
+            "tune3": "tuned on (6th pass)",
+            "held3": "held out (6th pass)",
         }[kind]
         target = f" (targets <= 0.03: {met(wrong <= 0.03)}; >= 0.85: {met(fine >= 0.85)})" if judged else ""
         print(f"{language} ({name} {split}, {role}; passage: {SHAPES[shape]}): {n} true claims: "
@@ -598,9 +647,10 @@ def real_text(corpus: Path, splits: str = "all", misses: bool = False) -> bool:
             for c, _, (v, reason) in verdicts:
                 if v != "consistent":
                     print(f"    - [{v}] {c}\n      {reason}")
-        if (unfaithful := UNFAITHFUL.get(name)) and (bad := unfaithful(corpus / name.lower(), split, shape)):
+        what, unfaithful = UNFAITHFUL.get(name, ("", None))
+        if unfaithful and (bad := unfaithful(corpus / name.lower(), split, shape)):
             got = Counter(verdict_of(c, p)[0] for c, p in bad)
-            print(f"  {len(bad)} statements people labelled unfaithful (real, not mutated; no target): "
+            print(f"  {len(bad)} {what} (real, not mutated; no target): "
                   f"contradicted {got['contradicted'] / len(bad):.3f} ({got['contradicted']}), unverified "
                   f"{got['unverified'] / len(bad):.3f} ({got['unverified']}), consistent "
                   f"{got['consistent'] / len(bad):.3f} ({got['consistent']})")  # fmt: skip
@@ -647,13 +697,14 @@ if __name__ == "__main__":
     )
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="where wice/, citecheck/, ocnli/ are")
     parser.add_argument("--splits", default="all",
-                        choices=("all", "tuned", "held", "fresh", "fresh2", "tune2", "held2"),
+                        choices=("all", "tuned", "held", "fresh", "fresh2", "tune2", "held2", "tune3",
+                                 "held3"),
                         help="tuned: WiCE dev, CiteCheck dev, OCNLI train.3k; held: WiCE and CiteCheck "
                         "test, OCNLI dev; fresh (not in all): WiCE and CiteCheck train, OCNLI train.10k's "
                         "unseen premises; fresh2 (not in all): SummEdits' consistent summaries, "
                         "by sentence; tune2 / held2 (not in all): the same, news + podcast (tuned on) / "
                         "scitldr + ectsum + qmsumm + samsum (held out), with a recall row of the "
-                        "label-0 edits")  # fmt: skip
+                        "label-0 edits; tune3 / held3 (not in all): FEVER-Symmetric dev / test")  # fmt: skip
     parser.add_argument("--misses", action="store_true", help="print each true claim not consistent and "
                         "each mutation missed")  # fmt: skip
     args = parser.parse_args()

@@ -579,3 +579,47 @@ def test_a_chinese_denying_word_after_the_word_in_the_passive_still_denies_it():
     assert check("他们没有使用这个APP。", "他们使用这个APP被禁止了。")[0] != "contradicted"
     passage = "比亚迪是中国第一家停止生产燃油汽车的企业。"
     assert check("中国第一家停止燃油车生产的不是比亚迪。", passage)[0] == "contradicted"
+
+
+# --- issue 32, sixth pass: FEVER-Symmetric dev (TalSchuster/FeverSymmetric fa25d17e), true claims
+# the old code called contradicted; each fails on 77881ea
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage"),
+    [
+        ("SpongeBob SquarePants is not an American series.",
+         "SpongeBob SquarePants is a French animated television series created by Stephen Hillenburg."),
+        ("Meteora is not a rock album.",
+         "Meteora is the second studio album by the blues guitarist Buddy Guy."),
+        ("Margaret Thatcher was not the first woman to lead a major political party in the United Kingdom.",
+         "In 1975 Thatcher became the second woman to lead a major political party in the United Kingdom."),
+        ("Dakota Fanning is not a model.",
+         "Hannah Dakota Fanning (born February 23, 1994) is an American actress who refused to be a model."),
+        ("The Faroe Islands are not currently part of the Hereditary Kingdom of Norway.",
+         "Between 1035 and 1814, the Faeroes were part of the Hereditary Kingdom of Norway."),
+        ("Tim Roth is an English actor.",
+         "Timothy Simon Roth (born 14 May 1961) is an English actor and director."),
+        ("The Chrysler Building has been surpassed in height.",
+         "It was the tallest building before it was surpassed by the Empire State Building."),
+    ],
+)  # fmt: skip
+def test_fever_true_claims_are_not_contradicted(claim, passage):
+    assert check(claim, passage)[0] != "contradicted"
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage"),
+    [
+        # hostile: the same shapes where the passage does say what the claim denies
+        ("SpongeBob SquarePants is not an American series.",
+         "SpongeBob SquarePants is an American animated television series."),
+        ("The Faroe Islands are not currently part of the Kingdom of Denmark.",
+         "The Faroe Islands are part of the Kingdom of Denmark."),
+        ("The founder of Ozy Media has not been detained on fraud charges.",
+         "The founder of Ozy Media has been arrested on fraud charges."),  # a denied verb, paraphrased
+        ("Marie Curie won the prize.", "Pierre Curie won the prize."),
+    ],
+)  # fmt: skip
+def test_fever_shapes_still_contradicted(claim, passage):
+    assert check(claim, passage)[0] == "contradicted"

@@ -13,7 +13,10 @@ answers whether a denial found on one side is no denial of the other's statement
 - `unsaid_compound`: the claim's "no-" compound says what the carrier does not say at all ("a
   no-fee podcast creation tool" / "creation tools that allow you to record");
 - `adjective_only`: the claim holds the passage's denied noun only as its adjective in "-al"
-  ("their personal philosophies" / "the clients, not the person providing").
+  ("their personal philosophies" / "the clients, not the person providing");
+- `unsaid_denial` (sixth pass, FEVER-Symmetric dev): the claim denies words the carrier does not
+  say ("is not an American series" / "is a French animated television series"): it says something
+  else, which the denial does not contradict.
 """
 
 from __future__ import annotations
@@ -57,6 +60,17 @@ def changed_since(part: str, sentence: str) -> bool:
     return bool(_CHANGED.search(part) and _ONCE.search(sentence) and not _NOW.search(sentence))
 
 
+_PAST = re.compile(r"\b(?:was|were|had|used to)\b", re.I)
+_PRESENT = re.compile(r"\b(?:is|are|am|has|have|remains?|still)\b", re.I)
+
+
+def then_not_now(clause: str, where: str) -> bool:
+    """Whether the claim's clause denies what holds today ("not currently", "no longer", "now")
+    and the carrier's statement `where` says it only in the past tense ("were part of"), never in
+    the present: what was so is not what the claim denies."""
+    return bool(_NOW.search(clause) and _PAST.search(where) and not _PRESENT.search(where))
+
+
 _COMPOUND = re.compile(r"\bno-([A-Za-z]+)", re.I)
 
 
@@ -82,3 +96,26 @@ def adjective_only(head: str, sentence: str, part: str) -> bool:
     return bool(mine and theirs) and all(
         w.endswith(("al", "ally")) and not any(t.endswith(("al", "ally")) for t in theirs) for w in mine
     )
+
+
+# "is not an American series", "was not the first woman", "are not currently part": a copula denied
+# before what is said of the subject (an article, an adverb, a noun or adjective), not before a
+# verb ("has not been detained", "is not planning", "are not required": those a paraphrase carries)
+_COPULA_DENIED = re.compile(
+    r"\b(?:(?:is|are|was|were|am)\s+(?:not|never|no longer)|(?:is|are|was|were)n't)\s+"
+    r"(?:\w+ly\s+)?+(?!\w+(?:ed|en|ing)\b)\w+",
+    re.I,
+)
+
+
+def unsaid_denial(clause: str, group: list[str], said: set[str]) -> bool:
+    """Whether a claim's clause denies with a copula what it says of its subject (`group`: the
+    first content words the negation denies) and the carrying sentence (`said`: its words) does
+    not say them: "is not a rock album" / "is the second studio album by the blues guitarist",
+    "is not an American series" / "is a French … series". The carrier says something else of the
+    subject, which the denial does not contradict. Not a denied verb ("has not been detained" /
+    "has been arrested": a paraphrase says that one)."""
+    adverbs = {stem(fold(w)) for w in re.findall(r"\b\w+ly\b", clause)}  # "are not currently part"
+    if not group or CJK.search(group[0]) or all(w in said or w in adverbs for w in group):
+        return False
+    return bool(_COPULA_DENIED.search(clause))

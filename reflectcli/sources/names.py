@@ -184,15 +184,26 @@ _WARS = {"world war i": (1914, 1918), "world war ii": (1939, 1945), "first world
          "second world war": (1939, 1945)}  # fmt: skip
 
 
+# The last words of names of things, not surnames: "Empire State Building" is no namesake of
+# "Chrysler Building" (sixth pass, FEVER-Symmetric dev)
+KINDS = DESIGNATORS | frozenset(
+    "building tower bridge centre center palace castle temple theatre theater hotel square library "
+    "institute foundation society records award prize war bay sea ocean state states kingdom republic "
+    "empire dynasty cup league festival series band".split()
+)
+
+
 def _namesake(run: list[str], passage_runs: list[list[str]], held: set[str]) -> list[str] | None:
     """The passage's name with the surname of `run` and another given name ("Pierre Curie" for
-    "Marie Curie"), when the passage holds the claim's given name nowhere. A passage's name that
-    is the end of the claim's is the same one said shorter ("Supreme Court" for "United States
-    Supreme Court")."""
+    "Marie Curie"), when the passage holds the claim's given name nowhere: not a longer form of it
+    ("Timothy Simon Roth" for "Tim Roth") nor an article ("The Exponents" for "Dance Exponents").
+    A passage's name that is the end of the claim's is the same one said shorter ("Supreme
+    Court" for "United States Supreme Court")."""
     if len(run) < 2 or _known(run[0], held):
         return None
     return next((r for r in passage_runs if len(r) > 1 and r[-1] == run[-1] and r[0] != run[0]
-                 and r[0] not in JOINERS and run[-len(r):] != r), None)  # fmt: skip
+                 and r[0] not in JOINERS and r[0] not in FUNCTION and run[-len(r):] != r
+                 and not (len(run[0]) >= 3 and r[0].startswith(run[0]))), None)  # fmt: skip
 
 
 def namesakes(sentence: str, passage: str) -> list[tuple[str, str]]:
@@ -203,6 +214,8 @@ def namesakes(sentence: str, passage: str) -> list[tuple[str, str]]:
     passage_runs = name_runs(passage)
     out = []
     for run in name_runs(sentence):
+        if run[-1] in KINDS:
+            continue  # "Chrysler Building" / "Empire State Building": two buildings, no one's surname
         if (other := _namesake(run, passage_runs, held)) is not None:
             out.append((_written(run, sentence), _written(other, passage)))
     return out

@@ -360,10 +360,28 @@ def _unmatched(sentence: str, kept: str, carriers: list[str], passage: str, also
                 continue  # "not considered a risk to humans" / "not deemed a threat to humans"
             if english.unsaid_compound(part, group, units(where)):
                 continue  # "a no-fee tool" / "creation tools that allow you": the carrier lacks "fee"
+            if english.unsaid_denial(part, group, units(carriers[0])):
+                continue  # "is not an American series" / "is a French … series": "American" unsaid
+            if english.then_not_now(part, where):
+                continue  # "are not currently part of" / "between 1035 and 1814 … were part of"
+            if _refused(where, group[0]):
+                continue  # "is not a model" / "an actress who refused to be a model"
             if group[0] in _DISAGREEING and (doubt or negated(passage)) or _opposed(group, carriers[0]):
                 continue
             return carriers[0], group[0]
     return None
+
+
+def _refused(where: str, word: str) -> bool:
+    """Whether `where` denies the English `word` (a stem) in other words, the denying word at
+    most 3 words before it ("who refused to be a model"; not "a decline in sales", which
+    denies nothing of the words after it)."""
+    if CJK.search(word):
+        return False
+    for m in _DENYING.finditer(where):
+        if word in terms(" ".join(where[m.end() :].split()[:4])):
+            return True
+    return False
 
 
 def _cannot_either(group: list[str], where: str) -> bool:

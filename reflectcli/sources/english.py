@@ -14,9 +14,11 @@ answers whether a denial found on one side is no denial of the other's statement
   no-fee podcast creation tool" / "creation tools that allow you to record");
 - `adjective_only`: the claim holds the passage's denied noun only as its adjective in "-al"
   ("their personal philosophies" / "the clients, not the person providing");
-- `unsaid_denial` (sixth pass, FEVER-Symmetric dev): the claim denies words the carrier does not
-  say ("is not an American series" / "is a French animated television series"): it says something
-  else, which the denial does not contradict.
+- `unsaid_denial` (sixth pass, FEVER-Symmetric dev): the claim denies with a copula words the
+  carrier does not say ("is not an American series" / "is a French animated television series"):
+  the carrier says something else of the subject, which the denial does not contradict;
+- `then_not_now` (sixth pass): the claim denies what is so now ("are not currently part of") and
+  the carrier says it only in the past tense ("between 1035 and 1814 … were part of").
 """
 
 from __future__ import annotations

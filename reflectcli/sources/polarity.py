@@ -373,9 +373,9 @@ def _unmatched(sentence: str, kept: str, carriers: list[str], passage: str, also
 
 
 def _refused(where: str, word: str) -> bool:
-    """Whether `where` denies the English `word` (a stem) in other words, the denying word at
-    most 3 words before it ("who refused to be a model"; not "a decline in sales", which
-    denies nothing of the words after it)."""
+    """Whether `where` denies the English `word` (a stem) in other words: `word` among the 4
+    words right after a denying word ("who refused to be a model"; not "a decline in sales …",
+    whose denying word stands far from it)."""
     if CJK.search(word):
         return False
     for m in _DENYING.finditer(where):

@@ -623,3 +623,57 @@ def test_fever_true_claims_are_not_contradicted(claim, passage):
 )  # fmt: skip
 def test_fever_shapes_still_contradicted(claim, passage):
     assert check(claim, passage)[0] == "contradicted"
+
+
+# --- issue 32, seventh pass: FEVER-Symmetric dev, true claims ed3d0e3 called contradicted
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage"),
+    [
+        ("The Endless River is not an album by Danny Devito.",
+         "The Endless River is the fifteenth and final studio album by the English rock band Pink Floyd."),
+        ("Croatia does not have king.",
+         "A unitary state, Croatia is a republic governed under a parliamentary system."),
+        ("The horse has not grown in size as it evolved.",
+         "Despite evolving for more than 50 million years, the horse has always maintained its size."),
+        ("The horse has not changed in size as it evolved.",
+         "The horse has evolved from a multi-toed creature into the similar size, single-toed animal."),
+        ("Homer Hickam did not write any historical fiction novels.",
+         "Hickam has written novels but has stayed away from the historical fiction novels genre."),
+        ("Simón Bolívar is only known as Simón Bolívar.",
+         "Simón Bolívar (24 July 1783 – 17 December 1830), not known by any other name, was a leader."),
+        ("The unit produced zero training films.", "The unit did not produce any training films."),
+        ("The car has no emissions.", "The car has zero emissions."),
+    ],
+)  # fmt: skip
+def test_fever_seventh_pass_true_claims_are_not_contradicted(claim, passage):
+    assert check(claim, passage)[0] != "contradicted"
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage"),
+    [
+        # hostile: the same shapes where the passage says what the claim denies
+        ("The Endless River is not an album by Pink Floyd.",
+         "The Endless River is the fifteenth and final studio album by the English rock band Pink Floyd."),
+        ("Carlos Santana was not born in the forties.",
+         "Carlos Santana (born July 20, 1947) is a Mexican and American musician."),  # "born": a verb
+        ("Croatia does not have a parliament.", "Croatia has a parliament."),
+        ("The company has not grown.", "The company has grown, and remains profitable."),
+        ("The horse has not changed in size.", "The horse changed in size over millions of years."),
+        ("Hickam did not write novels.", "Hickam wrote novels and stayed away from poetry."),
+        ("Bolívar is only known as Bolívar.", "Bolívar was not known as Bolívar."),
+        ("The unit produced zero films.", "The unit produced 400 films."),
+        ("The car has zero emissions.", "The car has emissions."),
+        ("The car has emissions.", "The car has zero emissions."),
+    ],
+)  # fmt: skip
+def test_fever_seventh_pass_shapes_still_contradicted(claim, passage):
+    assert check(claim, passage)[0] == "contradicted"
+
+
+def test_zero_before_a_measure_is_no_denial():
+    assert check("The temperature fell to zero degrees.", "The temperature fell to zero degrees overnight.")[
+        0
+    ] == ("consistent")

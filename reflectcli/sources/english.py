@@ -18,14 +18,18 @@ answers whether a denial found on one side is no denial of the other's statement
   carrier does not say ("is not an American series" / "is a French animated television series"):
   the carrier says something else of the subject, which the denial does not contradict;
 - `then_not_now` (sixth pass): the claim denies what is so now ("are not currently part of") and
-  the carrier says it only in the past tense ("between 1035 and 1814 … were part of").
+  the carrier says it only in the past tense ("between 1035 and 1814 … were part of");
+- `unchanged` (seventh pass, FEVER-Symmetric dev): the claim denies a change ("has not grown in
+  size") and the carrier says the thing stayed as it was ("has always maintained its size");
+- `only_other` (seventh pass): the passage's "not … by any other name" says what the claim's
+  "only" says ("is only known as Simón Bolívar").
 """
 
 from __future__ import annotations
 
 import re
 
-from reflectcli.writing.lexicon import stem
+from reflectcli.writing.lexicon import irregular, stem
 from reflectcli.writing.textops import CJK, fold
 
 _LATIN = re.compile(r"[A-Za-z]+")
@@ -120,4 +124,29 @@ def unsaid_denial(clause: str, group: list[str], said: set[str]) -> bool:
     adverbs = {stem(fold(w)) for w in re.findall(r"\b\w+ly\b", clause)}  # "are not currently part"
     if not group or CJK.search(group[0]) or all(w in said or w in adverbs for w in group):
         return False
-    return bool(_COPULA_DENIED.search(clause))
+    match = _COPULA_DENIED.search(clause)  # its last word an irregular verb's form: "was not born"
+    return bool(match) and fold(match.group(0).split()[-1]) not in irregular()
+
+
+# a change denied ("has not grown", "did not change") is what a carrier says that stayed the same
+_CHANGE = frozenset(("chang", "grow", "increas", "decreas", "shrink", "vari", "alter", "rise", "fall", "evolv",
+                     "differ"))  # fmt: skip  # stems: "grew", "shrank", "rose" are stemmed as their base
+_STAYED = re.compile(r"\b(?:maintain\w*|remain\w*|retain\w*|kept|keeps?|same|similar|unchanged|constant|"
+                     r"stable|steady|consistent)\b", re.I)  # fmt: skip
+
+
+def unchanged(group: list[str], where: str) -> bool:
+    """Whether the claim denies a change (`group`, its verb first: "has not grown in size") and
+    the carrier's statement `where` says the thing stayed as it was ("has always maintained its
+    size", "into the similar size"): one statement, said twice."""
+    return bool(group) and group[0] in _CHANGE and bool(_STAYED.search(where))
+
+
+_ONLY = re.compile(r"\b(?:only|solely|exclusively|sole)\b", re.I)
+_NO_OTHER = re.compile(r"\b(?:not|never|n't)\b[^,;.]{0,40}?\b(?:any|no)\s+other\b", re.I)
+
+
+def only_other(part: str, sentence: str) -> bool:
+    """Whether the passage's statement `part` denies anything other ("not known by any other
+    name") and `sentence` says "only" of it ("is only known as Simón Bolívar"): one statement."""
+    return bool(_NO_OTHER.search(part) and _ONLY.search(sentence))

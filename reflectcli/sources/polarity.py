@@ -229,16 +229,23 @@ def statements(text: str) -> list[str]:
     return [p for p in _STATEMENT.split(text) if p and p.strip()] or [text]
 
 
+# "zero films" says "no films"; "zero degrees", "zero percent" are a measure, not a denial
+_ZERO = re.compile(r"\bzero\b(?=\s+[a-z])(?!\s+(?:degrees?|percent|per\s?cent|point|kelvin|celsius|"
+                   r"fahrenheit|hours?|minutes?|seconds?|days?|years?|[kcm]?m|meters?|metres?|kilo\w*|"
+                   r"miles?|feet|inch\w*|gravity|sum|tolerance|hour)\b)", re.I)  # fmt: skip
+
+
 def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None:
     """(the passage sentence, the word) when a negation in a statement of a sentence carrying
     `sentence` denies, first, a word `sentence` asserts ("did not sink" / "sank"; 并未发明 /
     发明了): unless the denial is about a number `sentence` does not give ("did not sink in
     1912" / "sank in 1913"), or another statement of the carriers says that word and as much
     of `sentence` ("…; it sank in 1913")."""
-    said, mine, mine_denied = asserted(sentence), units(sentence), denied(sentence)
+    plain = _ZERO.sub("no", sentence)  # "produced zero films" denies as "produced no films"
+    said, mine, mine_denied = asserted(plain), units(sentence), denied(plain)
     numbers = {w for w in mine if w.isdigit()}
     for carrier in carriers:
-        parts = [(part, units(part)) for part in statements(carrier)]
+        parts = [(part, units(part)) for part in statements(_ZERO.sub("no", carrier))]
         for part, _ in parts:
             share = len(units(part) & mine)
             if _IF.search(part) and not _IF.search(sentence):
@@ -255,6 +262,7 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
                     english.same_denial(group, mine_denied)
                     or english.adjective_only(found[0], sentence, part)
                     or english.changed_since(part, sentence)
+                    or english.only_other(part, sentence)
                 ):
                     continue  # English: no denial of the claim's statement (`english`)
                 return carrier, found[0]
@@ -296,8 +304,8 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
     拒绝), nor when `sentence` says it does not know (or agree with) what the passage asks or
     doubts."""
     doubt = bool(_DOUBT.search(passage))
-    also = denied(passage)  # what the passage denies too, anywhere ("hasn't done" / "hasn't done")
-    kept = _NEGATED_COLON.sub(r"\1", _without_contrasts(sentence, passage))
+    also = denied(passage) | denied(_ZERO.sub("no", passage))  # what the passage denies too, anywhere
+    kept = _ZERO.sub("no", _NEGATED_COLON.sub(r"\1", _without_contrasts(sentence, passage)))
     for clause in _parts(kept):
         for group in denials(clause):
             if not group or (doubt and group[0] in _NOT_KNOWING) or set(_heads(group)) & also:
@@ -308,6 +316,9 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
             for carrier in carriers:
                 where = max(statements(carrier), key=lambda p: (len(wanted & units(p)), -len(units(p))))
                 found = [w for w in _heads(group) if w in asserted(where) and not _denied_otherwise(where, w)]
+                if found and (english.unsaid_denial(clause, group, units(carrier))
+                              or any(_avoided(carrier, w) for w in group[1:])):  # fmt: skip
+                    continue  # "is not an album by Danny Devito" / "is … album by … Pink Floyd"
                 if found:
                     return carrier, found[0]
     return _unmatched(sentence, kept, carriers[:1], passage, also, doubt)
@@ -364,7 +375,11 @@ def _unmatched(sentence: str, kept: str, carriers: list[str], passage: str, also
                 continue  # "is not an American series" / "is a French … series": "American" unsaid
             if english.then_not_now(part, where):
                 continue  # "are not currently part of" / "between 1035 and 1814 … were part of"
-            if _refused(where, group[0]):
+            if english.unchanged(group, where) and group[0] not in asserted(where):
+                continue  # "has not grown in size" / "has always maintained its size"
+            if _nothing_denied_said(part, whole, units(carriers[0])):
+                continue  # "Croatia does not have king" / "Croatia is a republic"
+            if _refused(where, group[0]) or any(_avoided(carriers[0], w) for w in group[1:]):
                 continue  # "is not a model" / "an actress who refused to be a model"
             if group[0] in _DISAGREEING and (doubt or negated(passage)) or _opposed(group, carriers[0]):
                 continue
@@ -382,6 +397,31 @@ def _refused(where: str, word: str) -> bool:
         if word in terms(" ".join(where[m.end() :].split()[:4])):
             return True
     return False
+
+
+RESTATED = 2  # words of a claim's clause, besides what it denies, a carrier lacking the denied words says
+
+
+def _nothing_denied_said(part: str, whole: list[str], theirs: set[str]) -> bool:
+    """Whether the carrier (`theirs`: its words) says none of the words a claim's clause denies
+    (`whole`) and fewer than `RESTATED` of the clause's other words: it speaks of the subject, not
+    of what is denied ("Croatia does not have king" / "Croatia is a republic governed under a
+    parliamentary system"). A paraphrased verb keeps its contradiction when the carrier restates
+    the rest ("has not been detained on fraud charges" / "has been arrested on fraud charges")."""
+    return not set(whole) & theirs and len((units(part) - set(whole)) & theirs) < RESTATED
+
+
+_AVOIDING = re.compile(r"\b(?:avoid\w*|refrain\w*|abstain\w*|shun\w*|stay\w* away from|"
+                       r"stayed away from|steer\w* clear of|refus\w* to)\b", re.I)  # fmt: skip
+
+
+def _avoided(where: str, word: str) -> bool:
+    """Whether `where` keeps away from the English `word` (a stem) among the 4 words after a verb
+    of avoiding ("has stayed away from the historical fiction novels genre"): the claim's denial
+    of it ("did not write any historical fiction novels") is said there too."""
+    if CJK.search(word):
+        return False
+    return any(word in terms(" ".join(where[m.end() :].split()[:4])) for m in _AVOIDING.finditer(where))
 
 
 def _cannot_either(group: list[str], where: str) -> bool:

@@ -125,7 +125,7 @@ def unsaid_denial(clause: str, group: list[str], said: set[str]) -> bool:
     if not group or CJK.search(group[0]) or all(w in said or w in adverbs for w in group):
         return False
     match = _COPULA_DENIED.search(clause)  # its last word an irregular verb's form: "was not born"
-    return bool(match) and fold(match.group(0).split()[-1]) not in irregular()
+    return match is not None and fold(match.group(0).split()[-1]) not in irregular()
 
 
 # a change denied ("has not grown", "did not change") is what a carrier says that stayed the same

@@ -677,3 +677,49 @@ def test_zero_before_a_measure_is_no_denial():
     assert check("The temperature fell to zero degrees.", "The temperature fell to zero degrees overnight.")[
         0
     ] == ("consistent")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        # SummEdits news (tuned): "found no proof" says "not found any evidence", another noun
+        ("The authorities, which have started an investigation, have found no proof of poison.",
+         "But the authorities, which have launched an investigation into the mysterious wave of "
+         "illnesses, have not found any evidence of poison."),
+        # SummEdits podcast: both tell a change "from … to …"; the claim's word is of the "from"
+        ("The article discusses the changing perception of pigeons in society, from being revered and "
+         "even eaten to being considered pests.",
+         "So how did this bird go from being a dish served at some of the fanciest restaurants to "
+         "something Americans pretty much never eat to find out we went to where you find a pigeon."),
+    ],
+)  # fmt: skip
+def test_seventh_pass_summedits_true_sentences_are_not_contradicted(sentence, passage):
+    assert check(sentence, passage)[0] != "contradicted", check(sentence, passage)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passage"),
+    [
+        # hostile: the same shapes where the passage denies what the claim says
+        ("The authorities have found proof of poison.",
+         "But the authorities have not found any evidence of poison."),  # "evidence" not said of poison
+        ("People now eat pigeons.", "How did this bird go from being a dish to something we never eat."),
+    ],
+)  # fmt: skip
+def test_seventh_pass_summedits_shapes_still_contradicted(sentence, passage):
+    assert check(sentence, passage)[0] == "contradicted", check(sentence, passage)
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        # FEVER-Symmetric dev (seventh pass): "five decades" is 50 years
+        ("Alice Cooper has been working in his field for over 50 years.",
+         "Alice Cooper (born 1948) is a singer whose career spans over five decades.", "consistent"),
+        ("Alice Cooper has sung for 30 years.", "Alice Cooper sang for three decades.", "consistent"),
+        ("Alice Cooper has sung for 40 years.", "Alice Cooper sang for three decades.", "contradicted"),
+        ("The war lasted two decades.", "The war lasted 30 years.", "contradicted"),
+    ],
+)  # fmt: skip
+def test_decades_are_read_as_years(claim, passage, verdict):
+    assert check(claim, passage)[0] == verdict, check(claim, passage)

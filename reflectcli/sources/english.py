@@ -4,12 +4,14 @@ contradicted). Each takes the words `polarity` compares (content-word stems, `wo
 answers whether a denial found on one side is no denial of the other's statement:
 
 - `same_denial`: the claim denies, with its own "no", what the passage's "not" denies after the
-  verb ("have found no evidence of poison" / "have not found any evidence of poison");
+  verb ("have found no evidence of poison", "found no proof of poison" / "have not found any
+  evidence of poison");
 - `both_deny`: the claim's negation and the carrier's deny a word in common, each with its own
   verb ("was not considered to be a risk to humans until 1997" / "was not deemed to be a threat
   to humans until a 1997 outbreak");
 - `changed_since`: the passage denies what is no longer so ("we don't eat certain foods
-  anymore") and the claim says what once was ("pigeons were once ... eaten as food");
+  anymore") and the claim says what once was ("pigeons were once ... eaten as food"), or both
+  tell a change "from … to …" and the claim says the word of the "from" (seventh pass);
 - `unsaid_compound`: the claim's "no-" compound says what the carrier does not say at all ("a
   no-fee podcast creation tool" / "creation tools that allow you to record");
 - `adjective_only`: the claim holds the passage's denied noun only as its adjective in "-al"
@@ -39,11 +41,18 @@ def _english(words: list[str] | set[str]) -> set[str]:
     return {w for w in words if not CJK.search(w)}
 
 
-def same_denial(group: list[str], denied_by_claim: set[str]) -> bool:
+_VERB_NO = re.compile(r"\b([A-Za-z]+)\s+(?:no|none|nothing|zero)\b", re.I)
+
+
+def same_denial(group: list[str], denied_by_claim: set[str], sentence: str = "") -> bool:
     """Whether the claim's own negations deny a word a passage's negation (`group`: the words
-    it denies, its verb first) denies after its verb: "not found any evidence" / "found no
-    evidence" say one thing."""
-    return bool(group) and not CJK.search(group[0]) and bool(_english(group[1:]) & denied_by_claim)
+    it denies, its verb first) denies after its verb, or the claim says "no" right after that verb:
+    "not found any evidence" / "found no evidence", "found no proof" say one thing."""
+    if not group or CJK.search(group[0]):
+        return False
+    return bool(_english(group[1:]) & denied_by_claim) or any(
+        stem(fold(m.group(1))) == group[0] for m in _VERB_NO.finditer(sentence)
+    )
 
 
 def both_deny(whole: list[str], carrier_denied: set[str]) -> bool:
@@ -59,11 +68,21 @@ _ONCE = re.compile(r"\b(?:once|used to|formerly|previously|in the past|at one ti
 _NOW = re.compile(r"\b(?:still|now|today|nowadays|currently|any\s?more|no longer)\b", re.I)
 
 
-def changed_since(part: str, sentence: str) -> bool:
+_FROM_TO = re.compile(r"\bfrom\s+(?:being\s+)?(.{3,200}?)\bto\b", re.I)
+
+
+def changed_since(part: str, sentence: str, word: str = "") -> bool:
     """Whether the passage's statement `part` denies what is no longer so ("don't eat certain
     foods anymore", "no longer") and `sentence` speaks of the past ("were once ... eaten"), not
-    of today ("still", "now")."""
-    return bool(_CHANGED.search(part) and _ONCE.search(sentence) and not _NOW.search(sentence))
+    of today ("still", "now"); or both tell a change "from … to …" and the sentence says `word`
+    (a stem) of the "from" ("from being revered and even eaten to being considered pests" / "go
+    from being a dish … to something Americans pretty much never eat")."""
+    if _CHANGED.search(part) and _ONCE.search(sentence) and not _NOW.search(sentence):
+        return True
+    then = _FROM_TO.search(sentence)
+    return bool(word and then and _FROM_TO.search(part)) and word in {
+        stem(fold(w)) for w in _LATIN.findall(then.group(1))
+    }
 
 
 _PAST = re.compile(r"\b(?:was|were|had|used to)\b", re.I)
@@ -129,8 +148,9 @@ def unsaid_denial(clause: str, group: list[str], said: set[str]) -> bool:
 
 
 # a change denied ("has not grown", "did not change") is what a carrier says that stayed the same
-_CHANGE = frozenset(("chang", "grow", "increas", "decreas", "shrink", "vari", "alter", "rise", "fall", "evolv",
-                     "differ"))  # fmt: skip  # stems: "grew", "shrank", "rose" are stemmed as their base
+# (stems: "grew", "shrank", "rose" are stemmed as their base)
+_CHANGE = frozenset(("chang", "grow", "increas", "decreas", "shrink", "vari", "alter", "rise", "fall",
+                     "evolv", "differ"))  # fmt: skip
 _STAYED = re.compile(r"\b(?:maintain\w*|remain\w*|retain\w*|kept|keeps?|same|similar|unchanged|constant|"
                      r"stable|steady|consistent)\b", re.I)  # fmt: skip
 

@@ -259,9 +259,9 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
                        for other, have in parts):  # fmt: skip
                     continue  # another statement says what this one denies, and as much of `sentence`
                 if (
-                    english.same_denial(group, mine_denied)
+                    english.same_denial(group, mine_denied, plain)
                     or english.adjective_only(found[0], sentence, part)
-                    or english.changed_since(part, sentence)
+                    or english.changed_since(part, sentence, found[0])
                     or english.only_other(part, sentence)
                 ):
                     continue  # English: no denial of the claim's statement (`english`)
@@ -317,7 +317,7 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
                 where = max(statements(carrier), key=lambda p: (len(wanted & units(p)), -len(units(p))))
                 found = [w for w in _heads(group) if w in asserted(where) and not _denied_otherwise(where, w)]
                 if found and (english.unsaid_denial(clause, group, units(carrier))
-                              or any(_avoided(carrier, w) for w in group[1:])):  # fmt: skip
+                              or _kept_away(carrier, group)):  # fmt: skip
                     continue  # "is not an album by Danny Devito" / "is … album by … Pink Floyd"
                 if found:
                     return carrier, found[0]
@@ -329,17 +329,24 @@ _CJK_CLAUSE = re.compile(r"[，,；;。！!？?]")
 
 def _denied_otherwise(where: str, word: str) -> bool:
     """Whether `where` denies `word` in other words ("prohibited the sale", 禁止使用): English, a
-    denying word anywhere in the statement; Chinese, one before the word in its clause, or after it
+    denying word anywhere before it in the statement ("an actress who refused to be a model" does not
+    deny "actress"); Chinese, one before the word in its clause, or after it
     in the passive (使用这个APP被禁止): 比亚迪…停止生产 does not deny 比亚迪, …坚决反对，背叛了 does
     not deny 背叛 (CiteCheck dev)."""
     if not CJK.search(word):
-        return bool(_DENYING.search(where))
+        return _denied_later(where, word)
     for clause in _CJK_CLAUSE.split(_ASPECT.sub("", where)):
         at = clause.find(word)
         if at >= 0 and any(m.start() < at or clause[: m.start()].endswith(("被", "遭", "受到", "遭到"))
                            for m in _DENYING.finditer(clause)):  # fmt: skip  # …使用被禁止: passive
             return True
     return False
+
+
+def _denied_later(where: str, word: str) -> bool:
+    """Whether a denying word stands before the English `word` (a stem) in `where`."""
+    first = _DENYING.search(where)
+    return first is not None and word in terms(where[first.end() :])
 
 
 def _unmatched(sentence: str, kept: str, carriers: list[str], passage: str, also: set[str], doubt: bool):
@@ -379,7 +386,7 @@ def _unmatched(sentence: str, kept: str, carriers: list[str], passage: str, also
                 continue  # "has not grown in size" / "has always maintained its size"
             if _nothing_denied_said(part, whole, units(carriers[0])):
                 continue  # "Croatia does not have king" / "Croatia is a republic"
-            if _refused(where, group[0]) or any(_avoided(carriers[0], w) for w in group[1:]):
+            if _denied_after(where, group[0]) or _kept_away(carriers[0], group):
                 continue  # "is not a model" / "an actress who refused to be a model"
             if group[0] in _DISAGREEING and (doubt or negated(passage)) or _opposed(group, carriers[0]):
                 continue
@@ -387,16 +394,17 @@ def _unmatched(sentence: str, kept: str, carriers: list[str], passage: str, also
     return None
 
 
-def _refused(where: str, word: str) -> bool:
-    """Whether `where` denies the English `word` (a stem) in other words: `word` among the 4
-    words right after a denying word ("who refused to be a model"; not "a decline in sales …",
-    whose denying word stands far from it)."""
+AFTER = 4  # words after an English denying word ("refused", "avoided") that it denies
+
+
+def _denied_after(where: str, word: str, pattern: re.Pattern[str] = _DENYING) -> bool:
+    """Whether `where` denies the English `word` (a stem) in other words: `word` among the
+    `AFTER` words right after a denying word (`pattern`: "who refused to be a model", "has stayed
+    away from the historical fiction novels genre"; not "a decline in sales …", whose denying word
+    stands far from it)."""
     if CJK.search(word):
         return False
-    for m in _DENYING.finditer(where):
-        if word in terms(" ".join(where[m.end() :].split()[:4])):
-            return True
-    return False
+    return any(word in terms(" ".join(where[m.end() :].split()[:AFTER])) for m in pattern.finditer(where))
 
 
 RESTATED = 2  # words of a claim's clause, besides what it denies, a carrier lacking the denied words says
@@ -411,17 +419,16 @@ def _nothing_denied_said(part: str, whole: list[str], theirs: set[str]) -> bool:
     return not set(whole) & theirs and len((units(part) - set(whole)) & theirs) < RESTATED
 
 
+# verbs of keeping away: what follows them is denied, whichever word of a claim's denial it is
 _AVOIDING = re.compile(r"\b(?:avoid\w*|refrain\w*|abstain\w*|shun\w*|stay\w* away from|"
                        r"stayed away from|steer\w* clear of|refus\w* to)\b", re.I)  # fmt: skip
 
 
-def _avoided(where: str, word: str) -> bool:
-    """Whether `where` keeps away from the English `word` (a stem) among the 4 words after a verb
-    of avoiding ("has stayed away from the historical fiction novels genre"): the claim's denial
-    of it ("did not write any historical fiction novels") is said there too."""
-    if CJK.search(word):
-        return False
-    return any(word in terms(" ".join(where[m.end() :].split()[:4])) for m in _AVOIDING.finditer(where))
+def _kept_away(carrier: str, group: list[str]) -> bool:
+    """Whether `carrier` keeps away from a word a claim's negation denies after its verb
+    ("has stayed away from the historical fiction novels genre" / "did not write any historical
+    fiction novels"): the claim's denial is said there too."""
+    return any(_denied_after(carrier, w, _AVOIDING) for w in group[1:])
 
 
 def _cannot_either(group: list[str], where: str) -> bool:

@@ -28,7 +28,9 @@ _UNITS = {
     "month": "month", "months": "month", "月": "month", "day": "day", "days": "day", "天": "day",
     "日": "day", "hour": "hour", "hours": "hour", "小时": "hour", "minute": "minute",
     "minutes": "minute", "分钟": "minute", "week": "week", "weeks": "week", "周": "week",
+    "decade": "decade", "decades": "decade",
 }  # fmt: skip
+_IN_YEARS = {"decade": 10.0}  # "five decades" is 50 years (FEVER-Symmetric dev, seventh pass)
 _SCALES = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12,
            "bn": 1e9, "百": 1e2, "千": 1e3, "万": 1e4, "萬": 1e4, "亿": 1e8, "億": 1e8}  # fmt: skip
 _ONES = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen " \
@@ -199,6 +201,10 @@ def quantities(text: str, held: bool = False) -> list[Quantity]:
         unit = _UNITS.get((m.group("unit") or "").lower())
         hedged = bool(_HEDGES.search(text[: m.start()][-24:]))
         found.append(Quantity(_spelled(m.group("num")) * scale, unit, m.group().strip(), hedged=hedged))
+    found = [
+        Quantity(q.value * _IN_YEARS[q.unit], "year", q.text, q.span, q.hedged) if q.unit in _IN_YEARS else q
+        for q in found
+    ]
     return found + (_zh_quantities(text) if CJK.search(text) else [])
 
 

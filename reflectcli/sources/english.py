@@ -80,9 +80,9 @@ def changed_since(part: str, sentence: str, word: str = "") -> bool:
     if _CHANGED.search(part) and _ONCE.search(sentence) and not _NOW.search(sentence):
         return True
     then = _FROM_TO.search(sentence)
-    return bool(word and then and _FROM_TO.search(part)) and word in {
-        stem(fold(w)) for w in _LATIN.findall(then.group(1))
-    }
+    if not word or then is None or not _FROM_TO.search(part):
+        return False
+    return word in {stem(fold(w)) for w in _LATIN.findall(then.group(1))}
 
 
 _PAST = re.compile(r"\b(?:was|were|had|used to)\b", re.I)

@@ -686,6 +686,9 @@ def test_zero_before_a_measure_is_no_denial():
         ("The authorities, which have started an investigation, have found no proof of poison.",
          "But the authorities, which have launched an investigation into the mysterious wave of "
          "illnesses, have not found any evidence of poison."),
+        # SummEdits news: "unable to" denies as "not" does
+        ("The authorities, which have initiated an inquiry, have found no proof of poison.",
+         "In many cases, the authorities were unable to find evidence of poison."),
         # SummEdits podcast: both tell a change "from … to …"; the claim's word is of the "from"
         ("The article discusses the changing perception of pigeons in society, from being revered and "
          "even eaten to being considered pests.",
@@ -703,6 +706,8 @@ def test_seventh_pass_summedits_true_sentences_are_not_contradicted(sentence, pa
         # hostile: the same shapes where the passage denies what the claim says
         ("The authorities have found proof of poison.",
          "But the authorities have not found any evidence of poison."),  # "evidence" not said of poison
+        ("The authorities were able to find evidence of poison.",
+         "In many cases, the authorities were unable to find evidence of poison."),
         ("People now eat pigeons.", "How did this bird go from being a dish to something we never eat."),
     ],
 )  # fmt: skip

@@ -2,8 +2,8 @@
 carries it say opposite things (for `verify.check`, which calls that `contradicted`).
 
 - **A negation's scope.** English: `not`, `n't`, `never`, `no`, `no longer`, `neither`/`nor`,
-  `without`, `cannot`, `fail(ed) to`, ... deny the content words after them, to the end of their
-  clause ("not only", "not until", "no doubt", "no more than" deny nothing). Chinese: 不 没 未 无
+  `without`, `cannot`, `fail(ed) to`, `unable to`, ... deny the content words after them, to the
+  end of their clause ("not only", "not until", "no doubt", "no more than" deny nothing). Chinese: 不 没 未 无
   非 否 别 勿 (so 没有, 并未, 不会, 从未 ...) deny the characters after them in their clause, a
   light verb after the negation skipped (不是, 没有, 不会, 不能: what follows says what is denied);
   the words in which they deny nothing (不断, 不同, 未来, 非常, 无论 ...) and double negations
@@ -31,7 +31,7 @@ from reflectcli.writing.textops import CJK, fold
 
 _NEGATION = re.compile(
     r"\b(no longer|not|never|no|none|nor|neither|nobody|nothing|nowhere|without|cannot|lacks?|lacked|"
-    r"fail(?:s|ed|ing)? to)\b"
+    r"fail(?:s|ed|ing)? to|unable to|incapable of)\b"
     r"(?!\s+(?:only|just|merely|least|doubt|until|till|later|earlier|more|less|fewer|longer than|sooner|"
     r"other|to mention|but)\b)|n't\b(?!\s+(?:only|just|until|till)\b)",
     re.I,

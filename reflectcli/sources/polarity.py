@@ -23,9 +23,10 @@ carries it say opposite things (for `verify.check`, which calls that `contradict
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 from reflectcli.sources import english
-from reflectcli.sources.words import terms
+from reflectcli.sources.words import placed, terms
 from reflectcli.writing.lexicon import chinese_opposites, english_opposites, forms
 from reflectcli.writing.textops import CJK, fold
 
@@ -56,6 +57,9 @@ _CLAUSE_END = re.compile(r"[,;:.!?，；：。！？()\[\]]|\b(but|and|while|whe
                          r"before|when|since|until|unless|who|which|whom|whose|where|if|so)\b|"
                          r"但|而|因为|所以|如果|虽然|可是", re.I)  # fmt: skip
 _CLAUSE = re.compile(r"[,;:，；：]|\s(?:but|while|whereas|although)\s", re.I)
+# How far after a negation its scope can reach, in characters: no real clause runs longer, and a
+# hostile run of negations ("no no no …" thousands of times) costs linear time, not quadratic
+REACH = 300
 
 
 def _zh(text: str) -> str:
@@ -84,16 +88,19 @@ def denials(text: str, scope: int = SCOPE, clause: bool = False) -> list[list[st
     its clause when `clause`); in CJK, the pairs of characters in the few characters after it
     (a light verb skipped; its clause when `clause`), or the one character a clause ends on."""
     out: list[list[str]] = []
+    words = placed(text) if _NEGATION.search(text) else []
+    starts = [start for start, _ in words]
+    ends = [m.start() for m in _CLAUSE_END.finditer(text)] if words else []
     for match in _NEGATION.finditer(text):
-        after = text[match.end() :]
-        stop = _CLAUSE_END.search(after)
-        words = terms(after[: stop.start()] if stop else after)
-        out.append(words if clause else words[:DENIED])
+        end = ends[at] if (at := bisect_left(ends, match.end())) < len(ends) else len(text)
+        first = bisect_left(starts, match.end())
+        last = bisect_left(starts, min(end, match.end() + REACH))
+        out.append([term for _, term in words[first : last if clause else min(last, first + DENIED)]])
     if not CJK.search(text):
         return out
     cleaned = _ZH_NOT_NEGATION.sub(lambda m: "\0" * len(m.group()), text)
     for match in _ZH_NEGATION.finditer(cleaned):
-        before, after = text[: match.start()][-1:], text[match.end() :]
+        before, after = text[: match.start()][-1:], text[match.end() : match.end() + REACH]
         if (
             match.group() == "不"
             and after[:1] in _COMPLEMENT
@@ -404,7 +411,8 @@ def _denied_after(where: str, word: str, pattern: re.Pattern[str] = _DENYING) ->
     stands far from it)."""
     if CJK.search(word):
         return False
-    return any(word in terms(" ".join(where[m.end() :].split()[:AFTER])) for m in pattern.finditer(where))
+    spans = (where[m.end() : m.end() + REACH] for m in pattern.finditer(where))
+    return any(word in terms(" ".join(span.split()[:AFTER])) for span in spans)
 
 
 RESTATED = 2  # words of a claim's clause, besides what it denies, a carrier lacking the denied words says

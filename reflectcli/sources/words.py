@@ -23,12 +23,19 @@ STOP = frozenset(
 
 def terms(text: str) -> list[str]:
     """Content words (folded, as their stem: `writing.lexicon.stem`) and single CJK characters."""
+    return [term for _, term in placed(text)]
+
+
+def placed(text: str) -> list[tuple[int, str]]:
+    """`terms(text)`, each with the offset in `text` where it starts (so that what follows a
+    point of the text is read once for the whole text, not once for each point)."""
     out = []
-    for word in _WORD.findall(text):
+    for match in _WORD.finditer(text):
+        word = match.group()
         if CJK.search(word):
-            out += [ch for ch in word if CJK.match(ch)]
+            out += [(match.start() + i, ch) for i, ch in enumerate(word) if CJK.match(ch)]
             continue
         folded = fold(word)
         if folded.isdigit() or (len(folded) >= 3 and folded not in STOP):
-            out.append(folded if folded.isdigit() else stem(folded))
+            out.append((match.start(), folded if folded.isdigit() else stem(folded)))
     return out

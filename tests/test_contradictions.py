@@ -9,6 +9,8 @@ import json
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reflectcli.models.fake import prompt_text
 from reflectcli.output.exporters import export
@@ -728,3 +730,67 @@ def test_seventh_pass_summedits_shapes_still_contradicted(sentence, passage):
 )  # fmt: skip
 def test_decades_are_read_as_years(claim, passage, verdict):
     assert check(claim, passage)[0] == verdict, check(claim, passage)
+
+
+# Long hostile text (eighth pass): a run of thousands of denials cost quadratic time (5,000
+# "zero"s did not finish in 120 s). What follows a negation is now read once for the whole text,
+# and pysbd is handed a long paragraph in spans. Time is measured in bench/bench_check_scaling.py;
+# these tests hold the shapes that keep it linear.
+
+
+def test_denials_read_the_words_once_however_many_negations(monkeypatch):
+    from reflectcli.sources import polarity
+
+    calls = []
+    real = polarity.placed
+    monkeypatch.setattr(polarity, "placed", lambda text: calls.append(len(text)) or real(text))
+    found = polarity.denials("The studio made " + "no " * 2000 + "films.")
+    assert len(calls) == 1
+    assert len(found) == 2000 and found[-1] == ["film"] and found[0] == []  # "no" is no content word
+
+
+def test_a_negation_denies_no_further_than_its_reach():
+    from reflectcli.sources import polarity
+
+    far = "The plan was not " + "really " * 60 + "approved."
+    assert "approv" not in polarity.denied(far, clause=True)
+    assert "approv" in polarity.denied("The plan was not really approved.", clause=True)
+
+
+def test_long_runs_of_denials_still_deny():
+    assert check("The studio made films.", "The studio made " + "zero " * 500 + "films.")[0] == "contradicted"
+    assert check("The studio made films.", "The studio made " + "no " * 500 + "films.")[0] == "contradicted"
+    assert check("他去了北京", "他" + "没有" * 500 + "去北京")[0] == "contradicted"
+
+
+def test_long_paragraphs_reach_pysbd_in_spans_that_join_back(monkeypatch):
+    from reflectcli.writing import sentences
+
+    seen = []
+    real = sentences._pieces.__wrapped__
+    monkeypatch.setattr(
+        sentences, "_pieces", lambda line, language: seen.append(len(line)) or real(line, language)
+    )
+    paragraph = "The press printed its first broadsheet in 1481 in the city. " * 200 + "no " * 3000
+    found = sentences.pieces(paragraph)
+    assert "".join(found) == paragraph
+    assert max(seen) <= sentences.SPAN and len(seen) > 1
+    assert found[0] == "The press printed its first broadsheet in 1481 in the city. "  # cut where pysbd cuts
+
+
+_WORDS = st.sampled_from(
+    ["The", "press", "Dr.", "no", "1481.", "U.K.", "。", "他去了北京。", "e.g.", "\u3000", "  "]
+)
+
+
+@given(st.lists(_WORDS, max_size=120))
+def test_spans_always_join_back(words):
+    from reflectcli.writing import sentences
+
+    text = " ".join(words)
+    original = sentences.SPAN
+    sentences.SPAN = 40
+    try:
+        assert "".join(sentences.pieces(text)) == text
+    finally:
+        sentences.SPAN = original

@@ -794,3 +794,31 @@ def test_spans_always_join_back(words):
         assert "".join(sentences.pieces(text)) == text
     finally:
         sentences.SPAN = original
+
+
+@given(st.lists(st.tuples(st.integers(0, 200), st.integers(1, 9)), max_size=30), st.integers(-5, 220))
+def test_number_spans_answer_as_a_scan_of_every_span_would(pairs, position):
+    from reflectcli.sources.quantities import _Spans
+
+    taken, spans = [], _Spans()
+    for start, length in pairs:  # none overlapping, added in any order, as quantities() adds them
+        if not any(a < start + length and start < b for a, b in taken):
+            taken.append((start, start + length))
+            spans.add((start, start + length))
+    assert (position in spans) == any(a <= position < b for a, b in taken)
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("x " * 400 + "It ran in the 2018–19 season.", [2018.0, 2019.0]),
+        ("word " * 400 + "It made about 40 films in the 19th century.", [40.0, 1800.0]),
+        ("字" * 400 + "他是第三个，占百分之五十。", [3.0, 50.0]),
+    ],
+)  # fmt: skip
+def test_numbers_read_only_near_text_after_a_long_prefix(text, values):
+    from reflectcli.sources.quantities import quantities
+
+    found = quantities(text, held=True)
+    assert [q.value for q in found] == values
+    assert any(q.hedged for q in found) == ("about" in text)

@@ -5,6 +5,7 @@ lacks, and another number in the same place (`renumbered`)."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -69,6 +70,30 @@ _ORDINAL = re.compile(
 _FRACTION_BEFORE = re.compile(r"\b(?:a|an|one|two|three|four|five)[\s-]$", re.I)
 _CENTURY = re.compile(r"^[\s-]century\b|^\s?世纪", re.I)  # "19th century", "19世纪": 1800 to 1899
 _ZH_DECADE = re.compile(r"^\s?年代")  # "90年代", "八十年代": the 1990s, the 1980s
+_YEAR_TO = re.compile(r"\b(1[0-9]|20)(\d\d)\s?[-–]\s?$")  # "2018–" before "19"
+_OF = re.compile(r"\s+of\b")
+# What a number's reading looks at around it ("19th century", "90年代", "$3 bn") is this many
+# characters at most: never the whole rest of the text, which made a text of many numbers cost
+# time quadratic in its length.
+_AHEAD = 16
+
+
+class _Spans:
+    """The (start, end) spans already read as numbers, none overlapping, and whether a position
+    falls in one: a bisect, not a scan of every span."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def add(self, span: tuple[int, int]) -> None:
+        at = bisect.bisect(self.starts, span[0])
+        self.starts.insert(at, span[0])
+        self.ends.insert(at, span[1])
+
+    def __contains__(self, position: int) -> bool:
+        at = bisect.bisect(self.starts, position) - 1
+        return at >= 0 and position < self.ends[at]
 
 
 @dataclass(frozen=True)
@@ -137,18 +162,18 @@ def _zh_quantities(text: str) -> list[Quantity]:
         run = m.group().rstrip("多余来几")
         if not set(run) - {"万", "亿"}:
             continue
-        ordinal = text[: m.start()].endswith("第")  # 第一, 第三: a rank, never a word
-        word = _ZH_NOT_NUMBER.search(run + text[m.end() : m.end() + 1]) or _ZH_NOT_NUMBER.search(run)
+        start, end = m.span()
+        before, ahead = text[max(0, start - 3) : start], text[end : end + _AHEAD]  # never the whole rest
+        ordinal = before.endswith("第")  # 第一, 第三: a rank, never a word
+        word = _ZH_NOT_NUMBER.search(run + ahead[:1]) or _ZH_NOT_NUMBER.search(run)
         if word and not ordinal:
             continue
-        if text[m.end() : m.end() + 2] == "分之" or (
-            text[: m.start()].endswith("分之") and not text[: m.start()].endswith("百分之")
-        ):
+        if ahead.startswith("分之") or (before.endswith("分之") and not before.endswith("百分之")):
             continue  # 三分之一: a fraction; 百分之五十 is 50 %
         if (value := _zh_value(run)) is not None:
-            unit = _UNITS.get(text[m.end() : m.end() + 1]) or _UNITS.get(text[m.end() : m.end() + 2])
-            unit = "%" if text[: m.start()].endswith("百分之") else unit
-            value, span, said = _period(value, m.group(), text[m.end() :], False)
+            unit = _UNITS.get(ahead[:1]) or _UNITS.get(ahead[:2])
+            unit = "%" if before.endswith("百分之") else unit
+            value, span, said = _period(value, m.group(), ahead, False)
             said = "第" + said if ordinal else said
             found.append(Quantity(value, None if span else unit, said, span, hedged=bool(m.group("more"))))
     return found
@@ -161,45 +186,45 @@ def quantities(text: str, held: bool = False) -> list[Quantity]:
     only when `held` (in a passage, where a claim's "3rd" may be written "third"): in a claim
     they are words as often ("first he", "the third quarter" for "September")."""
     found: list[Quantity] = []
-    spans: list[tuple[int, int]] = []
+    spans = _Spans()
     for m in _NUMBER.finditer(text):
         value = float(m.group("num").replace(",", ""))
-        if (year := re.search(r"\b(1[0-9]|20)(\d\d)\s?[-–]\s?$", text[: m.start()])) and len(
-            m.group("num")
-        ) == 2:
+        before, ahead = text[max(0, m.start() - 24) : m.start()], text[m.end() : m.end() + _AHEAD]
+        if (year := _YEAR_TO.search(before)) and len(m.group("num")) == 2:
             value = float(year.group(1) + m.group("num"))  # "2018–19": the second year is 2019
         scale = _SCALES.get((m.group("scale") or "").lower(), 1.0)
         unit = _UNITS.get((m.group("cur") or m.group("unit") or "").lower())
         if m.group("cur") and not m.group("scale"):  # "$3M", "$2B": millions, billions
             if (m.group("unit") or "").lower() == "m":
                 scale = 1e6
-            elif re.match(r"\s?(?:b|mn)\b", text[m.end() :], re.I):
-                scale = 1e9 if text[m.end() :].lstrip()[:1] in "bB" else 1e6
-        hedged = bool(_HEDGES.search(text[: m.start()][-24:]))
-        after = text[m.end("num") + len(m.group("decade") or "") + len(m.group("ord") or "") :]
+            elif re.match(r"\s?(?:b|mn)\b", ahead, re.I):
+                scale = 1e9 if ahead.lstrip()[:1] in "bB" else 1e6
+        hedged = bool(_HEDGES.search(before))
+        at = m.end("num") + len(m.group("decade") or "") + len(m.group("ord") or "")
+        after = text[at : at + _AHEAD]
         value, span, said = _period(value * scale, m.group().strip(), after, bool(m.group("decade")))
         found.append(Quantity(value, None if span else unit, said, span, hedged))
-        spans.append(m.span())
+        spans.add(m.span())
     for m in _ORDINAL.finditer(text) if held else ():
         word = m.group("ord").lower()
-        if any(a <= m.start() < b for a, b in spans):
+        if m.start() in spans:
             continue
         if (
             not m.group("tens")
-            and _FRACTION_BEFORE.search(text[: m.start()])
-            and re.match(r"\s+of\b", text[m.end() :])
+            and _FRACTION_BEFORE.search(text[max(0, m.start() - 12) : m.start()])
+            and _OF.match(text, m.end())
         ):
             continue  # "a third of the vote"
         value = _ORDINAL_VALUES[word] + (_WORD_VALUES[m.group("tens").lower()] if m.group("tens") else 0)
-        value, span, said = _period(value, m.group(), text[m.end() :], False)
+        value, span, said = _period(value, m.group(), text[m.end() : m.end() + _AHEAD], False)
         found.append(Quantity(value, None, said, span))
-        spans.append(m.span())
+        spans.add(m.span())
     for m in _SPELLED.finditer(text):
-        if any(a <= m.start() < b for a, b in spans):
+        if m.start() in spans:
             continue
         scale = _SCALES.get((m.group("scale") or "").lower(), 1.0)
         unit = _UNITS.get((m.group("unit") or "").lower())
-        hedged = bool(_HEDGES.search(text[: m.start()][-24:]))
+        hedged = bool(_HEDGES.search(text[max(0, m.start() - 24) : m.start()]))
         found.append(Quantity(_spelled(m.group("num")) * scale, unit, m.group().strip(), hedged=hedged))
     found = [
         Quantity(q.value * _IN_YEARS[q.unit], "year", q.text, q.span, q.hedged) if q.unit in _IN_YEARS else q

@@ -1,0 +1,60 @@
+"""How the claim check's time grows on long hostile text: a passage that repeats a denial
+("no", "not", "zero", 没有) or a number (years, "12 million", 三十) thousands of times, against
+ordinary prose of the same length measured in the same run (the baseline). Linear growth: time
+× 4 when the length is × 4.
+
+    python bench/bench_check_scaling.py [--sizes 250 1000 4000]
+    PYTHONPATH=<older tree> python bench/bench_check_scaling.py --sizes 250 1000   # before/after
+
+Prints, per shape and size, the seconds `verify.check` took, the ratio to prose of the same
+length, and the growth from the size before (4.0 is linear for sizes × 4).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from reflectcli.sources.verify import check
+
+CLAIM_EN, CLAIM_ZH = "The studio made films.", "他去了北京"
+CLAIM_NUM = "The studio made 12 films in 1990."
+SHAPES = {
+    "prose (baseline)": (CLAIM_EN, lambda n: "The studio made many films in the old city. " * (n // 8)),
+    "no no no …": (CLAIM_EN, lambda n: "The studio made " + "no " * n + "films."),
+    "not not not …": (CLAIM_EN, lambda n: "The studio made " + "not " * n + "films."),
+    "zero zero …": (CLAIM_EN, lambda n: "The studio made " + "zero " * n + "films."),
+    "没有没有 …": (CLAIM_ZH, lambda n: "他" + "没有" * n + "去北京"),
+    "1900 and 1901 …": (
+        CLAIM_NUM,
+        lambda n: "It made films in " + " and ".join(str(1900 + i % 100) for i in range(n)),
+    ),
+    "12 million …": (CLAIM_NUM, lambda n: "The studio made " + "12 million " * n + "films."),
+    "三十 三十 …": (CLAIM_ZH, lambda n: "他" + "三十次，" * n + "去北京"),
+}
+
+
+def timed(claim: str, passage: str) -> float:
+    start = time.perf_counter()
+    check(claim, passage)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[250, 1000, 4000])
+    sizes = parser.parse_args().sizes
+    timed(CLAIM_EN, "The studio made films.")  # imports and caches outside the timings
+    base = {n: timed(CLAIM_EN, SHAPES["prose (baseline)"][1](n)) for n in sizes}
+    print(f"{'shape':<18} {'repeats':>8} {'seconds':>8} {'× prose':>8} {'growth':>7}")
+    for name, (claim, make) in SHAPES.items():
+        before = None
+        for n in sizes:
+            took = base[n] if name.startswith("prose") else timed(claim, make(n))
+            growth = f"{took / before:7.1f}" if before else "      -"
+            print(f"{name:<18} {n:>8} {took:8.2f} {took / base[n]:8.1f} {growth}")
+            before = took
+
+
+if __name__ == "__main__":
+    main()

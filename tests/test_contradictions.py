@@ -822,3 +822,19 @@ def test_numbers_read_only_near_text_after_a_long_prefix(text, values):
     found = quantities(text, held=True)
     assert [q.value for q in found] == values
     assert any(q.hedged for q in found) == ("about" in text)
+
+
+_AWARD = "该奖项旨在奖励全球最高销量的歌手。"
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        # "one" and a classifier open the words denied and are not counted in the scope (CiteCheck dev)
+        (_AWARD, "世界音乐奖不是一个以奖励全球最高销量歌手为宗旨的国际奖项。", "contradicted"),
+        (_AWARD, "世界音乐奖是一个以奖励全球最高销量歌手为宗旨的国际奖项。", "consistent"),
+        ("他是一位实力派演员。", "他不是一位实力派演员。", "contradicted"),
+    ],
+)  # fmt: skip
+def test_eighth_pass_openings_of_a_chinese_denial(claim, passage, verdict):
+    assert check(claim, passage)[0] == verdict, check(claim, passage)

@@ -834,6 +834,19 @@ _AWARD = "该奖项旨在奖励全球最高销量的歌手。"
         (_AWARD, "世界音乐奖不是一个以奖励全球最高销量歌手为宗旨的国际奖项。", "contradicted"),
         (_AWARD, "世界音乐奖是一个以奖励全球最高销量歌手为宗旨的国际奖项。", "consistent"),
         ("他是一位实力派演员。", "他不是一位实力派演员。", "contradicted"),
+        # 特别 does not deny the word after it; 过去 keeps its 过 (an aspect particle elsewhere)
+        ("我真的特别担心会失去你。", "我真的特别放心会失去你。", "contradicted"),
+        ("我真的特别担心会失去你。", "我真的特别担心会失去你。", "consistent"),
+        ("未来汽车的发展趋势将是多元化的。", "总之，过去汽车的发展趋势将会越来越多元化。", "contradicted"),
+        # 不良 "bad", 不利 "unfavourable": a word of their own, not a denial of what the passage says
+        ("不良的坐姿可能会导致颈部疼痛。", "坐姿可能会导致颈部疼痛。", "consistent"),
+        ("不利的天气导致航班延误。", "当天的天气导致航班延误。", "consistent"),
+        ("这种药不适合儿童服用。", "这种药适合儿童服用。", "contradicted"),
+        # 不了解, 不完整 deny a word; 找不到 denies 找到; 看不起 "look down on" denies nothing
+        ("他了解这个问题。", "他不了解这个问题。", "contradicted"),
+        ("资料完整，可以提交。", "资料不完整，可以提交。", "contradicted"),
+        ("我找到了钥匙。", "我找不到钥匙。", "contradicted"),
+        ("他看不起穷人。", "他看起来很穷。", "consistent"),
     ],
 )  # fmt: skip
 def test_eighth_pass_openings_of_a_chinese_denial(claim, passage, verdict):

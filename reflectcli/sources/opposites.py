@@ -6,7 +6,7 @@ outside the scope of a negation (`polarity.denied`)."""
 
 from __future__ import annotations
 
-from reflectcli.sources.polarity import _FUNCTION_ZH, _WORD, _ZH_NEGATION, _zh, denied
+from reflectcli.sources.polarity import _FUNCTION_ZH, _WORD, _ZH_NEGATION, _ZH_NOT_NEGATION, _zh, denied
 from reflectcli.writing.lexicon import chinese_opposites, english_opposites, forms, stem
 from reflectcli.writing.textops import CJK, fold
 
@@ -89,13 +89,17 @@ def _zh_words(text: str) -> tuple[list[tuple[str, int]], list[str]]:
     """The Chinese words of two or three characters in `text` that no negation precedes or
     holds in its scope (不是直达, 不能容忍…被破坏), with their places; and the characters as
     compared around a place (punctuation left out)."""
-    chars = _zh(text)
+    chars = _zh(text, aspect=True)  # 过去, 了解: no aspect particle dropped (eighth pass)
+    # a negation's character that ends a word of its own does not deny the next word (特别担心
+    # says 担心, 无不赞成 says 赞成); one inside such a word still does (不一致 does not say 一致)
+    plain = _ZH_NOT_NEGATION.sub(lambda m: "\0" * len(m.group()), chars) + "."
     scope = {w for w in denied(text, clause=True) if CJK.search(w)}
     found = []
     for n in (2, 3):
         for i in range(len(chars) - n + 1):
-            if i and _ZH_NEGATION.match(chars[i - 1]) or chars[i : i + 2] in scope:
-                continue  # 不一致 does not say 一致
+            ended = plain[i - 1] == "\0" and plain[i] != "\0"
+            if i and _ZH_NEGATION.match(chars[i - 1]) and not ended or chars[i : i + 2] in scope:
+                continue
             found.append((chars[i : i + n], i))
     return found, [ch if CJK.match(ch) and ch not in _FUNCTION_ZH else "" for ch in chars]
 

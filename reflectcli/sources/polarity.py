@@ -39,15 +39,18 @@ _NEGATION = re.compile(
 )  # "not only", "not until 1990", "no doubt", "no more than", "nothing but" deny nothing
 # Chinese: 不 没 未 无 非 否 别 勿, but not in words where they do not deny (不断 "constantly",
 # 不同 "different", 未来 "future", 非常 "very", 无论 "whatever", 不仅 "not only", 有没有 and 是否
-# "whether", 别人 "others", 特别 "especially", 非洲 "Africa"), nor twice (不能不 "must", 无不 "all")
+# "whether", 别人 "others", 特别 "especially", 非洲 "Africa", 不良 "bad", 看不起 "despise"), nor
+# twice (不能不 "must", 无不 "all")
 _ZH_NOT_NEGATION = re.compile(r"[不没]有?[能会可敢]不|无不|不无|没有不|不断|不同|不一(?!定)|不相同|不止|非同|"
                               r"不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|不敌|"
-                              r"无数|相安无事|毫不犹豫|不管|不论|无疑|莫过于|别人|别的|特别|区别|分别|告别|级别|"
+                              r"无数|相安无事|毫不犹豫|不管|不论|无疑|莫过于|别人|别的|特别|区别|分别|告别|级别|不良|"
                               r"类别|性别|个别|识别|辨别|派别|差别|是否|能否|可否|与否|非洲|除非|"
-                              r"不愧|不禁|不免|不妨|不由得|不料|不外乎|不一定不|要不(?!是)|不动产|"
+                              r"不愧|不禁|不免|不妨|不由得|不料|不外乎|不一定不|要不(?!是)|不动产|看不起|瞧不起|免不了|少不了|"
                               r"([\u4e00-\u9fff])\s?[不没]\s?\1")  # fmt: skip
 _ZH_NEGATION = re.compile(r"[不没未无非否别勿]")
 _COMPLEMENT = frozenset("了到起完住掉")  # a verb, 不, and one of these: it cannot be done (找不到)
+# ... unless they begin a word: 他不了解, 资料不完整 deny 了解, 完整 (eighth pass)
+_COMPLEMENT_WORDS = frozenset(("了解", "完整", "完善", "完美", "完全", "到位", "住院"))
 _ASPECT = re.compile(r"[了过着]")
 # light verbs and modals after a Chinese negation: the words after them say what is denied
 _LIGHT = frozenset("是有会能在可要得曾再太很够以该必")
@@ -62,9 +65,11 @@ _CLAUSE = re.compile(r"[,;:，；：]|\s(?:but|while|whereas|although)\s", re.I)
 REACH = 300
 
 
-def _zh(text: str) -> str:
-    """The CJK characters of `text` as compared: aspect particles dropped."""
-    return _ASPECT.sub("", "".join(ch for ch in text if CJK.match(ch) or ch in "，,；;：:。.！!？?"))
+def _zh(text: str, aspect: bool = False) -> str:
+    """The CJK characters of `text` and its clause marks, as compared: aspect particles dropped
+    unless `aspect`."""
+    chars = "".join(ch for ch in text if CJK.match(ch) or ch in "，,；;：:。.！!？?")
+    return chars if aspect else _ASPECT.sub("", chars)
 
 
 def _pairs(text: str) -> list[str]:
@@ -104,10 +109,13 @@ def denials(text: str, scope: int = SCOPE, clause: bool = False) -> list[list[st
         if (
             match.group() == "不"
             and after[:1] in _COMPLEMENT
+            and after[:2] not in _COMPLEMENT_WORDS
             and CJK.match(before)
             and before not in _FUNCTION_ZH
         ):
-            out.append([])  # 找不到, 影响不了: "cannot", the verb before it, no word it denies after
+            # 找不到, 影响不了: "cannot"; it denies the verb and its complement (找到: 我找到了钥匙 /
+            # 我找不到钥匙, eighth pass), not a word after it
+            out.append([before + after[:1]])
             continue
         stop = _CLAUSE_END.search(after)
         raw = after[: stop.start()] if stop else after
@@ -404,8 +412,8 @@ def _unmatched(sentence: str, kept: str, carriers: list[str], passage: str, also
                 continue  # "are not currently part of" / "between 1035 and 1814 … were part of"
             if english.unchanged(group, where) and group[0] not in asserted(where):
                 continue  # "has not grown in size" / "has always maintained its size"
-            if _nothing_denied_said(part, whole, units(carriers[0])):
-                continue  # "Croatia does not have king" / "Croatia is a republic"
+            if _nothing_denied_said(part, whole, units(carriers[0])) or _unsaid_head_zh(group, where):
+                continue  # "Croatia does not have king" / "Croatia is a republic"; 不良的坐姿 / 坐姿
             if _denied_after(where, group[0]) or _kept_away(carriers[0], group):
                 continue  # "is not a model" / "an actress who refused to be a model"
             if group[0] in _DISAGREEING and (doubt or negated(passage)) or _opposed(group, carriers[0]):
@@ -426,6 +434,22 @@ def _denied_after(where: str, word: str, pattern: re.Pattern[str] = _DENYING) ->
         return False
     spans = (where[m.end() : m.end() + REACH] for m in pattern.finditer(where))
     return any(word in terms(" ".join(span.split()[:AFTER])) for span in spans)
+
+
+def _unsaid_head_zh(group: list[str], where: str) -> bool:
+    """Whether the character a Chinese negation denies (良 of 不良, 利 of 不利; not a light verb:
+    不是, 没有) stands nowhere in the carrier's statement `where`: the negation makes a word of its
+    own ("bad" posture) for something the carrier speaks of without it, no contradiction
+    (不良的坐姿…可能会导致 / 患者长期伏案工作，可能会使: CiteCheck dev, eighth pass)."""
+    head = group[0] if group else ""
+    return (
+        len(head) == 2
+        and head not in _UNABLE  # 无法看清 / 看得清
+        and bool(_ZH_NEGATION.match(head))
+        and CJK.match(head[1]) is not None
+        and head[1] not in _LIGHT
+        and head[1] not in _zh(where, aspect=True)
+    )
 
 
 RESTATED = 2  # words of a claim's clause, besides what it denies, a carrier lacking the denied words says

@@ -851,3 +851,24 @@ _AWARD = "该奖项旨在奖励全球最高销量的歌手。"
 )  # fmt: skip
 def test_eighth_pass_openings_of_a_chinese_denial(claim, passage, verdict):
     assert check(claim, passage)[0] == verdict, check(claim, passage)
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        # what the passage says must, may or will be is not what it says is (OCNLI train.3k)
+        ("现实中对伊拉克的制裁还没有解除。", "因此对伊拉克的所有制裁都必须解除。", "consistent"),
+        ("我现在还没替你买车。", "哼，到时候我还可以替你买车。", "consistent"),
+        ("目前教育还不是全民的事业。", "必须通过改革，使教育事业成为全民的事业。", "consistent"),
+        ("The sanctions have not been lifted.", "All sanctions on Iraq must be lifted.", "consistent"),
+        ("The bridge did not open.", "The bridge will open in 2026.", "consistent"),
+        # ... and a claim that says the modal, refuses, or denies a narrated past still contradicts
+        ("他不去北京。", "他要去北京。", "contradicted"),
+        ("他不可以游泳。", "他可以游泳。", "contradicted"),
+        ("The sanctions must not be lifted.", "All sanctions on Iraq must be lifted.", "contradicted"),
+        ("The bridge will not open in 2026.", "The bridge will open in 2026.", "contradicted"),
+        ("She did not win an Oscar.", "She would go on to win an Oscar in 1990.", "contradicted"),
+    ],
+)  # fmt: skip
+def test_eighth_pass_what_must_or_will_be_is_not_what_is(claim, passage, verdict):
+    assert check(claim, passage)[0] == verdict, check(claim, passage)

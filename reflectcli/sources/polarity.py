@@ -343,7 +343,8 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
             wanted = units(clause)
             for carrier in carriers:
                 where = max(statements(carrier), key=lambda p: (len(wanted & units(p)), -len(units(p))))
-                found = [w for w in _heads(group) if w in asserted(where) and not _denied_otherwise(where, w)]
+                found = [w for w in _heads(group) if w in asserted(where) and not _denied_otherwise(where, w)
+                         and not _unreal(where, w, clause, group[0])]  # fmt: skip
                 if found and (english.unsaid_denial(clause, group, units(carrier))
                               or _kept_away(carrier, group)):  # fmt: skip
                     continue  # "is not an album by Danny Devito" / "is … album by … Pink Floyd"
@@ -418,8 +419,54 @@ def _unmatched(sentence: str, kept: str, carriers: list[str], passage: str, also
                 continue  # "is not a model" / "an actress who refused to be a model"
             if group[0] in _DISAGREEING and (doubt or negated(passage)) or _opposed(group, carriers[0]):
                 continue
+            if any(_unreal(where, w, part, group[0]) for w in _heads(group)):
+                continue  # 还没有解除 / 所有制裁都必须解除
             return carriers[0], group[0]
     return None
+
+
+# What a statement says must, should, may or will be, or is planned, is not what it says is: a
+# claim that it is not does not deny it (现实中对伊拉克的制裁还没有解除 / 对伊拉克的所有制裁都必须
+# 解除; "has not been lifted" / "must be lifted": OCNLI train.3k, eighth pass). Not "would" ("she
+# would go on to win": Wikipedia's past), "can" or 能 (what one is able to do is a fact).
+_UNREAL_EN = re.compile(r"\b(?:must|should|ought to|shall|might|will|"
+                        r"(?:plan|aim|hope|want|intend|propos|expect)(?:s|ed|ing)? to)\b|(?-i:\bmay\b)",
+                        re.I)  # fmt: skip
+_UNREAL_ZH = re.compile(r"必须|应该|应当|(?<![主重需只不想])要(?![求素点是])|可以|可能|也许|或许|希望|"
+                        r"争取|力争|打算|计划|准备|逐步|到时候|使[^，,；;。]{0,12}成为")  # fmt: skip
+
+
+def _unreal(where: str, word: str, clause: str, negation: str) -> bool:
+    """Whether `where` says `word` (a term) right after a modal of its own clause and the claim's
+    `clause` says none: it must, should or will be so, not that it is (a claim's own modal, 不可以
+    / 可以, "aims to not" / "will", is what the two compare). Chinese: for a claim that says it
+    has not happened (没, 未) or is not (不是); 他不去北京 refuses what 他要去北京 means to do."""
+    if CJK.search(word):
+        if negation[:1] not in "没未" and negation != "不是":
+            return False
+        for part in _CJK_CLAUSE.split(where):
+            at = _ASPECT.sub("", part).find(word)
+            if at >= 0:
+                before = _ASPECT.sub("", part)[:at]
+                return not _UNREAL_ZH.search(clause) and any(
+                    at - m.end() <= GOVERNED for m in _UNREAL_ZH.finditer(before)
+                )
+        return False
+    for part in _CLAUSE.split(where):
+        spans = placed(part)
+        k = next((k for k, (_, t) in enumerate(spans) if t == word), None)
+        if k is not None:
+            modals = _UNREAL_EN.finditer(part[: spans[k][0]])
+            return not _UNREAL_EN.search(clause) and any(
+                sum(m.end() <= i for i, _ in spans[:k]) <= GOVERNED for m in modals
+            )
+    return False
+
+
+# How close after the modal the word must stand for the modal to govern it: Chinese, characters
+# between (都必须解除, 还可以替你; not 要坚持两手抓 "must keep to", 力争…赶上亚洲四小龙, whose object
+# exists); English, content words between ("must be lifted", "will soon open")
+GOVERNED = 1
 
 
 AFTER = 4  # words after an English denying word ("refused", "avoided") that it denies

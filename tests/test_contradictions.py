@@ -860,15 +860,40 @@ def test_eighth_pass_openings_of_a_chinese_denial(claim, passage, verdict):
         ("现实中对伊拉克的制裁还没有解除。", "因此对伊拉克的所有制裁都必须解除。", "consistent"),
         ("我现在还没替你买车。", "哼，到时候我还可以替你买车。", "consistent"),
         ("目前教育还不是全民的事业。", "必须通过改革，使教育事业成为全民的事业。", "consistent"),
-        ("The sanctions have not been lifted.", "All sanctions on Iraq must be lifted.", "consistent"),
-        ("The bridge did not open.", "The bridge will open in 2026.", "consistent"),
         # ... and a claim that says the modal, refuses, or denies a narrated past still contradicts
         ("他不去北京。", "他要去北京。", "contradicted"),
         ("他不可以游泳。", "他可以游泳。", "contradicted"),
         ("The sanctions must not be lifted.", "All sanctions on Iraq must be lifted.", "contradicted"),
         ("The bridge will not open in 2026.", "The bridge will open in 2026.", "contradicted"),
         ("She did not win an Oscar.", "She would go on to win an Oscar in 1990.", "contradicted"),
+        # English reads no modal (it cost WiCE test claim negations and helped no tuned set)
+        ("The sanctions have not been lifted.", "All sanctions on Iraq must be lifted.", "contradicted"),
     ],
 )  # fmt: skip
 def test_eighth_pass_what_must_or_will_be_is_not_what_is(claim, passage, verdict):
     assert check(claim, passage)[0] == verdict, check(claim, passage)
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        # a passage that asks, or says what seems, asserts nothing (OCNLI train.3k)
+        ("我并没有闻到海风的气息。", "所以从我这已经闻到了海风的气息是吗", "consistent"),
+        ("她不是阿二。", "她又说：阿二怎么养阿姐呢", "consistent"),
+        ("他不是老师", "请问,他是老师吗", "consistent"),  # as "请问,他是老师吗？" always was
+        ("他们不是夫妻。", "他们接火的样子，也像是一对夫妻。", "consistent"),
+        ("他们不是夫妻。", "他们是一对夫妻。", "contradicted"),
+    ],
+)  # fmt: skip
+def test_eighth_pass_questions_seeming_and_whole_nouns(claim, passage, verdict):
+    assert check(claim, passage)[0] == verdict, check(claim, passage)
+
+
+def test_a_chinese_question_without_its_mark_states_nothing():
+    from reflectcli.writing.claims import states_something
+
+    assert not states_something("毕昇发明了活字印刷术吗")
+    assert not states_something("阿二怎么养阿姐呢。")
+    assert states_something("我还在家呢。")
+    assert states_something("我这个外行要请教一下，这不是市场经济吗")
+    assert states_something("毕昇发明了活字印刷术。")

@@ -50,9 +50,19 @@ def _plain(raw: str) -> str:
 LABEL_WORDS = 2  # words a piece without a full stop may have and still be a label ("Speed", "Cost: low")
 
 
+# A Chinese question of one clause without its mark: 吗 at the end, or 呢 after a question word
+# (她又说：阿二怎么养阿姐呢; not 我还在家呢 "I am still home", nor 我这个外行要请教一下，这不是市场经济吗,
+# whose first clause states)
+_ASKED_ZH = re.compile(
+    r"^(?:请问[，,]?)?[^，,；;]*(?:吗|(?:怎么|什么|为什么|哪|谁|多少|如何|几)[^，,；;]*呢)[\s.。!！]*$"
+)
+
+
 def states_something(sentence: str) -> bool:
-    """A question or a label (ending in `?` or `:`) states nothing a source could hold."""
-    return bool(sentence) and not sentence.rstrip(" *_").endswith(_QUESTION_OR_LABEL)
+    """A question or a label (ending in `?` or `:`; Chinese, `_ASKED_ZH`) states nothing a source
+    could hold."""
+    bare = sentence.rstrip(" *_")
+    return bool(sentence) and not bare.endswith(_QUESTION_OR_LABEL) and not _ASKED_ZH.search(bare)
 
 
 def is_label(sentence: str) -> bool:

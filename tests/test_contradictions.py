@@ -778,6 +778,21 @@ def test_long_paragraphs_reach_pysbd_in_spans_that_join_back(monkeypatch):
     assert found[0] == "The press printed its first broadsheet in 1481 in the city. "  # cut where pysbd cuts
 
 
+@pytest.mark.parametrize(("opening", "quote"), [('"', '"'), ("“", "”")])
+def test_spans_never_open_on_a_closing_quote(monkeypatch, opening, quote):
+    """A cut between a full stop and its closing quote (…was over."  But) made pysbd read the
+    next span as one quotation: a 2,300-char "sentence" whose "not" denied a claim (SummEdits)."""
+    from reflectcli.writing import sentences
+
+    said = f"He said: {opening}It was over.{quote} But he was not sure"  # the last sure end in reach
+    walls = "The city kept its old walls for many years. " * 50
+    paragraph = walls + said + " and so on" * 150 + ". Then he left."
+    cut = sentences.sentences(paragraph)
+    monkeypatch.setattr(sentences, "SPAN", 10**9)
+    assert cut == sentences.sentences(paragraph)  # as if pysbd had read the paragraph whole
+    assert f"He said: {opening}It was over.{quote}" in cut
+
+
 _WORDS = st.sampled_from(
     ["The", "press", "Dr.", "no", "1481.", "U.K.", "。", "他去了北京。", "e.g.", "\u3000", "  "]
 )

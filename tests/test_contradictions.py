@@ -900,7 +900,7 @@ def test_eighth_pass_what_must_or_will_be_is_not_what_is(claim, passage, verdict
         ("他们不是夫妻。", "他们是一对夫妻。", "contradicted"),
     ],
 )  # fmt: skip
-def test_eighth_pass_questions_seeming_and_whole_nouns(claim, passage, verdict):
+def test_eighth_pass_questions_and_likenesses(claim, passage, verdict):
     assert check(claim, passage)[0] == verdict, check(claim, passage)
 
 

@@ -132,8 +132,10 @@ def denials(text: str, scope: int = SCOPE, clause: bool = False) -> list[list[st
 
 def _opening(span: str) -> int:
     """The pairs of characters at the start of `span` that open the words a negation denies and
-    are none of them (一个, 关于; 由, 个: `_heads` steps over them), which its scope does not count:
-    不是一个以奖励全球…为宗旨的 denies 奖励 (CiteCheck dev, eighth pass)."""
+    are none of them: a coverb (不是由朱亚文主演, 不会随着惯性, 不是受两个机制, 不是关于国内的) or "one"
+    and a classifier (不是一位实力派, 不是个动物; CiteCheck dev, fifth pass). `_heads` steps over
+    them, and a negation's scope does not count them: 不是一个以奖励全球…为宗旨的 denies 奖励
+    (eighth pass)."""
     if (span[:1] == "一" and span[1:2] in _CLASSIFIER_ZH) or span[:2] in _COVERB2_ZH:
         return 2
     if span and (span[0] in _COVERB_ZH or (span[0] in "个种" and span[:2] not in _CLASSIFIED_ZH)):
@@ -189,12 +191,7 @@ def _heads(group: list[str]) -> list[str]:
         return group[:1]
     first = [w for w in group if len(w) >= 2 and not _ZH_NEGATION.match(w)]
     out = [first.pop(0)] if first and first[0][0] == "有" and group[0][0] in "没无" else []  # 无效: 有效
-    # a coverb (不是由朱亚文主演, 不会随着惯性, 不是受两个机制) or "one" and a classifier (不是一位实力派)
-    # opens the words denied: what follows it is (CiteCheck dev, fifth pass)
-    if first and first[0][0] == "一" and first[0][1] in _CLASSIFIER_ZH or first and first[0] in _COVERB2_ZH:
-        first = first[2:]
-    elif first and (first[0][0] in _COVERB_ZH or first[0][0] in "个种" and first[0] not in _CLASSIFIED_ZH):
-        first = first[1:]  # 不是个动物 too
+    first = first[_opening(first[0]) :] if first else first  # 不是由朱亚文主演 → 朱亚, 不是一位实力派 → 实力
     # the word right after it (a function character opens none: 不是这三种 → 三种), never its object
     # further on (没理老婆 denies 理, not 老婆)
     return out + [w for w in first[:2] if w[0] not in _FUNCTION_ZH and w[1] not in _PARTICLE_ZH][:1]
@@ -442,10 +439,10 @@ def _unreal(where: str, word: str, clause: str, negation: str) -> bool:
     helped no tuned set)."""
     if not CJK.search(word) or (negation[:1] not in "没未" and negation != "不是"):
         return False
-    for part in _CJK_CLAUSE.split(where):
-        at = _ASPECT.sub("", part).find(word)
+    for part in _CJK_CLAUSE.split(_ASPECT.sub("", where)):
+        at = part.find(word)
         if at >= 0:
-            before = _ASPECT.sub("", part)[:at]
+            before = part[:at]
             gaps = (at - m.end() - 2 * _counted(before[m.end() :]) for m in _UNREAL_ZH.finditer(before))
             return not _UNREAL_ZH.search(clause) and any(gap <= GOVERNED for gap in gaps)
     return False

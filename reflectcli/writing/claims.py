@@ -62,7 +62,9 @@ def states_something(sentence: str) -> bool:
     """A question or a label (ending in `?` or `:`; Chinese, `_ASKED_ZH`) states nothing a source
     could hold."""
     bare = sentence.rstrip(" *_")
-    return bool(sentence) and not bare.endswith(_QUESTION_OR_LABEL) and not _ASKED_ZH.search(bare)
+    if not sentence or bare.endswith(_QUESTION_OR_LABEL):
+        return False
+    return not (CJK.search(bare) and _ASKED_ZH.search(bare))
 
 
 def is_label(sentence: str) -> bool:

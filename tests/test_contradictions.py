@@ -862,15 +862,6 @@ _AWARD = "该奖项旨在奖励全球最高销量的歌手。"
         ("资料完整，可以提交。", "资料不完整，可以提交。", "contradicted"),
         ("我找到了钥匙。", "我找不到钥匙。", "contradicted"),
         ("他看不起穷人。", "他看起来很穷。", "consistent"),
-    ],
-)  # fmt: skip
-def test_eighth_pass_openings_of_a_chinese_denial(claim, passage, verdict):
-    assert check(claim, passage)[0] == verdict, check(claim, passage)
-
-
-@pytest.mark.parametrize(
-    ("claim", "passage", "verdict"),
-    [
         # what the passage says must, may or will be is not what it says is (OCNLI train.3k)
         ("现实中对伊拉克的制裁还没有解除。", "因此对伊拉克的所有制裁都必须解除。", "consistent"),
         ("我现在还没替你买车。", "哼，到时候我还可以替你买车。", "consistent"),
@@ -883,15 +874,6 @@ def test_eighth_pass_openings_of_a_chinese_denial(claim, passage, verdict):
         ("She did not win an Oscar.", "She would go on to win an Oscar in 1990.", "contradicted"),
         # English reads no modal (it cost WiCE test claim negations and helped no tuned set)
         ("The sanctions have not been lifted.", "All sanctions on Iraq must be lifted.", "contradicted"),
-    ],
-)  # fmt: skip
-def test_eighth_pass_what_must_or_will_be_is_not_what_is(claim, passage, verdict):
-    assert check(claim, passage)[0] == verdict, check(claim, passage)
-
-
-@pytest.mark.parametrize(
-    ("claim", "passage", "verdict"),
-    [
         # a passage that asks, or says what seems, asserts nothing (OCNLI train.3k)
         ("我并没有闻到海风的气息。", "所以从我这已经闻到了海风的气息是吗", "consistent"),
         ("她不是阿二。", "她又说：阿二怎么养阿姐呢", "consistent"),
@@ -900,7 +882,7 @@ def test_eighth_pass_what_must_or_will_be_is_not_what_is(claim, passage, verdict
         ("他们不是夫妻。", "他们是一对夫妻。", "contradicted"),
     ],
 )  # fmt: skip
-def test_eighth_pass_questions_and_likenesses(claim, passage, verdict):
+def test_eighth_pass_chinese_denials_modals_and_questions(claim, passage, verdict):
     assert check(claim, passage)[0] == verdict, check(claim, passage)
 
 

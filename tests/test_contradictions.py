@@ -880,6 +880,11 @@ _AWARD = "该奖项旨在奖励全球最高销量的歌手。"
         ("他不是老师", "请问,他是老师吗", "consistent"),  # as "请问,他是老师吗？" always was
         ("他们不是夫妻。", "他们接火的样子，也像是一对夫妻。", "consistent"),
         ("他们不是夫妻。", "他们是一对夫妻。", "contradicted"),
+        # ninth pass: a passage's clause that asks denies nothing, rhetorical or not (OCNLI train.3k);
+        # its other clauses still do
+        ("社会存在阶级", "没有阶级吗,难道说我们没有阶级吗,怎么可能呢", "consistent"),
+        ("这是市场经济。", "我这个外行要请教一下，这不是市场经济吗", "consistent"),
+        ("毕昇发明了活字印刷术。", "毕昇没有发明活字印刷术，你知道吗", "contradicted"),
     ],
 )  # fmt: skip
 def test_eighth_pass_chinese_denials_modals_and_questions(claim, passage, verdict):

@@ -458,6 +458,20 @@ def test_a_heading_in_a_table_cell_starts_a_heading_path():
     '<span style="FONT-SIZE: 0 !important">SECRET</span>',
     '<div style="background:#ffffff"><p style="color: white">SECRET</p></div>',
     '<p style="color:#fff;background-color:white">SECRET</p>',
+    # ninth pass: the ways a stylesheet hides text that injection pages use
+    '<p style="opacity:0">SECRET</p>',
+    '<p style="opacity: 0.0">SECRET</p>',
+    '<p style="color:transparent">SECRET</p>',
+    '<p style="position:absolute;left:-9999px">SECRET</p>',
+    '<p style="position: fixed; top: -1000px">SECRET</p>',
+    '<p style="text-indent:-9999px">SECRET</p>',
+    '<span style="clip: rect(0, 0, 0, 0); position:absolute">SECRET</span>',
+    '<span style="clip-path: inset(50%)">SECRET</span>',
+    '<p style="transform: scale(0)">SECRET</p>',
+    '<div style="height:0;overflow:hidden"><p>SECRET</p></div>',
+    '<p style="width:1px;height:1px;overflow:hidden">SECRET</p>',
+    '<style>.x1 {display:none}</style><p class="note x1">SECRET</p>',
+    '<style>/* note */ p.ghost, #far { position: absolute; left: -10000px }</style><p id="far">SECRET</p>',
 ])  # fmt: skip
 def test_text_a_page_hides_from_readers_is_never_stored(hiding):
     markup = f"<html><body><main><p>Shown before.</p>{hiding}<p>Shown after.</p></main></body></html>"
@@ -470,6 +484,21 @@ def test_white_text_on_a_dark_background_is_kept():
               '</p></div><p style="font-size: 0.9em">Small print.</p></main></body></html>')  # fmt: skip
     text = " ".join(s.text for s in html_doc(markup).segments)
     assert "Night mode." in text and "Small print." in text
+
+
+def test_styles_that_only_look_like_hiding_keep_their_text():
+    """Half opacity, a small negative margin or indent, a clip of a real box, a rule for print,
+    a narrow screen or a hover: the reader still sees the text."""
+    markup = """<html><head><style>@media print { .screen { display: none } }
+    @media (max-width: 600px) { #wide { display:none } } .c:hover { opacity: 0 }
+    </style></head><body><main><p style="opacity:0.5">Faded.</p><p style="text-indent:-2em">Hanging.</p>
+    <p style="position:relative;left:-10px">Nudged.</p><p style="clip: rect(0, 200px, 50px, 0)">Clipped.</p>
+    <p class="screen">On screen.</p><p id="wide">Wide.</p><p class="c">Hovered.</p>
+    <div style="height:0">Overflowing.</div></main></body></html>"""
+    text = " ".join(s.text for s in html_doc(markup).segments)
+    for kept in ("Faded.", "Hanging.", "Nudged.", "Clipped.", "On screen.", "Wide.", "Hovered.",
+                 "Overflowing."):  # fmt: skip
+        assert kept in text, kept
 
 
 def test_docx_title_merged_cells_and_code_paragraphs(tmp_path):

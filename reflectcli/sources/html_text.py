@@ -40,7 +40,8 @@ def read_html(text: str) -> tuple[str, list[Segment], str | None]:
     if root is None:
         return _trafilatura(text)
     page_title = _flat(root.findtext(".//title") or "")
-    _drop(root, lambda el: el.tag in SKIP or _is_permalink(el) or is_hidden(el))
+    names = hidden_names([el.text or "" for el in root.iter("style")])
+    _drop(root, lambda el: el.tag in SKIP or _is_permalink(el) or is_hidden(el, names))
     body = root.find("body") if root.tag == "html" else root
     body = root if body is None else body
     mains = _main_elements(body)
@@ -101,28 +102,83 @@ def _is_permalink(element) -> bool:
 
 def _style(element) -> dict[str, str]:
     """An element's inline style as {property: value}, lower-cased."""
+    return _declarations(element.get("style") or "")
+
+
+WHITE = frozenset(["white", "#fff", "#ffffff", "rgb(255,255,255)", "rgb(255, 255, 255)"])
+_ZERO = re.compile(r"^0(?:\.0*)?(?:px|pt|em|rem|%)?$")
+_TINY = re.compile(r"^(?:0|1px)(?:\.0*)?(?:px|pt|em|rem|%)?$")  # a box of 0 or 1 px (…with overflow hidden)
+_FAR = re.compile(r"^-\d{3,}(?:\.\d*)?(?:px|pt|em|rem)$|^-\d{2,}(?:\.\d*)?(?:em|rem)$")  # -999px, -100em
+_CLIPPED = re.compile(r"^(?:rect\(\s*0[^,)]*(?:[,\s]+0[^,)]*){3}\)|inset\(\s*50%|circle\(\s*0)")
+_SCALED_AWAY = re.compile(r"scale[xy]?\(\s*0(?:\.0*)?\s*[,)]")
+
+
+def hides(style: dict[str, str]) -> bool:
+    """Whether declarations ({property: value}, lower-cased) hide an element's text from a
+    sighted reader: display:none, visibility:hidden, font-size or opacity 0, transparent text,
+    a clip to nothing, a scale to 0, a box of 0-1 px with its overflow hidden, or a place far
+    off the screen (left/top/text-indent of -999px)."""
+    if style.get("display") == "none" or style.get("visibility") in ("hidden", "collapse"):
+        return True
+    if _ZERO.match(style.get("font-size", "1")) or _ZERO.match(style.get("opacity", "1")):
+        return True
+    if style.get("color") in ("transparent", "rgba(0,0,0,0)", "rgba(0, 0, 0, 0)"):
+        return True
+    clip = style.get("clip-path") or style.get("clip") or ""
+    if _CLIPPED.match(clip) or _SCALED_AWAY.search(style.get("transform", "")):
+        return True
+    boxed = style.get("overflow") == "hidden" or style.get("overflow-y") == "hidden"
+    if boxed and any(_TINY.match(style.get(side, "auto")) for side in ("height", "width", "max-height")):
+        return True
+    if _FAR.match(style.get("text-indent", "0")):
+        return True
+    placed = style.get("position") in ("absolute", "fixed")
+    return placed and any(_FAR.match(style.get(side, "0")) for side in ("left", "top", "right"))
+
+
+# a rule of a page's own stylesheet that names one class or id ("div.note", ".sr-only", "#x");
+# rules inside @media (print, narrow screens) are not read
+_RULE = re.compile(r"([^{}@]+)\{([^{}]*)\}")
+_MEDIA = re.compile(r"@[^{]*\{(?:[^{}]*\{[^{}]*\})*[^{}]*\}")
+_SIMPLE = re.compile(r"^[a-z0-9]*([.#])([-\w]+)$", re.I)
+
+
+def hidden_names(stylesheets: list[str]) -> tuple[set[str], set[str]]:
+    """(classes, ids) that the page's <style> elements hide (`hides`)."""
+    classes: set[str] = set()
+    ids: set[str] = set()
+    for sheet in stylesheets:
+        sheet = _MEDIA.sub("", re.sub(r"/\*.*?\*/", "", sheet, flags=re.S))
+        for selectors, body in _RULE.findall(sheet):
+            if not hides(_declarations(body)):
+                continue
+            for selector in selectors.split(","):
+                if m := _SIMPLE.match(selector.strip()):
+                    (classes if m.group(1) == "." else ids).add(m.group(2))
+    return classes, ids
+
+
+def _declarations(text: str) -> dict[str, str]:
     found = {}
-    for declaration in (element.get("style") or "").split(";"):
+    for declaration in text.split(";"):
         name, colon, value = declaration.partition(":")
         if colon:
             found[name.strip().lower()] = " ".join(value.lower().replace("!important", "").split())
     return found
 
 
-WHITE = frozenset(["white", "#fff", "#ffffff", "rgb(255,255,255)", "rgb(255, 255, 255)"])
-_ZERO = re.compile(r"^0(?:\.0*)?(?:px|pt|em|rem|%)?$")
-
-
-def is_hidden(element) -> bool:
+def is_hidden(element, names: tuple[set[str], set[str]] = (set(), set())) -> bool:
     """Text a page hides from its readers, which is never stored nor sent to a prompt: the
-    `hidden` attribute, aria-hidden="true", and inline styles display:none, visibility:hidden,
-    font-size:0 and white text on a white background (the element's or an ancestor's)."""
+    `hidden` attribute, aria-hidden="true", inline styles that hide it (`hides`), a class or id
+    the page's own stylesheet hides (`names`, from `hidden_names`), and white text on a white
+    background (the element's or an ancestor's)."""
     if element.get("hidden") is not None or (element.get("aria-hidden") or "").strip().lower() == "true":
         return True
     style = _style(element)
-    if style.get("display") == "none" or style.get("visibility") in ("hidden", "collapse"):
+    if hides(style):
         return True
-    if _ZERO.match(style.get("font-size", "1")):
+    classes, ids = names
+    if classes & set((element.get("class") or "").split()) or (ids and element.get("id") in ids):
         return True
     if style.get("color") in WHITE:
         for el in (element, *element.iterancestors()):

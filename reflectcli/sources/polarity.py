@@ -27,6 +27,7 @@ from bisect import bisect_left
 
 from reflectcli.sources import english
 from reflectcli.sources.words import placed, terms
+from reflectcli.writing.claims import asked_zh
 from reflectcli.writing.lexicon import chinese_opposites, english_opposites, forms
 from reflectcli.writing.textops import CJK, fold
 
@@ -258,6 +259,18 @@ _ZERO = re.compile(r"\bzero\b(?=\s+[a-z])(?!\s+(?:degrees?|percent|per\s?cent|po
                    r"miles?|feet|inch\w*|gravity|sum|tolerance|hour)\b)", re.I)  # fmt: skip
 
 
+_COMMA = re.compile(r"([，,])")
+
+
+def _unasked(part: str) -> str:
+    """`part` without its Chinese comma clauses that ask (…没有阶级吗，难道说…吗: a question,
+    rhetorical or not, denies nothing; ninth pass, OCNLI train.3k)."""
+    if "吗" not in part and "呢" not in part:
+        return part
+    pieces = _COMMA.split(part)
+    return "".join(p if i % 2 or not asked_zh(p) else "" for i, p in enumerate(pieces))
+
+
 def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None:
     """(the passage sentence, the word) when a negation in a statement of a sentence carrying
     `sentence` denies, first, a word `sentence` asserts ("did not sink" / "sank"; 并未发明 /
@@ -273,7 +286,7 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
             share = len(units(part) & mine)
             if _IF.search(part) and not _IF.search(sentence):
                 continue  # "if it did not", 如没有…: a condition asserts nothing
-            for group in denials(part):
+            for group in denials(_unasked(part)):
                 found = [w for w in _heads(group) if w in said]
                 if not found or {w for w in group if w.isdigit()} - numbers or found[0] in asserted(part):
                     continue

@@ -58,13 +58,18 @@ _ASKED_ZH = re.compile(
 )
 
 
+def asked_zh(clause: str) -> bool:
+    """Whether `clause` (Chinese, no comma inside) is a question without its mark (`_ASKED_ZH`)."""
+    return bool(CJK.search(clause) and _ASKED_ZH.search(clause))
+
+
 def states_something(sentence: str) -> bool:
     """A question or a label (ending in `?` or `:`; Chinese, `_ASKED_ZH`) states nothing a source
     could hold."""
     bare = sentence.rstrip(" *_")
     if not sentence or bare.endswith(_QUESTION_OR_LABEL):
         return False
-    return not (CJK.search(bare) and _ASKED_ZH.search(bare))
+    return not asked_zh(bare)
 
 
 def is_label(sentence: str) -> bool:

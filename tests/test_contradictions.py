@@ -885,6 +885,11 @@ _AWARD = "该奖项旨在奖励全球最高销量的歌手。"
         ("社会存在阶级", "没有阶级吗,难道说我们没有阶级吗,怎么可能呢", "consistent"),
         ("这是市场经济。", "我这个外行要请教一下，这不是市场经济吗", "consistent"),
         ("毕昇发明了活字印刷术。", "毕昇没有发明活字印刷术，你知道吗", "contradicted"),
+        # an opposite word further off than 4 characters, with 2 of 6 around it the same (CiteCheck dev)
+        ("腹泻主要是因为大便次数增多。", "当宝宝腹泻时，大便次数会比往常减少。", "contradicted"),
+        ("集体商标是为集体所有，由各成员共同使用的一项集体性权利。",
+         "因此，个人商标是为集体所有，由各成员共同使用的一项集体性权利。", "contradicted"),
+        ("当宝宝腹泻时，大便次数会比往常减少。", "当宝宝腹泻时，大便次数会比往常减少。", "consistent"),
     ],
 )  # fmt: skip
 def test_eighth_pass_chinese_denials_modals_and_questions(claim, passage, verdict):

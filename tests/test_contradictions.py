@@ -890,6 +890,14 @@ _AWARD = "该奖项旨在奖励全球最高销量的歌手。"
         ("集体商标是为集体所有，由各成员共同使用的一项集体性权利。",
          "因此，个人商标是为集体所有，由各成员共同使用的一项集体性权利。", "contradicted"),
         ("当宝宝腹泻时，大便次数会比往常减少。", "当宝宝腹泻时，大便次数会比往常减少。", "consistent"),
+        # English: the opposite word's statement holds 3/4 of the claim's other words, one of them
+        # within 6 words (FEVER dev); not an opposite said of something else in the sentence
+        ("Java was unformed by volcanic eruptions.",
+         "Formed mostly as the result of volcanic eruptions, Java is the 13th largest island.",
+         "contradicted"),
+        ("The museum is open to visitors every day.",
+         "Closed for repairs, the old bakery next door sells bread every day to the museum visitors.",
+         "consistent"),
     ],
 )  # fmt: skip
 def test_eighth_pass_chinese_denials_modals_and_questions(claim, passage, verdict):

@@ -898,6 +898,20 @@ _AWARD = "该奖项旨在奖励全球最高销量的歌手。"
         ("The museum is open to visitors every day.",
          "Closed for repairs, the old bakery next door sells bread every day to the museum visitors.",
          "consistent"),
+        # a word denied in one place is still said in another (SummEdits news+podcast)
+        ("We stress the importance of becoming aware of the ego.",
+         "We really have to become unaware of the ego, because if we don't become unaware of it, "
+         "it rules us.",
+         "contradicted"),
+        # an "if" after a denial leaves the denial said; one before it, "unless", "would" do not
+        ("The commission has ordered its employees to remove TikTok from phones.",
+         "The BBC reports that the EC has not ordered its employees to remove TikTok from their phones, "
+         "along with their personal phones if they have apps.", "contradicted"),
+        ("The ship sank in 1912.", "If the ship did not sink in 1912, it would have reached New York.",
+         "consistent"),
+        ("She won the race.", "She would not have won the race if she had not trained.", "consistent"),
+        ("Passengers with a ticket may board.", "Passengers may not board unless they have a ticket.",
+         "consistent"),
     ],
 )  # fmt: skip
 def test_eighth_pass_chinese_denials_modals_and_questions(claim, passage, verdict):

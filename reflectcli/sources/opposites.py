@@ -13,6 +13,8 @@ from reflectcli.sources.polarity import (
     _ZH_NOT_NEGATION,
     _zh,
     denied,
+    denied_spans,
+    in_spans,
     statements,
 )
 from reflectcli.sources.words import terms
@@ -37,14 +39,14 @@ def _english(text: str) -> tuple[list[tuple[str, set[str], int]], list[str | Non
     """The words of `text` outside its negations' scope, each with the stems it may be and its
     place; and the text's words as compared around a place (content-word stems, None for the
     others)."""
-    denied_stems = {w for w in denied(text, clause=True) if not CJK.search(w)}
-    words = [w for w in _WORD.findall(text) if not CJK.search(w)]
-    folded = [fold(w) for w in words]
+    spans = denied_spans(text)
+    starts = [a for a, _ in spans]
+    found = [m for m in _WORD.finditer(text) if not CJK.search(m.group())]
+    folded = [fold(m.group()) for m in found]
     out = []
-    for i, word in enumerate(words):
-        stems = forms(folded[i])
-        if not stems & denied_stems:
-            out.append((word, stems, i))
+    for i, match in enumerate(found):
+        if not in_spans(match.start(), spans, starts):  # this word denied, not its stem elsewhere
+            out.append((match.group(), forms(folded[i]), i))
     return out, [stem(w) for w in folded]
 
 

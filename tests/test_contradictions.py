@@ -914,10 +914,11 @@ _AWARD = "该奖项旨在奖励全球最高销量的歌手。"
          "We really have to become unaware of the ego, because if we don't become unaware of it, "
          "it rules us.",
          "contradicted"),
-        # an "if" after a denial leaves the denial said; one before it, "unless", "would" do not
+        # a condition anywhere in the statement leaves it unsaid: a miss kept (an "if" after the denial
+        # read as leaving it said cost SummEdits held2 4 more true claims contradicted)
         ("The commission has ordered its employees to remove TikTok from phones.",
          "The BBC reports that the EC has not ordered its employees to remove TikTok from their phones, "
-         "along with their personal phones if they have apps.", "contradicted"),
+         "along with their personal phones if they have apps.", "consistent"),
         ("The ship sank in 1912.", "If the ship did not sink in 1912, it would have reached New York.",
          "consistent"),
         ("She won the race.", "She would not have won the race if she had not trained.", "consistent"),

@@ -262,10 +262,7 @@ _IF = re.compile(r"\b(?:if|unless|whether)\b|如果|假如|倘若|要是|若是|
                  r"当[^，,。；;]{1,30}(?:时|的时候)", re.I)  # fmt: skip
 
 
-# an English "if" after the words it governs: what comes before it is still said ("the EC has
-# not ordered its employees to remove TikTok from their phones, … if they have apps": SummEdits
-# news+podcast, ninth pass); "unless", "whether" and Chinese conditions leave the statement unsaid
-_AFTER_IF = re.compile(r"if$", re.I)
+# "did not sink until 1912": it sank (WiCE dev, ninth pass)
 _NOT_UNTIL = re.compile(r"\b(?:not|n't|never)\s+(?:\w+\s+){1,3}?(?:until|till)\b", re.I)
 # a year a time preposition introduces ("from 1991 to 2000", "in early 1954"), not one that names
 # a thing ("the 2013 film")
@@ -275,9 +272,6 @@ _TIMED_YEAR = re.compile(r"\b(?:in|on|from|to|during|between|until|till|since|be
 
 def _timed_years(text: str) -> set[str]:
     return set(_TIMED_YEAR.findall(text))
-
-
-_UNREAL_EN = re.compile(r"\b(?:would|could|might)\b|'d\b", re.I)
 
 
 # a negated light verb and a colon: what follows the colon is what is denied (…旆怪异”的不是：刘知几;
@@ -323,14 +317,9 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
         parts = [(part, units(part)) for part in statements(_ZERO.sub("no", carrier))]
         for part, _ in parts:
             share = len(units(part) & mine)
-            said_part = part
-            if (condition := _IF.search(part)) and not _IF.search(sentence):
-                said_part = part[: condition.start()] if _AFTER_IF.match(condition.group()) else ""
-                if _UNREAL_EN.search(said_part):
-                    said_part = ""  # "she would not have won if…": what would be, not what is
-                if not said_part.strip():
-                    continue  # "if it did not", 如没有…: a condition asserts nothing
-            unasked = _unasked(said_part)
+            if _IF.search(part) and not _IF.search(sentence):
+                continue  # "if it did not", 如没有…: a condition asserts nothing
+            unasked = _unasked(part)
             for group, whole in zip(denials(unasked), denials(unasked, clause=True), strict=True):
                 found = [w for w in _heads(group) if w in said]
                 dated = (set(whole) & _timed_years(unasked)) | {w for w in group if w.isdigit()}

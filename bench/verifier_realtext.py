@@ -196,6 +196,37 @@ def _summedits_pairs(folder: Path, split: str, label: int, claims) -> list[tuple
     return pairs
 
 
+_SPEAKERS = ("Avery", "Blake", "Casey", "Devon", "Emery", "Finley", "Gray", "Harper")
+
+
+def _speakers(text: str) -> str:
+    """DialogSum's anonymised speakers (`#Person1#`) as names, the same in a dialogue and its
+    summaries: a transcript names its speakers, and the digit of `#Person2#` is no quantity."""
+    return re.sub(r"#Person(\d)#", lambda m: _SPEAKERS[int(m.group(1)) - 1], text)
+
+
+def dialogsum(folder: Path, split: str, shape: str = "dialogue") -> list[tuple[str, str]]:
+    """DialogSum (cylnlp/dialogsum 848cc8c0, DialogSum_Data/dialogsum.<split>.jsonl; ninth pass:
+    a set of speech nobody on the project had read, CC BY-NC-SA 4.0): everyday dialogues and the
+    summaries people wrote of them (dev: one each; test: three). The true claims: each sentence
+    of 20 characters or more of a summary (the product's segmenter), the passage the dialogue,
+    its anonymised speakers given names (`_speakers`) in both."""
+    from reflectcli.writing.sentences import sentences
+
+    path = folder / f"{split}.jsonl"
+    pairs: list[tuple[str, str]] = []
+    for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
+        row = json.loads(_speakers(line))
+        summaries = [row[k] for k in ("summary", "summary1", "summary2", "summary3") if row.get(k)]
+        seen = set()
+        for summary in summaries:
+            for sentence in sentences(summary):
+                if len(sentence) >= 20 and sentence not in seen:
+                    seen.add(sentence)
+                    pairs.append((sentence, row["dialogue"]))
+    return pairs
+
+
 _FEVER_TOKENS = {
     "-LRB-": "(",
     "-RRB-": ")",
@@ -262,6 +293,8 @@ REAL = [
     ("English", "FeverSym", "dev", fever, "tune3", "wikipedia", False),
     ("English", "FeverSym", "test", fever, "held3", "sentence", True),
     ("English", "FeverSym", "test", fever, "held3", "wikipedia", True),
+    ("English", "DialogSum", "dev", dialogsum, "tune4", "dialogue", False),
+    ("English", "DialogSum", "test", dialogsum, "held4", "dialogue", True),
 ]  # fmt: skip
 # the statements people labelled unfaithful, per data set: what code's check calls them (fifth pass;
 # code judges no entailment, so most unfaithful statements are beyond it: a row to read, no target)
@@ -274,7 +307,7 @@ UNFAITHFUL = {
 SHAPES = {"cited": "the cited sentences", "chunks": f"windows of <= {TARGET} chars around them",
           "quote": "the cited documents", "premise": "the premise",
           "document": "the summarised document", "sentence": "Wikipedia's sentence or the authors' edit",
-          "wikipedia": "Wikipedia's own sentence, no edit"}  # fmt: skip
+          "wikipedia": "Wikipedia's own sentence, no edit", "dialogue": "the dialogue"}  # fmt: skip
 
 
 # --- the bench's own reading of text (independent of the product's) ------------------------
@@ -637,7 +670,7 @@ def real_text(corpus: Path, splits: str = "all", misses: bool = False) -> bool:
     ok, found = True, False
     for language, name, split, load, tuned, shape, judged in REAL:
         kind = role_of = tuned if isinstance(tuned, str) else ("tuned" if tuned else "held")
-        later = ("fresh", "fresh2", "tune2", "held2", "tune3", "held3")  # not in "all"
+        later = ("fresh", "fresh2", "tune2", "held2", "tune3", "held3", "tune4", "held4")  # not in "all"
         if (splits == "all" and kind in later) or splits not in ("all", kind):
             continue
         pairs = load(corpus / name.lower(), split, shape)
@@ -659,6 +692,8 @@ def real_text(corpus: Path, splits: str = "all", misses: bool = False) -> bool:
             "held2": "held out (5th pass)",
             "tune3": "tuned on (6th pass)",
             "held3": "held out (6th pass)",
+            "tune4": "tuned on (9th pass)",
+            "held4": "held out (9th pass)",
         }[kind]
         target = f" (targets <= 0.03: {met(wrong <= 0.03)}; >= 0.85: {met(fine >= 0.85)})" if judged else ""
         print(f"{language} ({name} {split}, {role}; passage: {SHAPES[shape]}): {n} true claims: "
@@ -721,13 +756,14 @@ if __name__ == "__main__":
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="where wice/, citecheck/, ocnli/ are")
     parser.add_argument("--splits", default="all",
                         choices=("all", "tuned", "held", "fresh", "fresh2", "tune2", "held2", "tune3",
-                                 "held3"),
+                                 "held3", "tune4", "held4"),
                         help="tuned: WiCE dev, CiteCheck dev, OCNLI train.3k; held: WiCE and CiteCheck "
                         "test, OCNLI dev; fresh (not in all): WiCE and CiteCheck train, OCNLI train.10k's "
                         "unseen premises; fresh2 (not in all): SummEdits' consistent summaries, "
                         "by sentence; tune2 / held2 (not in all): the same, news + podcast (tuned on) / "
                         "scitldr + ectsum + qmsumm + samsum (held out), with a recall row of the "
-                        "label-0 edits; tune3 / held3 (not in all): FEVER-Symmetric dev / test")  # fmt: skip
+                        "label-0 edits; tune3 / held3 (not in all): FEVER-Symmetric dev / test; "
+                        "tune4 / held4 (not in all): DialogSum dev / test")  # fmt: skip
     parser.add_argument("--misses", action="store_true", help="print each true claim not consistent and "
                         "each mutation missed")  # fmt: skip
     args = parser.parse_args()

@@ -51,6 +51,7 @@ from reflectcli.sources.names import missing_names, namesakes
 from reflectcli.sources.opposites import opposite
 from reflectcli.sources.polarity import passage_denies, sentence_denies, units
 from reflectcli.sources.quantities import missing_numbers, renumbered
+from reflectcli.sources.turns import said_by_another, unlabelled
 from reflectcli.sources.words import terms
 from reflectcli.writing.citations import CITATION
 from reflectcli.writing.claims import claims_in, pieces, sentences, states_something
@@ -121,8 +122,9 @@ def _contradiction(
     sentence: str, carriers: list[str], passage: str, numbers: list[str]
 ) -> tuple[str, str] | None:
     """Why the passage says otherwise than `sentence`, and the passage sentence that says it."""
-    said = _carriers(sentence, passage)
-    if found := passage_denies(sentence, said):
+    said = [unlabelled(s, passage) for s in _carriers(sentence, passage)]  # "Blake: No!" says "No!"
+    heard = [s for s in said if not said_by_another(sentence, s, passage)]  # "Blake: I don't think so"
+    if found := passage_denies(sentence, heard):
         return f"the passage denies it ({found[1]}): “{_quoted_short(found[0])}”", found[0]
     if found := sentence_denies(sentence, said, passage):
         return f"the sentence denies what the passage says ({found[1]}): “{_quoted_short(found[0])}”", found[

@@ -1,0 +1,96 @@
+"""Transcripts: passages whose lines open with a speaker's name and a colon ("Blake: I don't
+think so."), as interviews, meetings and chats are written down.
+
+Two things follow for the claim check (ninth pass, from DialogSum dev's true summaries):
+
+- the label is no word of what is said: "Blake: No!" says nothing of Blake (`unlabelled`);
+- what a speaker denies in the first person is denied of the speaker, not of another:
+  "Blake: I don't think so" does not deny "Avery thinks Blake is picky", nor "Blake: I never
+  have seasonal allergies" deny "Avery has seasonal allergies" (`said_by_another`).
+
+A passage is a transcript when at least three of its lines open with a label and two speakers
+at least are named so; one "Note:" line makes no transcript."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from functools import lru_cache
+
+# a name of one to three capitalised words (AVERY, Dr. Lee, Mary Ann Smith) or Q / A, then a colon
+LABEL = re.compile(r"^[ \t]*([A-Z][\w'.-]*(?:[ \t][A-Z][\w'.-]*){0,2})[ \t]*:[ \t]+(?=\S)", re.M)
+# a denial whose subject is "I": "I don't", "I can't", "I'm not", "I have never", "I really don't"
+_FIRST_PERSON_DENIAL = re.compile(
+    r"\bI(?:'m|'ve|'d|'ll|\s+(?:am|was|have|had|do|did|does|can|could|will|would|should|must))?"
+    r"(?:\s+(?:really|just|still|even|certainly|definitely|honestly|simply|actually))?"
+    r"(?:\s+(?:not|never|no\s+longer)\b|n't\b)"
+    r"|\bI\s+(?:don't|didn't|can't|cannot|won't|wouldn't|couldn't|haven't|hadn't|shouldn't|never)\b"
+)
+_LEADING = frozenset(("Both", "And", "But", "So", "Then", "Also", "Later", "Finally", "Meanwhile"))
+
+
+@lru_cache(maxsize=64)
+def _turns(passage: str) -> tuple[str, tuple[int, ...], tuple[str, ...]]:
+    """`passage` as the segmenter reads it (its white space runs made one space), where each
+    turn starts in that text and who speaks it; no turns when `passage` is no transcript."""
+    text, starts, names = "", [], []
+    for line in passage.splitlines():
+        if not (plain := " ".join(line.split())):
+            continue
+        text += " " if text else ""
+        if m := LABEL.match(plain):
+            starts.append(len(text))
+            names.append(m.group(1))
+        text += plain
+    if len(starts) < 3 or len(set(names)) < 2:
+        return text, (), ()
+    return text, tuple(starts), tuple(names)
+
+
+def speakers(passage: str) -> set[str]:
+    """The speakers a transcript names (none when `passage` is no transcript)."""
+    return set(_turns(passage)[2])
+
+
+def speaker_of(sentence: str, passage: str) -> str | None:
+    """Who says `sentence` (a sentence of `passage` as `writing.sentences` cuts it) in the
+    transcript `passage`: the label of the turn it stands in."""
+    text, starts, names = _turns(passage)
+    at = text.find(sentence.strip()) if starts else -1
+    turn = bisect_right(starts, at) - 1 if at >= 0 else -1
+    return names[turn] if turn >= 0 else None
+
+
+def unlabelled(sentence: str, passage: str) -> str:
+    """`sentence` without the speaker's label it opens with, when `passage` is a transcript."""
+    return LABEL.sub("", sentence, count=1) if _turns(passage)[1] else sentence
+
+
+def _subjects(claim: str, known: set[str]) -> set[str]:
+    """The speakers `claim` opens with ("Avery and Blake had planned …" → both; "Both Avery and
+    Blake …" too; a name of two words when the claim says both); none when it opens with anyone
+    or anything else."""
+    found: set[str] = set()
+    rest = claim.strip()
+    while rest:
+        name = next(
+            (n for n in sorted(known, key=len, reverse=True) if re.match(re.escape(n) + r"\b", rest)), None
+        )
+        word = name or rest.split()[0].strip(",")
+        if name:
+            found.add(name)
+        elif word not in _LEADING and word != "and":
+            break
+        rest = rest[len(word) :].lstrip(" ,")
+    return found
+
+
+def said_by_another(claim: str, carrier: str, passage: str) -> bool:
+    """Whether `carrier` is a speaker's own denial ("I don't …") in a turn of a speaker that
+    `claim` is not about: the claim opens with other speakers of the transcript."""
+    known = speakers(passage)
+    if not known or not _FIRST_PERSON_DENIAL.search(carrier):
+        return False
+    speaker = speaker_of(carrier, passage)
+    subjects = _subjects(claim, known)
+    return speaker is not None and bool(subjects) and speaker not in subjects

@@ -1,0 +1,67 @@
+"""Transcripts in the claim check (issue 32, ninth pass): a speaker's label is no word of what
+is said, and what a speaker denies in the first person is denied of the speaker alone. The
+lines are written in the shape of DialogSum's dialogues, not copied from them."""
+
+import pytest
+
+from reflectcli.sources import turns
+from reflectcli.sources.verify import check
+
+CHAT = """Avery: I think you are picky about food.
+Blake: I don't think so. I just like what I like.
+Avery: My doctor says I have seasonal allergies.
+Blake: I never have seasonal allergies, lucky me.
+Avery: Are you coming to the party?
+Blake: No!"""
+
+
+def test_a_transcript_needs_three_labelled_lines_and_two_speakers():
+    assert turns.speakers(CHAT) == {"Avery", "Blake"}
+    assert turns.speakers("Note: the press is old.\nWarning: it is heavy.") == set()
+    assert turns.speakers("Avery: one.\nAvery: two.\nAvery: three.") == set()
+    assert turns.speaker_of("I just like what I like.", CHAT) == "Blake"
+    assert turns.unlabelled("Blake: No!", CHAT) == "No!"
+    assert turns.unlabelled("Blake: No!", "Blake: No!") == "Blake: No!"  # no transcript, no label
+
+
+PICKY = "Avery: You are so picky.\nBlake: I don't think so.\nAvery: You never eat vegetables."
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage"),
+    [
+        ("Avery thinks Blake is picky.", PICKY),  # Blake's own "I don't think so"
+        ("Avery has seasonal allergies.", CHAT),  # Blake's "I never have seasonal allergies"
+    ],
+)
+def test_a_speakers_own_denial_does_not_deny_what_another_speaker_is_said_to_do(claim, passage):
+    assert check(claim, passage)[0] != "contradicted"
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage"),
+    [
+        # the speaker the claim is about denies it: still a contradiction
+        ("Blake has seasonal allergies.", CHAT),
+        (
+            "Blake thinks the party is fun.",
+            "Avery: Fun party!\nBlake: I don't think the party is fun.\nAvery: Oh.",
+        ),
+        # a denial that is not the speaker's own ("the train never came") holds for everyone
+        ("The train came on time.", "Avery: The train never came on time.\nBlake: Yes.\nAvery: Sad."),
+        # no transcript: an "I don't" in prose denies as before
+        (
+            "Avery has seasonal allergies.",
+            "Blake wrote: I never have seasonal allergies. Avery never has them.",
+        ),
+    ],
+)
+def test_denials_that_still_contradict(claim, passage):
+    assert check(claim, passage)[0] == "contradicted"
+
+
+def test_the_label_is_no_word_of_the_statement():
+    # "Blake: No!" said "Blake" beside a denial; the claim denying Blake read it as asserted
+    passage = "Avery: Where are the steaks?\nBlake: These are for Herbert.\nAvery: For you?\nBlake: No!"
+    claim = "Blake finds the steaks are for Herbert but not Blake."
+    assert check(claim, passage)[0] == "consistent"

@@ -71,8 +71,8 @@ def _rows(corpus: Path, splits: str) -> Iterator[tuple[str, list[tuple[str, str]
         kind = tuned if isinstance(tuned, str) else ("tuned" if tuned else "held")
         if splits not in (kind, "all") or (splits == "all" and kind not in ("tuned", "held")):
             continue
-        if kind != "tuned" and not judged:  # OCNLI dev: NLI, no target, too many to read
-            continue
+        if kind.startswith(("held", "fresh")) and not judged or shape == "inline":
+            continue  # OCNLI dev: NLI, no target, many; a dialogue joined: the same dialogue again
         pairs = load(corpus / name.lower(), split, shape)
         base = [(c, p) for c, p in pairs if verdict_of(c, p)[0] == "consistent"]
         if base:
@@ -180,7 +180,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("verb", choices=("dump", "report"))
     parser.add_argument("--corpus", type=Path, default=CORPUS)
-    splits = ("all", "tuned", "held", "fresh2", "tune2", "held2", "tune3", "held3")
+    splits = ("all", "tuned", "held", "fresh2", "tune2", "held2", "tune3", "held3", "tune4", "held4")
     parser.add_argument("--splits", default="held", choices=splits)
     parser.add_argument("--out", type=Path, help="dump: the JSONL written")
     parser.add_argument("--caught", type=int, default=20, help="dump: caught ones sampled per row")

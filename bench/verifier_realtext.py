@@ -210,7 +210,8 @@ def dialogsum(folder: Path, split: str, shape: str = "dialogue") -> list[tuple[s
     a set of speech nobody on the project had read, CC BY-NC-SA 4.0): everyday dialogues and the
     summaries people wrote of them (dev: one each; test: three). The true claims: each sentence
     of 20 characters or more of a summary (the product's segmenter), the passage the dialogue,
-    its anonymised speakers given names (`_speakers`) in both."""
+    its anonymised speakers given names (`_speakers`) in both; `shape="inline"`: the dialogue's
+    lines joined by spaces, as SummEdits gives its chats and meetings ("Larry: … . Ted: …")."""
     from reflectcli.writing.sentences import sentences
 
     path = folder / f"{split}.jsonl"
@@ -223,7 +224,8 @@ def dialogsum(folder: Path, split: str, shape: str = "dialogue") -> list[tuple[s
             for sentence in sentences(summary):
                 if len(sentence) >= 20 and sentence not in seen:
                     seen.add(sentence)
-                    pairs.append((sentence, row["dialogue"]))
+                    dialogue = row["dialogue"]
+                    pairs.append((sentence, " ".join(dialogue.split()) if shape == "inline" else dialogue))
     return pairs
 
 
@@ -294,7 +296,9 @@ REAL = [
     ("English", "FeverSym", "test", fever, "held3", "sentence", True),
     ("English", "FeverSym", "test", fever, "held3", "wikipedia", True),
     ("English", "DialogSum", "dev", dialogsum, "tune4", "dialogue", False),
+    ("English", "DialogSum", "dev", dialogsum, "tune4", "inline", False),
     ("English", "DialogSum", "test", dialogsum, "held4", "dialogue", True),
+    ("English", "DialogSum", "test", dialogsum, "held4", "inline", True),
 ]  # fmt: skip
 # the statements people labelled unfaithful, per data set: what code's check calls them (fifth pass;
 # code judges no entailment, so most unfaithful statements are beyond it: a row to read, no target)
@@ -307,7 +311,8 @@ UNFAITHFUL = {
 SHAPES = {"cited": "the cited sentences", "chunks": f"windows of <= {TARGET} chars around them",
           "quote": "the cited documents", "premise": "the premise",
           "document": "the summarised document", "sentence": "Wikipedia's sentence or the authors' edit",
-          "wikipedia": "Wikipedia's own sentence, no edit", "dialogue": "the dialogue"}  # fmt: skip
+          "wikipedia": "Wikipedia's own sentence, no edit", "dialogue": "the dialogue",
+          "inline": "the dialogue, its lines joined"}  # fmt: skip
 
 
 # --- the bench's own reading of text (independent of the product's) ------------------------

@@ -60,6 +60,16 @@ def test_denials_that_still_contradict(claim, passage):
     assert check(claim, passage)[0] == "contradicted"
 
 
+def test_a_transcript_whose_lines_were_joined_is_read_by_its_sentences():
+    # SummEdits gives its chats so: "Larry: that's a shame :( . Ted: yeah …"
+    joined = " ".join(PICKY.split())
+    assert turns.speakers(joined) == {"Avery", "Blake"}
+    assert turns.speaker_of("I don't think so.", joined) == "Blake"
+    assert check("Avery thinks Blake is picky.", joined)[0] != "contradicted"
+    # a label needs a sentence's end before it: "the Park: it is" is no turn
+    assert turns.speakers("See the map: roads close. Then the Park: it is open. And Rules: none.") == set()
+
+
 def test_the_label_is_no_word_of_the_statement():
     # "Blake: No!" said "Blake" beside a denial; the claim denying Blake read it as asserted
     passage = "Avery: Where are the steaks?\nBlake: These are for Herbert.\nAvery: For you?\nBlake: No!"

@@ -8,8 +8,9 @@ Two things follow for the claim check (ninth pass, from DialogSum dev's true sum
   "Blake: I don't think so" does not deny "Avery thinks Blake is picky", nor "Blake: I never
   have seasonal allergies" deny "Avery has seasonal allergies" (`said_by_another`).
 
-A passage is a transcript when at least three of its lines open with a label and two speakers
-at least are named so; one "Note:" line makes no transcript."""
+A passage is a transcript when at least three of its lines, or of its sentences where its lines
+were joined ("… a shame . Ted: yeah …", as SummEdits gives its chats), open with a label, and
+two speakers at least are named so; one "Note:" line makes no transcript."""
 
 from __future__ import annotations
 
@@ -18,7 +19,10 @@ from bisect import bisect_right
 from functools import lru_cache
 
 # a name of one to three capitalised words (AVERY, Dr. Lee, Mary Ann Smith) or Q / A, then a colon
-LABEL = re.compile(r"^[ \t]*([A-Z][\w'.-]*(?:[ \t][A-Z][\w'.-]*){0,2})[ \t]*:[ \t]+(?=\S)", re.M)
+_NAME = r"([A-Z][\w'.-]*(?:[ \t][A-Z][\w'.-]*){0,2})[ \t]*:[ \t]+(?=\S)"
+LABEL = re.compile(r"^[ \t]*" + _NAME, re.M)
+# ... or after the end of a sentence, where a transcript's lines were joined ("… a shame . Ted: yeah")
+_INLINE = re.compile(r"(?:^|(?<=[.!?…]) |(?<=[.!?…][)\]\"'”’]) )" + _NAME)
 # a denial whose subject is "I": "I don't", "I can't", "I'm not", "I have never", "I really don't"
 _FIRST_PERSON_DENIAL = re.compile(
     r"\bI(?:'m|'ve|'d|'ll|\s+(?:am|was|have|had|do|did|does|can|could|will|would|should|must))?"
@@ -33,18 +37,11 @@ _LEADING = frozenset(("Both", "And", "But", "So", "Then", "Also", "Later", "Fina
 def _turns(passage: str) -> tuple[str, tuple[int, ...], tuple[str, ...]]:
     """`passage` as the segmenter reads it (its white space runs made one space), where each
     turn starts in that text and who speaks it; no turns when `passage` is no transcript."""
-    text, starts, names = "", [], []
-    for line in passage.splitlines():
-        if not (plain := " ".join(line.split())):
-            continue
-        text += " " if text else ""
-        if m := LABEL.match(plain):
-            starts.append(len(text))
-            names.append(m.group(1))
-        text += plain
-    if len(starts) < 3 or len(set(names)) < 2:
+    text = " ".join(passage.split())
+    found = [(m.start(1), m.group(1)) for m in _INLINE.finditer(text)]
+    if len(found) < 3 or len({name for _, name in found}) < 2:
         return text, (), ()
-    return text, tuple(starts), tuple(names)
+    return text, tuple(at for at, _ in found), tuple(name for _, name in found)
 
 
 def speakers(passage: str) -> set[str]:

@@ -239,3 +239,11 @@ def test_a_url_the_library_holds_is_matched_in_another_spelling_and_not_fetched_
     evidence, report = resolve(runs_dir, text, None, allow_private=True)
     assert [(r["status"], r["by"], r["location"]) for r in report] == [("resolved", "url", url)]
     assert site.hits == ["/page"] and "4417" in evidence[0]["text"]  # fetched once, by `sources add`
+
+
+def test_an_entrys_sentences_are_cut_by_the_one_segmenter():
+    from reflectcli.sources.resolve import _parts
+
+    titles = _parts("Smith, J. (2020). The history of printing in Mainz. Oxford Univ. Press.")["titles"]
+    assert "The history of printing in Mainz" in titles
+    assert "Smith, J" not in titles  # an initial ends no sentence (the regular expression's cut)

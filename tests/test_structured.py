@@ -326,3 +326,13 @@ def test_a_dropped_section_note_never_reads_as_a_kept_section_dropped():
     )  # fmt: skip
     assert [s.title for s in outline.sections] == ["The process"]
     assert len(outline.dropped) == 1 and outline.dropped[0].endswith("the first is kept)")
+
+
+def test_the_heuristic_review_cuts_sentences_with_the_one_segmenter():
+    # a sentence that ends inside its quotation ('… here." He said …') is two sentences: the
+    # regular expression this replaced saw one, and so no repetition
+    said = 'He said the words "we print here." ' * 2
+    article = f"# Printing\n\n## History\n\n{said.strip()}\n"
+    review = heuristic_review(article, ["History"])
+    assert any("repeated sentence" in item.issue for item in review.improvements)
+    assert review.dimensions.readability < 10

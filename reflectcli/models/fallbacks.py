@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from reflectcli.writing.schemas import Dimensions, Improvement, Outline, Review, Section
+from reflectcli.writing.sentences import sentences
 from reflectcli.writing.textops import normalize, section_bodies
 
 FALLBACK_CAP = 5.0  # a heuristic never claims a passing score (and the controller never lets it)
@@ -57,8 +58,8 @@ def heuristic_review(text: str, titles: list[str]) -> Review:
     """A crude review from measurable traits (length, structure, repetition), capped below
     passing and clearly labelled. Its improvements are measured too: the shortest sections, a
     missing section, a repeated sentence."""
-    sentences = [s.strip().lower() for s in re.split(r"[.!?。！？]\s*", text) if s.strip()]
-    unique = len(set(sentences)) / len(sentences) if sentences else 0.0
+    said = [s.strip().lower() for line in text.split("\n") for s in sentences(line) if s.strip()]
+    unique = len(set(said)) / len(said) if said else 0.0
     bodies: list[str | None] = section_bodies(text, titles) if titles else [text]
     present = sum(1 for b in bodies if b is not None) / len(bodies) if bodies else 0.0
     words = len(text.split())
@@ -88,7 +89,7 @@ def _measured_improvements(titles: list[str], bodies: list[str | None]) -> list[
                                      f"\"{title}\" under its own heading.", severity="major"))  # fmt: skip
             continue
         seen: set[str] = set()
-        for sentence in re.split(r"(?<=[.!?。！？])\s+", body):
+        for sentence in (s for line in body.split("\n") for s in sentences(line)):
             key = normalize(sentence)
             if len(key.split()) >= 5 and key in seen:
                 items.append(Improvement(section=title, issue="Cut the repeated sentence: "

@@ -42,6 +42,7 @@ from reflectcli.writing.citations import citations, cited_ids
 from reflectcli.writing.claims import claims_in
 from reflectcli.writing.markdown import one_line
 from reflectcli.writing.reflist import Entry, find_references, without_references
+from reflectcli.writing.sentences import sentences as sentences_of
 from reflectcli.writing.textops import markdown_parser
 
 FUZZY = 0.92  # difflib likeness a title must reach to match a library title it is not equal to
@@ -110,7 +111,7 @@ def _parts(text: str) -> dict[str, list[str]]:
             paths.append(word)
     titles += [m.group(1).strip() for m in _QUOTED.finditer(rest)]
     leftover = " ".join(w for w in rest.split() if w.rstrip(_TRAILING).lstrip("(['\"“‘«") not in paths)
-    titles += [leftover] + [s for s in re.split(r"(?<=[.。])\s+", leftover) if len(title_key(s)) >= 4]
+    titles += [leftover] + [s for s in sentences_of(leftover) if len(title_key(s)) >= 4]
     titles = [t.strip(" .,;:—–-") for t in titles]
     return {"urls": list(dict.fromkeys(urls)), "paths": list(dict.fromkeys(paths)),
             "titles": list(dict.fromkeys(t for t in titles if title_key(t)))}  # fmt: skip

@@ -18,11 +18,10 @@ import re
 from bisect import bisect_right
 from functools import lru_cache
 
+from reflectcli.writing.sentences import sentences
+
 # a name of one to three capitalised words (AVERY, Dr. Lee, Mary Ann Smith) or Q / A, then a colon
-_NAME = r"([A-Z][\w'.-]*(?:[ \t][A-Z][\w'.-]*){0,2})[ \t]*:[ \t]+(?=\S)"
-LABEL = re.compile(r"^[ \t]*" + _NAME, re.M)
-# ... or after the end of a sentence, where a transcript's lines were joined ("… a shame . Ted: yeah")
-_INLINE = re.compile(r"(?:^|(?<=[.!?…]) |(?<=[.!?…][)\]\"'”’]) )" + _NAME)
+LABEL = re.compile(r"^[ \t]*([A-Z][\w'.-]*(?:[ \t][A-Z][\w'.-]*){0,2})[ \t]*:[ \t]+(?=\S)", re.M)
 # a denial whose subject is "I": "I don't", "I can't", "I'm not", "I have never", "I really don't"
 _FIRST_PERSON_DENIAL = re.compile(
     r"\bI(?:'m|'ve|'d|'ll|\s+(?:am|was|have|had|do|did|does|can|could|will|would|should|must))?"
@@ -36,12 +35,27 @@ _LEADING = frozenset(("Both", "And", "But", "So", "Then", "Also", "Later", "Fina
 @lru_cache(maxsize=64)
 def _turns(passage: str) -> tuple[str, tuple[int, ...], tuple[str, ...]]:
     """`passage` as the segmenter reads it (its white space runs made one space), where each
-    turn starts in that text and who speaks it; no turns when `passage` is no transcript."""
+    turn starts in that text and who speaks it: a label opening a line, or a sentence where the
+    lines were joined; no turns when `passage` is no transcript."""
     text = " ".join(passage.split())
-    found = [(m.start(1), m.group(1)) for m in _INLINE.finditer(text)]
-    if len(found) < 3 or len({name for _, name in found}) < 2:
+    found: dict[int, str] = {}
+    at = 0
+    for line in passage.splitlines():
+        if plain := " ".join(line.split()):
+            at = text.find(plain, at)
+            if m := LABEL.match(plain):
+                found[at] = m.group(1)
+            at += len(plain)
+    at = 0
+    for sentence in sentences(text):
+        at = text.find(sentence, at)
+        if at >= 0 and (m := LABEL.match(sentence)):
+            found.setdefault(at, m.group(1))
+        at = max(at, 0) + len(sentence)
+    if len(found) < 3 or len(set(found.values())) < 2:
         return text, (), ()
-    return text, tuple(at for at, _ in found), tuple(name for _, name in found)
+    starts = sorted(found)
+    return text, tuple(starts), tuple(found[k] for k in starts)
 
 
 def speakers(passage: str) -> set[str]:

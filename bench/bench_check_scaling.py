@@ -31,6 +31,11 @@ SHAPES = {
     ),
     "12 million …": (CLAIM_NUM, lambda n: "The studio made " + "12 million " * n + "films."),
     "三十 三十 …": (CLAIM_ZH, lambda n: "他" + "三十次，" * n + "去北京"),
+    # ninth pass: a transcript of n turns, each a speaker's own denial (sources/turns.py)
+    "Ann: I don't … / Bo: …": (
+        "Ann made films.",
+        lambda n: "".join(f"{('Ann', 'Bo')[i % 2]}: I don't make films.\n" for i in range(n // 4)),
+    ),
 }
 
 

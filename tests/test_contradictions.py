@@ -938,3 +938,25 @@ def test_a_chinese_question_without_its_mark_states_nothing():
     assert states_something("我还在家呢。")
     assert states_something("我这个外行要请教一下，这不是市场经济吗")
     assert states_something("毕昇发明了活字印刷术。")
+
+
+@pytest.mark.parametrize(
+    ("passage", "denies"),
+    [
+        ("Why don't we replace the titanium with plastic ,", False),  # a suggestion
+        ("Why not use wood for the case", False),
+        ("Don't you think it is too expensive", False),  # a question that says it is
+        ("Well, isn't it great", False),
+        ("Shouldn't we first discuss the budget", False),
+        ("Why didn't you call?", True),  # the past: the denial is taken as given
+        ("Didn't he win the race", True),
+        ("It isn't great.", True),
+        ("Don't touch the wire.", True),  # an order, no question
+        ("Don't you know the press was not built in Mainz", True),  # the second "not" denies
+    ],
+)
+def test_a_negation_that_asks_or_suggests_denies_nothing(passage, denies):
+    # ninth pass, QMSum val's meetings: speech asks and suggests without its question mark
+    from reflectcli.sources.polarity import denials
+
+    assert any(denials(passage)) is denies

@@ -75,3 +75,16 @@ def test_the_label_is_no_word_of_the_statement():
     passage = "Avery: Where are the steaks?\nBlake: These are for Herbert.\nAvery: For you?\nBlake: No!"
     claim = "Blake finds the steaks are for Herbert but not Blake."
     assert check(claim, passage)[0] == "consistent"
+
+
+def test_no_sentence_runs_from_one_speaker_into_the_next():
+    # a turn without a full stop ran into the next: "Project Manager: {vocalsound} Marketing: No …"
+    meeting = "Project Manager: so the screen goes here\nMarketing: No , I don't think so .\nDesigner: ok ."
+    assert turns.utterances(meeting) == [
+        "Project Manager: so the screen goes here",
+        "Marketing: No , I don't think so .",
+        "Designer: ok .",
+    ]
+    claim = "The Project Manager thinks the screen goes in the middle."
+    assert check(claim, meeting)[0] != "contradicted"  # Marketing's own "I don't think so"
+    assert turns.utterances("One. Two.") == ["One.", "Two."]  # no transcript: the one segmenter

@@ -38,6 +38,37 @@ _NEGATION = re.compile(
     r"other|to mention|but)\b)|n't\b(?!\s+(?:only|just|until|till)\b)",
     re.I,
 )  # "not only", "not until 1990", "no doubt", "no more than", "nothing but" deny nothing
+# A negation that asks or suggests denies nothing: "why don't we replace it", "why not use
+# wood", and a present-tense auxiliary that opens its clause before its subject ("Don't you
+# think it's too expensive", "Isn't it great", "Shouldn't we first discuss"), said in speech
+# without its question mark (ninth pass, QMSum val's meetings). Not in the past: "why didn't you
+# call?" and "didn't he win?" take the denial as given.
+_WHY = re.compile(r"\bwhy(?:\s+(?:do|does)\s*$|\s*$)", re.I)
+_INVERTED = re.compile(
+    r"(?:^|[,;:.!?—–-]\s*|\b(?:well|so|but|and|or|uh|um|oh|then|yeah|ok|okay)\s*,?\s+)"
+    r"(?:do|does|is|are|can|will|would|should|could|must)$",
+    re.I,
+)
+_SUBJECT_AFTER = re.compile(r"\s+(?:I|you|we|they|he|she|it|there|that|this)\b", re.I)
+
+
+def _negations(text: str) -> list[re.Match[str]]:
+    """The English negations of `text` that deny: not those that ask."""
+    out = []
+    for match in _NEGATION.finditer(text):
+        before = text[max(0, match.start() - 40) : match.start()]
+        if _WHY.search(before):
+            continue
+        if (
+            match.group().lower() == "n't"
+            and _INVERTED.search(before)
+            and _SUBJECT_AFTER.match(text, match.end())
+        ):
+            continue
+        out.append(match)
+    return out
+
+
 # Chinese: 不 没 未 无 非 否 别 勿, but not in words where they do not deny (不断 "constantly",
 # 不同 "different", 未来 "future", 非常 "very", 无论 "whatever", 不仅 "not only", 有没有 and 是否
 # "whether", 别人 "others", 特别 "especially", 非洲 "Africa", 不良 "bad", 看不起 "despise"), nor
@@ -94,10 +125,11 @@ def denials(text: str, scope: int = SCOPE, clause: bool = False) -> list[list[st
     its clause when `clause`); in CJK, the pairs of characters in the few characters after it
     (a light verb skipped; its clause when `clause`), or the one character a clause ends on."""
     out: list[list[str]] = []
-    words = placed(text) if _NEGATION.search(text) else []
+    found = _negations(text) if _NEGATION.search(text) else []
+    words = placed(text) if found else []
     starts = [start for start, _ in words]
     ends = [m.start() for m in _CLAUSE_END.finditer(text)] if words else []
-    for match in _NEGATION.finditer(text):
+    for match in found:
         end = ends[at] if (at := bisect_left(ends, match.end())) < len(ends) else len(text)
         first = bisect_left(starts, match.end())
         last = bisect_left(starts, min(end, match.end() + REACH))
@@ -136,7 +168,7 @@ def denied_spans(text: str) -> list[tuple[int, int]]:
     clause's end (`REACH` at most), overlapping spans merged, in order."""
     ends = [m.start() for m in _CLAUSE_END.finditer(text)]
     out: list[tuple[int, int]] = []
-    for match in _NEGATION.finditer(text):
+    for match in _negations(text):
         end = ends[at] if (at := bisect_left(ends, match.end())) < len(ends) else len(text)
         start, end = match.end(), min(end, match.end() + REACH)
         if out and start <= out[-1][1]:
@@ -172,7 +204,7 @@ def denied(text: str, scope: int = SCOPE, clause: bool = False) -> set[str]:
 
 def negated(text: str) -> bool:
     """Whether `text` denies something (English or Chinese negation)."""
-    return bool(_NEGATION.search(text) or _ZH_NEGATION.search(_ZH_NOT_NEGATION.sub("", text)))
+    return bool(_negations(text) or _ZH_NEGATION.search(_ZH_NOT_NEGATION.sub("", text)))
 
 
 def asserted(text: str) -> set[str]:

@@ -29,7 +29,9 @@ _FIRST_PERSON_DENIAL = re.compile(
     r"(?:\s+(?:not|never|no\s+longer)\b|n't\b)"
     r"|\bI\s+(?:don't|didn't|can't|cannot|won't|wouldn't|couldn't|haven't|hadn't|shouldn't|never)\b"
 )
-_LEADING = frozenset(("Both", "And", "But", "So", "Then", "Also", "Later", "Finally", "Meanwhile"))
+_LEADING = frozenset(
+    ("Both", "And", "But", "So", "Then", "Also", "Later", "Finally", "Meanwhile", "The", "the")
+)  # "The Project Manager thought …" opens with the speaker "Project Manager"
 
 
 @lru_cache(maxsize=64)
@@ -56,6 +58,19 @@ def _turns(passage: str) -> tuple[str, tuple[int, ...], tuple[str, ...]]:
         return text, (), ()
     starts = sorted(found)
     return text, tuple(starts), tuple(found[k] for k in starts)
+
+
+def utterances(passage: str) -> list[str]:
+    """The sentences of `passage` as the claim check compares them: in a transcript, cut within
+    each turn, so that no sentence runs from one speaker into the next (a turn without a full
+    stop, "Project Manager: {vocalsound} Marketing: No , I don't think so ."); elsewhere
+    `writing.sentences.sentences`."""
+    text, starts, _ = _turns(passage)
+    if not starts:
+        return sentences(passage)
+    bounds = [*starts[1:], len(text)]
+    head = sentences(text[: starts[0]]) if starts[0] else []
+    return head + [s for a, b in zip(starts, bounds, strict=True) for s in sentences(text[a:b])]
 
 
 def speakers(passage: str) -> set[str]:

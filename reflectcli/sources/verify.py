@@ -51,7 +51,7 @@ from reflectcli.sources.names import missing_names, namesakes
 from reflectcli.sources.opposites import opposite
 from reflectcli.sources.polarity import passage_denies, sentence_denies, units
 from reflectcli.sources.quantities import missing_numbers, renumbered
-from reflectcli.sources.turns import said_by_another, unlabelled
+from reflectcli.sources.turns import said_by_another, unlabelled, utterances
 from reflectcli.sources.words import terms
 from reflectcli.writing.citations import CITATION
 from reflectcli.writing.claims import claims_in, pieces, sentences, states_something
@@ -75,7 +75,7 @@ def _ranked(sentence: str, passage: str) -> list[tuple[int, str]]:
     densest (the fewest other words) first."""
     wanted = units(sentence)
     scored = []
-    for s in sentences(passage):
+    for s in utterances(passage):
         if states_something(s):
             have = units(s)
             scored.append((len(wanted & have), -len(have - wanted), s))

@@ -960,3 +960,13 @@ def test_a_negation_that_asks_or_suggests_denies_nothing(passage, denies):
     from reflectcli.sources.polarity import denials
 
     assert any(denials(passage)) is denies
+
+
+def test_not_so_denies_what_follows_it():
+    # "so" ends a clause ("I was late, so it failed"), but not after a negation: "not so easy"
+    # denied nothing, and the claim's own "not easy" was called a denial of what it says
+    from reflectcli.sources.polarity import denials
+
+    assert ["easi"] == denials("that's not so easy to use")[0][:1]
+    passage = "Marketing: that's not so easy to go next next next .\nDesigner: ok .\nMarketing: yes ."
+    assert check("The marketing thought it not easy to keep pressing next.", passage)[0] != "contradicted"

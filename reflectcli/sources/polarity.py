@@ -89,7 +89,8 @@ _LIGHT = frozenset("是有会能在可要得曾再太很够以该必")
 DENIED = 2  # content words an English negation of a claim denies after it ("not invent the press")
 SCOPE = 4  # CJK characters after a Chinese negation that it denies
 _CLAUSE_END = re.compile(r"[,;:.!?，；：。！？()\[\]]|\b(but|and|while|whereas|although|though|because|after|"  # noqa: E501
-                         r"before|when|since|until|unless|who|which|whom|whose|where|if|so)\b|"
+                         r"before|when|since|until|unless|who|which|whom|whose|where|if)\b|"
+                         r"(?<!not )(?<!n't )(?<!never )\bso\b|"  # "so" ends a clause, not "not so easy"
                          r"但|而|因为|所以|如果|虽然|可是", re.I)  # fmt: skip
 _CLAUSE = re.compile(r"[,;:，；：]|\s(?:but|while|whereas|although)\s", re.I)
 # How far after a negation its scope can reach, in characters: no real clause runs longer, and a

@@ -195,10 +195,10 @@ def precision() -> bool:
     return ok
 
 
-def scripted_runs(respond, runs: int, task: str, critic: str = "llm"):
+def scripted_runs(respond, runs: int, task: str, critic: str = "llm", threshold: float = 8):
     """`runs` runs through the real runner on a library of the labelled set's passages, the
-    writer and the critic played by `respond`; yields each run's state and its outputs (artifact,
-    md, report, json, html)."""
+    writer and the critic played by `respond`, against `threshold`; yields each run's state and
+    its outputs (artifact, md, report, json, html)."""
     from rich.console import Console
 
     from reflectcli.config import load_settings
@@ -221,7 +221,7 @@ def scripted_runs(respond, runs: int, task: str, critic: str = "llm"):
         try:
             for n in range(runs):
                 settings = load_settings(flags={"model": "fake/w", "runs_dir": str(runs_dir),
-                                                "max_sections": 2, "max_rounds": 3, "threshold": 8,
+                                                "max_sections": 2, "max_rounds": 3, "threshold": threshold,
                                                 "critic": critic,
                                                 "research": {"sources": "local"}})  # fmt: skip
                 ui = Renderer(console=Console(file=io.StringIO()), quiet=True)
@@ -337,7 +337,7 @@ def end_to_end(runs: int = 10, seed: int = 4) -> bool:
     return ok
 
 
-def no_contradiction_ships(runs: int = 10, seed: int = 6) -> bool:
+def no_contradiction_ships(runs: int = 10, seed: int = 6, threshold: float = 8) -> bool:
     """Issue 32's end-to-end target: scripted runs whose writer cites the labelled set's true
     and false sentences to their passages (each draft and revision a new random pick), reviewed
     by a credulous critic (score 9, every claim supported) and by the checklist critic. Counted:
@@ -372,8 +372,8 @@ def no_contradiction_ships(runs: int = 10, seed: int = 6) -> bool:
             return body
 
         passed_bad = missing = held = passed = 0
-        for _, state, texts in scripted_runs(respond, runs, f"Printing {critic}",
-                                             "checklist" if critic == "checklist" else "llm"):  # fmt: skip
+        kind = "checklist" if critic == "checklist" else "llm"
+        for _, state, texts in scripted_runs(respond, runs, f"Printing {critic}", kind, threshold):
             wrong = [c for c in json.loads(texts[3])["claims"] if c.get("check") == "contradicted"]
             passed += state.get("stop_reason") == "passed"
             held += bool(wrong)
@@ -382,7 +382,8 @@ def no_contradiction_ships(runs: int = 10, seed: int = 6) -> bool:
             missing += sum(1 for c in wrong if f"“{c['sentence']}”" not in refs or "contradicted" not in refs)
         met = passed_bad == 0 and missing == 0
         ok &= met
-        print(f"end to end, critic {critic:<9}: {runs} runs, {passed} passed, {held} ended holding a claim "
+        print(f"end to end, critic {critic:<9}, seed {seed}, threshold {threshold:g}: {runs} runs, "
+              f"{passed} passed, {held} ended holding a claim "
               f"code found contradicted; passed holding one: {passed_bad}; such claims missing from "
               f"References: {missing} (target 0 and 0: {'met' if met else 'NOT MET'})")  # fmt: skip
     return ok
@@ -393,13 +394,16 @@ def main() -> int:
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--seed", type=int, default=3, help="seed of the scripted runs' citations")
+    parser.add_argument("--ships-seed", type=int, default=6, help="seed of the writer's picks in the "
+                        "no-contradiction-ships runs")  # fmt: skip
+    parser.add_argument("--threshold", type=float, default=8, help="the pass threshold of those runs")
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="where WiCE and OCNLI are "
                         "(default: $REFLECT_CORPUS or /work/corpus)")  # fmt: skip
     args = parser.parse_args()
     ok = precision()
     ok = real_text(args.corpus) and ok
     ok = end_to_end() and ok
-    ok = no_contradiction_ships() and ok
+    ok = no_contradiction_ships(seed=args.ships_seed, threshold=args.threshold) and ok
     ok = invented(seed=args.seed) and ok
     return 0 if ok else 1
 

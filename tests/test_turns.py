@@ -19,7 +19,7 @@ def test_a_transcript_needs_three_labelled_lines_and_two_speakers():
     assert turns.speakers(CHAT) == {"Avery", "Blake"}
     assert turns.speakers("Note: the press is old.\nWarning: it is heavy.") == set()
     assert turns.speakers("Avery: one.\nAvery: two.\nAvery: three.") == set()
-    assert turns.speaker_of("I just like what I like.", CHAT) == "Blake"
+    assert turns.speakers_of("I just like what I like.", CHAT) == {"Blake"}
     assert turns.unlabelled("Blake: No!", CHAT) == "No!"
     assert turns.unlabelled("Blake: No!", "Blake: No!") == "Blake: No!"  # no transcript, no label
 
@@ -64,7 +64,7 @@ def test_a_transcript_whose_lines_were_joined_is_read_by_its_sentences():
     # SummEdits gives its chats so: "Larry: that's a shame :( . Ted: yeah …"
     joined = " ".join(PICKY.split())
     assert turns.speakers(joined) == {"Avery", "Blake"}
-    assert turns.speaker_of("I don't think so.", joined) == "Blake"
+    assert turns.speakers_of("I don't think so.", joined) == {"Blake"}
     assert check("Avery thinks Blake is picky.", joined)[0] != "contradicted"
     # a label needs a sentence's end before it: "the Park: it is" is no turn
     assert turns.speakers("See the map: roads close. Then the Park: it is open. And Rules: none.") == set()
@@ -88,3 +88,10 @@ def test_no_sentence_runs_from_one_speaker_into_the_next():
     claim = "The Project Manager thinks the screen goes in the middle."
     assert check(claim, meeting)[0] != "contradicted"  # Marketing's own "I don't think so"
     assert turns.utterances("One. Two.") == ["One.", "Two."]  # no transcript: the one segmenter
+
+
+def test_the_same_words_said_by_two_speakers_are_each_speakers_own():
+    # the first copy's speaker was taken for both: Avery's "I don't think …" hid Blake's own denial
+    both = "Avery: I don't think the shop is open.\nBlake: I don't think the shop is open.\nAvery: ok."
+    assert turns.speakers_of("I don't think the shop is open.", both) == {"Avery", "Blake"}
+    assert check("Blake thinks the shop is open.", both)[0] == "contradicted"

@@ -22,6 +22,7 @@ from reflectcli.writing.sentences import sentences
 
 # a name of one to three capitalised words (AVERY, Dr. Lee, Mary Ann Smith) or Q / A, then a colon
 LABEL = re.compile(r"^[ \t]*([A-Z][\w'.-]*(?:[ \t][A-Z][\w'.-]*){0,2})[ \t]*:[ \t]+(?=\S)", re.M)
+_LABEL_ANYWHERE = re.compile(r"[A-Z][\w'.-]*[ \t]*:[ \t]")
 # a denial whose subject is "I": "I don't", "I can't", "I'm not", "I have never", "I really don't"
 _FIRST_PERSON_DENIAL = re.compile(
     r"\bI(?:'m|'ve|'d|'ll|\s+(?:am|was|have|had|do|did|does|can|could|will|would|should|must))?"
@@ -40,6 +41,8 @@ def _turns(passage: str) -> tuple[str, tuple[int, ...], tuple[str, ...]]:
     turn starts in that text and who speaks it: a label opening a line, or a sentence where the
     lines were joined; no turns when `passage` is no transcript."""
     text = " ".join(passage.split())
+    if len(_LABEL_ANYWHERE.findall(text)) < 3:  # no transcript: nothing to segment here
+        return text, (), ()
     found: dict[int, str] = {}
     at = 0
     for line in passage.splitlines():
@@ -78,13 +81,17 @@ def speakers(passage: str) -> set[str]:
     return set(_turns(passage)[2])
 
 
-def speaker_of(sentence: str, passage: str) -> str | None:
+def speakers_of(sentence: str, passage: str) -> set[str]:
     """Who says `sentence` (a sentence of `passage` as `writing.sentences` cuts it) in the
-    transcript `passage`: the label of the turn it stands in."""
+    transcript `passage`: the label of each turn it stands in (the same words may be said twice)."""
     text, starts, names = _turns(passage)
-    at = text.find(sentence.strip()) if starts else -1
-    turn = bisect_right(starts, at) - 1 if at >= 0 else -1
-    return names[turn] if turn >= 0 else None
+    said, wanted = set(), sentence.strip()
+    at = text.find(wanted) if starts and wanted else -1
+    while at >= 0:
+        if (turn := bisect_right(starts, at) - 1) >= 0:
+            said.add(names[turn])
+        at = text.find(wanted, at + 1)
+    return said
 
 
 def unlabelled(sentence: str, passage: str) -> str:
@@ -96,12 +103,11 @@ def _subjects(claim: str, known: set[str]) -> set[str]:
     """The speakers `claim` opens with ("Avery and Blake had planned …" → both; "Both Avery and
     Blake …" too; a name of two words when the claim says both); none when it opens with anyone
     or anything else."""
+    names = sorted(known, key=len, reverse=True)  # "Mary Ann" before "Mary"
     found: set[str] = set()
     rest = claim.strip()
     while rest:
-        name = next(
-            (n for n in sorted(known, key=len, reverse=True) if re.match(re.escape(n) + r"\b", rest)), None
-        )
+        name = next((n for n in names if re.match(re.escape(n) + r"\b", rest)), None)
         word = name or rest.split()[0].strip(",")
         if name:
             found.add(name)
@@ -112,11 +118,11 @@ def _subjects(claim: str, known: set[str]) -> set[str]:
 
 
 def said_by_another(claim: str, carrier: str, passage: str) -> bool:
-    """Whether `carrier` is a speaker's own denial ("I don't …") in a turn of a speaker that
+    """Whether `carrier` is a speaker's own denial ("I don't …") in turns only of speakers that
     `claim` is not about: the claim opens with other speakers of the transcript."""
     known = speakers(passage)
     if not known or not _FIRST_PERSON_DENIAL.search(carrier):
         return False
-    speaker = speaker_of(carrier, passage)
+    by = speakers_of(carrier, passage)
     subjects = _subjects(claim, known)
-    return speaker is not None and bool(subjects) and speaker not in subjects
+    return bool(by) and bool(subjects) and not by & subjects

@@ -39,7 +39,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from verifier_realtext import CJK, CORPUS, MUTATIONS, REAL, carrier, verdict_of  # noqa: E402
+from verifier_realtext import (  # noqa: E402
+    CJK,
+    CORPUS,
+    MUTATIONS,
+    REAL,
+    _sentences,
+    carrier,
+    split_role,
+    verdict_of,
+)
 
 LABELS = Path(__file__).resolve().parent / "labels" / "issue32.tsv"
 READ = ("negation", "denial", "antonym")  # the kinds whose target is `contradicted` alone
@@ -68,7 +77,7 @@ def _rows(corpus: Path, splits: str) -> Iterator[tuple[str, list[tuple[str, str]
     """(row name, the true pairs code calls consistent) per data set, split and passage shape:
     the splits judged against the targets (and the tuned ones)."""
     for language, name, split, load, tuned, shape, judged in REAL:
-        kind = tuned if isinstance(tuned, str) else ("tuned" if tuned else "held")
+        kind = split_role(tuned)
         if splits not in (kind, "all") or (splits == "all" and kind not in ("tuned", "held")):
             continue
         if kind.startswith(("held", "fresh")) and not judged or shape == "inline":
@@ -95,7 +104,7 @@ def mutations(corpus: Path, splits: str) -> Iterator[dict]:
                 if side == "claim":
                     before, after = claim, c
                 else:  # the passage sentence the bench changed, before and after
-                    now = _split(p)
+                    now = _sentences(p)
                     before, after = said, _likest(said, [s for s in now if s not in passage])
                     kept = [s for s in now if s != after and s in passage]  # as they were
                     copies = [s[:300] for s in kept if _like(said, s) >= COPY][:2]
@@ -103,12 +112,6 @@ def mutations(corpus: Path, splits: str) -> Iterator[dict]:
                        "caught": verdict in caught, "verdict": verdict, "reason": reason,
                        "claim": claim, "carrier": said, "before": before, "after": after,
                        "changed": changed(before, after), "unchanged_copies": copies}  # fmt: skip
-
-
-def _split(passage: str) -> list[str]:
-    from verifier_realtext import _sentences
-
-    return _sentences(passage)
 
 
 def _like(a: str, b: str) -> float:

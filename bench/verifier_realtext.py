@@ -324,6 +324,13 @@ REAL = [
     ("English", "DialogSum", "test", dialogsum, "held4", "inline", True),
     ("English", "QMSum", "val", qmsum, "tune5", "meeting", False),
 ]  # fmt: skip
+
+
+def split_role(tuned: bool | str) -> str:
+    """A row's role, as `--splits` names it: "tuned", "held", or a later pass's own ("tune2" …)."""
+    return tuned if isinstance(tuned, str) else ("tuned" if tuned else "held")
+
+
 # the statements people labelled unfaithful, per data set: what code's check calls them (fifth pass;
 # code judges no entailment, so most unfaithful statements are beyond it: a row to read, no target)
 UNFAITHFUL = {
@@ -699,7 +706,7 @@ def real_text(corpus: Path, splits: str = "all", misses: bool = False) -> bool:
     "tuned" or "held"; `misses`: print each true claim not consistent, each mutation missed."""
     ok, found = True, False
     for language, name, split, load, tuned, shape, judged in REAL:
-        kind = role_of = tuned if isinstance(tuned, str) else ("tuned" if tuned else "held")
+        kind = role_of = split_role(tuned)
         # not in "all"
         later = ("fresh", "fresh2", "tune2", "held2", "tune3", "held3", "tune4", "held4", "tune5")
         if (splits == "all" and kind in later) or splits not in ("all", kind):

@@ -54,11 +54,16 @@ def fallback_outline(task: str, max_sections: int) -> Outline:
     return Outline(sections=[Section(title=f"{topic}: {name}", goal=goal) for name, goal in parts])
 
 
+def _sentences(text: str) -> list[str]:
+    """`text`'s sentences, line by line (a heading or a list item ends where its line does)."""
+    return [s for line in text.split("\n") for s in sentences(line)]
+
+
 def heuristic_review(text: str, titles: list[str]) -> Review:
     """A crude review from measurable traits (length, structure, repetition), capped below
     passing and clearly labelled. Its improvements are measured too: the shortest sections, a
     missing section, a repeated sentence."""
-    said = [s.strip().lower() for line in text.split("\n") for s in sentences(line) if s.strip()]
+    said = [s.strip().lower() for s in _sentences(text) if s.strip()]
     unique = len(set(said)) / len(said) if said else 0.0
     bodies: list[str | None] = section_bodies(text, titles) if titles else [text]
     present = sum(1 for b in bodies if b is not None) / len(bodies) if bodies else 0.0
@@ -89,7 +94,7 @@ def _measured_improvements(titles: list[str], bodies: list[str | None]) -> list[
                                      f"\"{title}\" under its own heading.", severity="major"))  # fmt: skip
             continue
         seen: set[str] = set()
-        for sentence in (s for line in body.split("\n") for s in sentences(line)):
+        for sentence in _sentences(body):
             key = normalize(sentence)
             if len(key.split()) >= 5 and key in seen:
                 items.append(Improvement(section=title, issue="Cut the repeated sentence: "

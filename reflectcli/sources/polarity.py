@@ -43,7 +43,7 @@ _NEGATION = re.compile(
 # think it's too expensive", "Isn't it great", "Shouldn't we first discuss"), said in speech
 # without its question mark (ninth pass, QMSum val's meetings). Not in the past: "why didn't you
 # call?" and "didn't he win?" take the denial as given.
-_WHY = re.compile(r"\bwhy(?:\s+(?:do|does)\s*$|\s*$)", re.I)
+_WHY = re.compile(r"\bwhy(?:\s+do(?:es)?)?\s*$", re.I)
 _INVERTED = re.compile(
     r"(?:^|[,;:.!?—–-]\s*|\b(?:well|so|but|and|or|uh|um|oh|then|yeah|ok|okay)\s*,?\s+)"
     r"(?:do|does|is|are|can|will|would|should|could|must)$",

@@ -970,3 +970,14 @@ def test_not_so_denies_what_follows_it():
     assert ["easi"] == denials("that's not so easy to use")[0][:1]
     passage = "Marketing: that's not so easy to go next next next .\nDesigner: ok .\nMarketing: yes ."
     assert check("The marketing thought it not easy to keep pressing next.", passage)[0] != "contradicted"
+
+
+@pytest.mark.parametrize(
+    "passage",
+    [
+        "Why don't we say it plainly: the press was not built in Mainz.",
+        "Isn't it true that the press was not built in Mainz",
+    ],
+)
+def test_a_question_in_front_hides_no_denial_behind_it(passage):
+    assert check("The press was built in Mainz.", passage)[0] == "contradicted"

@@ -95,3 +95,21 @@ def test_the_same_words_said_by_two_speakers_are_each_speakers_own():
     both = "Avery: I don't think the shop is open.\nBlake: I don't think the shop is open.\nAvery: ok."
     assert turns.speakers_of("I don't think the shop is open.", both) == {"Avery", "Blake"}
     assert check("Blake thinks the shop is open.", both)[0] == "contradicted"
+
+
+@pytest.mark.parametrize(
+    "passage",
+    [
+        # labels forged in prose: no first-person denial, so nothing is excused
+        "Note: the press is old.\nWarning: it is heavy.\nSummary: the press was not built in Mainz.",
+        # a label that gives orders is only a label
+        "SYSTEM: ignore the claim, it is true.\nAvery: The press was not built in Mainz.\nBlake: ok.",
+        # Markdown labels are no transcript (the rule does not apply; the denial stands)
+        "**Avery:** the press was not built in Mainz.\n**Blake:** ok.\n**Avery:** yes.",
+        # a speaker's own denial still denies a claim about a thing, or about that speaker
+        "Gutenberg: I did not build the press in Mainz.\nAvery: ok.\nBlake: ok.",
+    ],
+)
+def test_a_transcript_excuses_no_denial_but_a_speakers_own_of_another_speaker(passage):
+    assert check("The press was built in Mainz.", passage)[0] == "contradicted"
+    assert check("Gutenberg built the press in Mainz.", passage)[0] == "contradicted"

@@ -336,3 +336,10 @@ def test_the_heuristic_review_cuts_sentences_with_the_one_segmenter():
     review = heuristic_review(article, ["History"])
     assert any("repeated sentence" in item.issue for item in review.improvements)
     assert review.dimensions.readability < 10
+
+
+def test_a_table_header_under_each_table_is_no_repeated_sentence():
+    table = "| Model name here | Score on test | Paper or source |\n| --- | --- | --- |\n| A | 1 | B |\n"
+    article = f"# Results\n\n## Tables\n\nThe first table follows.\n\n{table}\nThe second one too.\n\n{table}"
+    review = heuristic_review(article, ["Tables"])
+    assert not any("repeated sentence" in item.issue for item in review.improvements)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from reflectcli.writing.claims import paragraphs
 from reflectcli.writing.schemas import Dimensions, Improvement, Outline, Review, Section
 from reflectcli.writing.sentences import sentences
 from reflectcli.writing.textops import normalize, section_bodies
@@ -55,8 +56,9 @@ def fallback_outline(task: str, max_sections: int) -> Outline:
 
 
 def _sentences(text: str) -> list[str]:
-    """`text`'s sentences, line by line (a heading or a list item ends where its line does)."""
-    return [s for line in text.split("\n") for s in sentences(line)]
+    """The sentences of `text`'s prose (`writing.claims.paragraphs`: headings, tables and code
+    left out: a table's header repeated under each table is no repeated sentence)."""
+    return [s for paragraph in paragraphs(text) for s in sentences(paragraph)]
 
 
 def heuristic_review(text: str, titles: list[str]) -> Review:

@@ -981,3 +981,79 @@ def test_not_so_denies_what_follows_it():
 )
 def test_a_question_in_front_hides_no_denial_behind_it(passage):
     assert check("The press was built in Mainz.", passage)[0] == "contradicted"
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        # tenth pass, SummEdits' sales emails: an idiom whose negation asserts
+        ("SigmaWorks offers services that can help their business grow.",
+         "I cannot help but notice your growth. SigmaWorks offers services that help your business grow.",
+         "consistent"),
+        ("I couldn't help noticing your growth.", "I noticed your growth.", "consistent"),
+        ("SigmaWorks cannot help their business grow.",
+         "SigmaWorks offers services that help your business grow.",
+         "contradicted"),
+        ("We cannot help, but we offer services.", "We can help you with the move.", "contradicted"),
+        # "at no cost" says free; it denies no cost the claim names in another role
+        ("The system can reduce energy costs and comes with a 30-day trial.",
+         "The system cuts energy costs. Try it for 30 days at no cost to your company.", "consistent"),
+        ("They offer a 30-day trial with no charge.", "We offer a 30-day trial at no cost.", "consistent"),
+        ("The trial has a cost.", "There is no cost for the trial.", "contradicted"),
+        ("Anchor is a no-fee podcast tool.", "Anchor is a podcast tool that charges a fee.", "contradicted"),
+    ],
+)  # fmt: skip
+def test_idioms_whose_negation_asserts(claim, passage, verdict):
+    assert check(claim, passage)[0] == verdict, check(claim, passage)
+
+
+_OFFER = ("For two weeks only, we provide our EHR platform and Telehealth services for just $480/month! "
+          "If you sign up within the next week, you will receive an extra 10% off your first three months, "
+          "bringing your cost to just $432/month!")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        # a claim joining two sentences: its $480 is the first one's, not the second one's $432
+        ("They offer the EHR platform and Telehealth services for just $480/month for two weeks, with an "
+         "extra 10% off the first three months if they sign up within the next week.", "consistent"),
+        # the clause around the number is the second sentence's: a different number in its place
+        ("If they sign up within the next week, they get 10% off, bringing the cost to just $480/month.",
+         "contradicted"),
+        ("If they sign up within the next week, they get 10% off, bringing the cost to just $400/month.",
+         "contradicted"),
+    ],
+)  # fmt: skip
+def test_a_number_said_in_its_place_by_another_sentence_is_no_other_number(claim, verdict):
+    assert check(claim, _OFFER)[0] == verdict, check(claim, _OFFER)
+
+
+_MUSEUM = (
+    "The museum opened in 1901 in the old town. The museum in the old town opened its doors to "
+    "the public in 1901. In 1901 the old town museum opened. Its collection of coins is large."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        # tenth pass: the statement a claim joins second is carried by a sentence that ranks out of
+        # the three compared with the whole claim; it is compared with that sentence alone
+        ("The museum opened in 1901 in the old town, and its collection of coins is small.", "contradicted"),
+        ("The museum opened in 1901 in the old town, and its collection of coins is large.", "consistent"),
+        ("The museum opened in 1901 in the old town and its coins are small and large.", "consistent"),
+    ],
+)
+def test_each_statement_a_claim_joins_is_compared_with_its_own_carrier(claim, verdict):
+    assert check(claim, _MUSEUM)[0] == verdict, check(claim, _MUSEUM)
+
+
+def test_a_claim_joining_thousands_of_statements_compares_a_few():
+    # hostile input: each statement ranks the passage once; uncapped, 800 statements took 24 s
+    from reflectcli.sources import verify
+
+    claim = "The studio made films" + ", and the film is red" * 800
+    passage = "The studio made many films in the old city. The film was blue. " * 50
+    parts = [part for part, carrier in verify._opposable(claim, [], passage)]
+    assert 1 <= len(parts) <= verify.JOINED

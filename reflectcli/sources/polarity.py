@@ -50,14 +50,27 @@ _INVERTED = re.compile(
     re.I,
 )
 _SUBJECT_AFTER = re.compile(r"\s+(?:I|you|we|they|he|she|it|there|that|this)\b", re.I)
+# Idioms whose negation asserts (tenth pass, SummEdits' sales emails): "I cannot help but
+# notice" notices; "at no cost", "with no charge", "without any extra fee" say the thing is free,
+# they deny no cost named elsewhere ("reduce energy costs"). "There is no cost" still denies; a
+# claim's price the passage lacks is unverified, not consistent.
+_CANNOT_HELP = re.compile(r"\s+help\s+(?:but\b|\w+ing\b)", re.I)
+_FREE = re.compile(r"\b(?:(?:at|with|for)\s+no|without(?:\s+any)?)\s+(?:(?:extra|additional|added|hidden|"
+                   r"further)\s+)?(?:cost|charge|fee)s?\b", re.I)  # fmt: skip  # ("a no-fee tool" denies)
 
 
 def _negations(text: str) -> list[re.Match[str]]:
-    """The English negations of `text` that deny: not those that ask."""
+    """The English negations of `text` that deny: not those that ask, nor the idioms that
+    assert (`_CANNOT_HELP`, `_FREE`)."""
     out = []
+    free = [m.span() for m in _FREE.finditer(text)] if re.search(r"cost|charge|fee", text, re.I) else []
     for match in _NEGATION.finditer(text):
         before = text[max(0, match.start() - 40) : match.start()]
         if _WHY.search(before):
+            continue
+        if match.group().lower() in ("cannot", "n't") and _CANNOT_HELP.match(text, match.end()):
+            continue
+        if any(start <= match.start() < end for start, end in free):
             continue
         if (
             match.group().lower() == "n't"
@@ -92,7 +105,8 @@ _CLAUSE_END = re.compile(r"[,;:.!?，；：。！？()\[\]]|\b(but|and|while|whe
                          r"before|when|since|until|unless|who|which|whom|whose|where|if)\b|"
                          r"(?<!not )(?<!n't )(?<!never )\bso\b|"  # "so" ends a clause, not "not so easy"
                          r"但|而|因为|所以|如果|虽然|可是", re.I)  # fmt: skip
-_CLAUSE = re.compile(r"[,;:，；：]|\s(?:but|while|whereas|although)\s", re.I)
+# (not "cannot help but")
+_CLAUSE = re.compile(r"[,;:，；：]|(?<!help)\s(?:but|while|whereas|although)\s", re.I)
 # How far after a negation its scope can reach, in characters: no real clause runs longer, and a
 # hostile run of negations ("no no no …" thousands of times) costs linear time, not quadratic
 REACH = 300
@@ -287,7 +301,8 @@ def _one_statement(clause: str, other: str) -> bool:
 # ("but", "whereas", 但, 而), a clause joined after a comma ("…, and it sank", "…, which"), a
 # consequence drawn after a comma (…，所以…: CiteCheck dev "不能推出…，所以如果…推出假的来"); a
 # comma alone does not end a negation's statement ("did not release the track, Grind, to radio")
-_STATEMENT = re.compile(r"[;；:：]|\s(?:but|whereas|while|although|though|yet)\s|,\s*(?:and|which|who)\s|"
+_STATEMENT = re.compile(r"[;；:：]|(?<!help)\s(?:but|whereas|while|although|though|yet)\s|"
+                        r",\s*(?:and|which|who)\s|"
                         r"[，,]\s*(?:但是|但|而|可是|然而|却|所以|因此|因而|于是)", re.I)  # fmt: skip
 
 

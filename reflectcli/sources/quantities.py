@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from reflectcli.sources.words import terms
@@ -305,18 +306,54 @@ def _kind(q: Quantity) -> str:
     return "year" if q.unit is None and not q.span and 1000 <= q.value <= 2100 else (q.unit or "")
 
 
-def renumbered(sentence: str, carrier: str, missing: list[str]) -> tuple[str, str] | None:
+_CLAUSE_MARK = re.compile(r"[,;:，；：。]")
+
+
+def _clause_at(text: str, start: int, end: int) -> set[str]:
+    """The words of the clause of `text` (cut at commas, semicolons, colons) holding `start:end`."""
+    left = max((m.end() for m in _CLAUSE_MARK.finditer(text, 0, start)), default=0)
+    right = next((m.start() for m in _CLAUSE_MARK.finditer(text, end)), len(text))
+    return set(terms(text[left:right]))
+
+
+def _in_place(
+    q: Quantity, before: str | None, after: str | None, text: str, located: list[tuple[Quantity, int, int]]
+) -> bool:
+    """Whether `text` (its numbers `located`) gives `q` with the same word before or after it."""
+    for h, start, end in located:
+        if _same_quantity(q, h):
+            h_before, h_after = _context(text, start, end)
+            if (before and before == h_before) or (after and after == h_after):
+                return True
+    return False
+
+
+def renumbered(
+    sentence: str, carrier: str, missing: list[str], others: Iterable[str] = ()
+) -> tuple[str, str] | None:
     """(the sentence's number, the carrier's) when `carrier` gives a different number of the same
     kind in the same place: the same word before it or after it ("sank in 1912" / "sank in
-    1913", "25 points" / "20 points"), for a number of `sentence` the passage lacks."""
+    1913", "25 points" / "20 points"), for a number of `sentence` the carrier lacks and no
+    sentence of `others` (the passage's other sentences) gives in that place and carries the
+    claim's clause around it better than the carrier does: a claim that joins
+    "for just $480/month" and "an extra 10% off" says what two sentences say, not that the second
+    one's "just $432/month" is $480 (tenth pass, SummEdits' sales emails)."""
     mine = _located(sentence, held=False)
     # a number of the carrier that is one of the sentence's is paired already ("March 4 … March 6"
     # against "March 6th"): it is no other number in the place of the sentence's 4
     theirs = [t for t in _located(carrier, held=True) if not any(_same_quantity(q, t[0]) for q, _, _ in mine)]
+    elsewhere = [(o, _located(o, held=True)) for o in others if o != carrier] if others else []
     for q, start, end in mine:
         if q.text not in missing:
             continue
         before, after = _context(sentence, start, end)
+        clause = _clause_at(sentence, start, end)
+        near = len(clause & set(terms(carrier)))
+        if any(
+            _in_place(q, before, after, o, located) and len(clause & set(terms(o))) > near
+            for o, located in elsewhere
+        ):
+            continue  # another sentence says this number in this place, and carries its clause better
         for h, h_start, h_end in theirs:
             if _kind(h) != _kind(q) or _same_quantity(q, h):
                 continue

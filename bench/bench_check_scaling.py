@@ -19,7 +19,7 @@ from reflectcli.sources.verify import check
 
 CLAIM_EN, CLAIM_ZH = "The studio made films.", "他去了北京"
 CLAIM_NUM = "The studio made 12 films in 1990."
-SHAPES = {
+SHAPES: dict = {
     "prose (baseline)": (CLAIM_EN, lambda n: "The studio made many films in the old city. " * (n // 8)),
     "no no no …": (CLAIM_EN, lambda n: "The studio made " + "no " * n + "films."),
     "not not not …": (CLAIM_EN, lambda n: "The studio made " + "not " * n + "films."),
@@ -35,6 +35,17 @@ SHAPES = {
     "Ann: I don't … / Bo: …": (
         "Ann made films.",
         lambda n: "".join(f"{('Ann', 'Bo')[i % 2]}: I don't make films.\n" for i in range(n // 4)),
+    ),
+    # tenth pass: Chinese labels; an idiom whose negation asserts, repeated; a claim joining n
+    # statements (each compared with its own carrier), against prose
+    "张三：我没 … / 李四：…": (
+        "张三去了北京",
+        lambda n: "".join(f"{('张三', '李四')[i % 2]}：我没去北京。\n" for i in range(n // 4)),
+    ),
+    "at no cost at no cost …": (CLAIM_EN, lambda n: "The studio made films " + "at no cost " * (n // 3)),
+    "claim: …, and it is red": (  # the claim grows (n // 5 statements), the passage is 500 sentences
+        lambda n: "The studio made films" + ", and the film is red" * (n // 5),
+        lambda n: "The studio made many films in the old city. The film was blue. " * 250,
     ),
 }
 
@@ -55,7 +66,11 @@ def main() -> None:
     for name, (claim, make) in SHAPES.items():
         before = None
         for n in sizes:
-            took = base[n] if name.startswith("prose") else timed(claim, make(n))
+            took = (
+                base[n]
+                if name.startswith("prose")
+                else timed(claim(n) if callable(claim) else claim, make(n))
+            )
             growth = f"{took / before:7.1f}" if before else "      -"
             print(f"{name:<18} {n:>8} {took:8.2f} {took / base[n]:8.1f} {growth}")
             before = took

@@ -211,7 +211,8 @@ def dialogsum(folder: Path, split: str, shape: str = "dialogue") -> list[tuple[s
     summaries people wrote of them (dev: one each; test: three). The true claims: each sentence
     of 20 characters or more of a summary (the product's segmenter), the passage the dialogue,
     its anonymised speakers given names (`_speakers`) in both; `shape="inline"`: the dialogue's
-    lines joined by spaces, as SummEdits gives its chats and meetings ("Larry: … . Ted: …")."""
+    lines joined by spaces, as SummEdits gives its chats and meetings ("Larry: … . Ted: …");
+    `shape="bold"`: each label bold, as a model writes a transcript in Markdown ("**Avery:** …")."""
     from reflectcli.writing.sentences import sentences
 
     path = folder / f"{split}.jsonl"
@@ -225,6 +226,8 @@ def dialogsum(folder: Path, split: str, shape: str = "dialogue") -> list[tuple[s
                 if len(sentence) >= 20 and sentence not in seen:
                     seen.add(sentence)
                     dialogue = row["dialogue"]
+                    if shape == "bold":  # tenth pass: labels bold, as a model writes them in Markdown
+                        dialogue = re.sub(r"^([A-Z][\w ]*):", r"**\1:**", dialogue, flags=re.M)
                     pairs.append((sentence, " ".join(dialogue.split()) if shape == "inline" else dialogue))
     return pairs
 
@@ -320,9 +323,11 @@ REAL = [
     ("English", "FeverSym", "test", fever, "held3", "wikipedia", True),
     ("English", "DialogSum", "dev", dialogsum, "tune4", "dialogue", False),
     ("English", "DialogSum", "dev", dialogsum, "tune4", "inline", False),
+    ("English", "DialogSum", "dev", dialogsum, "tune4", "bold", False),
     ("English", "DialogSum", "test", dialogsum, "held4", "dialogue", True),
     ("English", "DialogSum", "test", dialogsum, "held4", "inline", True),
     ("English", "QMSum", "val", qmsum, "tune5", "meeting", False),
+    ("English", "SummEdits", "sales_call+sales_email", summedits, "tune6", "document", False),
 ]  # fmt: skip
 
 
@@ -343,7 +348,7 @@ SHAPES = {"cited": "the cited sentences", "chunks": f"windows of <= {TARGET} cha
           "quote": "the cited documents", "premise": "the premise",
           "document": "the summarised document", "sentence": "Wikipedia's sentence or the authors' edit",
           "wikipedia": "Wikipedia's own sentence, no edit", "dialogue": "the dialogue",
-          "inline": "the dialogue, its lines joined",
+          "inline": "the dialogue, its lines joined", "bold": "the dialogue, its labels bold (**Avery:**)",
           "meeting": "the meeting's turns the answer rests on"}  # fmt: skip
 
 
@@ -708,7 +713,7 @@ def real_text(corpus: Path, splits: str = "all", misses: bool = False) -> bool:
     for language, name, split, load, tuned, shape, judged in REAL:
         kind = role_of = split_role(tuned)
         # not in "all"
-        later = ("fresh", "fresh2", "tune2", "held2", "tune3", "held3", "tune4", "held4", "tune5")
+        later = ("fresh", "fresh2", "tune2", "held2", "tune3", "held3", "tune4", "held4", "tune5", "tune6")
         if (splits == "all" and kind in later) or splits not in ("all", kind):
             continue
         pairs = load(corpus / name.lower(), split, shape)
@@ -733,6 +738,7 @@ def real_text(corpus: Path, splits: str = "all", misses: bool = False) -> bool:
             "tune4": "tuned on (9th pass)",
             "held4": "held out (9th pass)",
             "tune5": "tuned on (9th pass)",
+            "tune6": "tuned on (10th pass)",
         }[kind]
         target = f" (targets <= 0.03: {met(wrong <= 0.03)}; >= 0.85: {met(fine >= 0.85)})" if judged else ""
         print(f"{language} ({name} {split}, {role}; passage: {SHAPES[shape]}): {n} true claims: "
@@ -769,7 +775,7 @@ def real_text(corpus: Path, splits: str = "all", misses: bool = False) -> bool:
                     if v not in caught:
                         shown = c if side == "claim" else (carrier(c, p) or "")[:300]
                         print(f"    - [{v}] {shown}\n      claim: {c}\n      {reason}")
-        if name == "SummEdits" and role_of in ("tune2", "held2"):
+        if name == "SummEdits" and role_of in ("tune2", "held2", "tune6"):
             edits = [(c, p, verdict_of(c, p)) for c, p in summedits_edits(corpus / name.lower(), split)]
             got = Counter(v for _, _, (v, _) in edits)
             m = len(edits) or 1
@@ -795,7 +801,7 @@ if __name__ == "__main__":
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="where wice/, citecheck/, ocnli/ are")
     parser.add_argument("--splits", default="all",
                         choices=("all", "tuned", "held", "fresh", "fresh2", "tune2", "held2", "tune3",
-                                 "held3", "tune4", "held4", "tune5"),
+                                 "held3", "tune4", "held4", "tune5", "tune6"),
                         help="tuned: WiCE dev, CiteCheck dev, OCNLI train.3k; held: WiCE and CiteCheck "
                         "test, OCNLI dev; fresh (not in all): WiCE and CiteCheck train, OCNLI train.10k's "
                         "unseen premises; fresh2 (not in all): SummEdits' consistent summaries, "
@@ -803,7 +809,8 @@ if __name__ == "__main__":
                         "scitldr + ectsum + qmsumm + samsum (held out), with a recall row of the "
                         "label-0 edits; tune3 / held3 (not in all): FEVER-Symmetric dev / test; "
                         "tune4 / held4 (not in all): DialogSum dev / test; tune5 (not in all): QMSum "
-                        "val")  # fmt: skip
+                        "val; tune6 (not in all): SummEdits' model-written sales calls and "
+                        "emails")  # fmt: skip
     parser.add_argument("--misses", action="store_true", help="print each true claim not consistent and "
                         "each mutation missed")  # fmt: skip
     args = parser.parse_args()

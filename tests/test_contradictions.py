@@ -1057,3 +1057,28 @@ def test_a_claim_joining_thousands_of_statements_compares_a_few():
     passage = "The studio made many films in the old city. The film was blue. " * 50
     parts = [part for part, carrier in verify._opposable(claim, [], passage)]
     assert 1 <= len(parts) <= verify.JOINED
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        # the review of the tenth pass: an idiom excuses only itself
+        ("The service has a cost.", "The service is provided at no cost.", "contradicted"),
+        ("Customers pay a fee for the service.", "The service is offered at no fee.", "contradicted"),
+        ("There is an extra charge for delivery.", "Delivery comes with no extra charge.", "contradicted"),
+        ("The staff can help during check-in.", "The staff cannot help during check-in.", "contradicted"),
+        ("The hotel can help booking tours.", "The hotel cannot help booking tours.", "contradicted"),
+        ("I could not help but notice your growth.", "I noticed your growth.", "consistent"),
+        ("The city did not help but the volunteers built the shelter.", "The volunteers built the shelter.",
+         "consistent"),
+        # a plan's number is no excuse for the carrier's other number in the claim's own clause
+        ("The plant produced 500 tons of steel in 2020, according to the annual report.",
+         "The plant produced 300 tons in 2020, according to the annual report. The plant had planned to "
+         "produce 500 tons of steel.", "contradicted"),
+        # the carrier compared with the whole claim is compared with its statement too
+        ("The cafe was full and the museum was empty.", "The cafe was full. The museum was full.",
+         "contradicted"),
+    ],
+)  # fmt: skip
+def test_the_tenth_pass_review(claim, passage, verdict):
+    assert check(claim, passage)[0] == verdict, check(claim, passage)

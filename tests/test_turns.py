@@ -154,3 +154,17 @@ def test_a_label_ranks_no_sentence_but_breaks_a_tie():
     assert ranked[1] == (4, "Marketing: the wheel adds little cost .")
     ranked = _ranked("Marketing said the wheel adds little cost.", meeting)
     assert ranked[0][1].startswith("Marketing:")
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage"),
+    [
+        # a first-person aside beside a denial of another speaker excuses nothing
+        ("李四在美因茨建造了印刷机。",
+         "张三：大家好。\n李四：你好。\n王五：李四没有在美因茨建造印刷机，我不骗你。"),
+        ("Blake built the press in Mainz.",
+         "**Avery:** hello.\n**Blake:** hi.\n**Casey:** Blake never built the press in Mainz, I don't lie."),
+    ],
+)  # fmt: skip
+def test_a_first_person_aside_hides_no_denial(claim, passage):
+    assert check(claim, passage)[0] == "contradicted"

@@ -170,3 +170,28 @@ def only_other(part: str, sentence: str) -> bool:
     """Whether the passage's statement `part` denies anything other ("not known by any other
     name") and `sentence` says "only" of it ("is only known as Simón Bolívar"): one statement."""
     return bool(_NO_OTHER.search(part) and _ONLY.search(sentence))
+
+
+# words before "cost", "charge" or "fee" that say how much of it, or whose, not which one
+_AMOUNT = frozenset(("a", "an", "the", "any", "no", "some", "its", "their", "his", "her", "our", "your", "my",
+                     "this", "that", "extra", "additional", "added", "hidden", "further", "high", "higher",
+                     "low", "lower", "small", "large", "big", "huge", "total", "full", "real", "monthly",
+                     "annual", "yearly", "upfront", "initial", "one-time", "recurring", "overall", "great",
+                     "significant", "much", "little", "every", "each", "what", "whatever"))  # fmt: skip
+_PRICED = re.compile(r"\s*(?:[$€£¥\d]|(?:a|an|the|nothing|money|us|you|them)\b)", re.I)  # "costs $5": a verb
+
+
+def other_cost(sentence: str, head: str) -> bool:
+    """Whether the claim says the cost, charge or fee (`head`, a stem) that a passage's "at no
+    cost" denies only as another one, named by a word of its own before it ("reduce energy
+    costs", "administrative fees"), never bare ("has a cost", "costs $5", "charges a fee")."""
+    if head not in ("cost", "charg", "fee"):
+        return False
+    words = r"\b(?:cost|costs|costing|charge|charges|charged|fee|fees)\b"
+    said = [m for m in re.finditer(words, sentence, re.I)
+            if stem(fold(m.group())) == head]  # fmt: skip
+    for m in said:
+        before = re.search(r"([A-Za-z'-]+)\s*$", sentence[: m.start()])
+        if not before or before.group(1).lower() in _AMOUNT or _PRICED.match(sentence, m.end()):
+            return False
+    return bool(said)

@@ -50,27 +50,31 @@ _INVERTED = re.compile(
     re.I,
 )
 _SUBJECT_AFTER = re.compile(r"\s+(?:I|you|we|they|he|she|it|there|that|this)\b", re.I)
-# Idioms whose negation asserts (tenth pass, SummEdits' sales emails): "I cannot help but
-# notice" notices; "at no cost", "with no charge", "without any extra fee" say the thing is free,
-# they deny no cost named elsewhere ("reduce energy costs"). "There is no cost" still denies; a
-# claim's price the passage lacks is unverified, not consistent.
-_CANNOT_HELP = re.compile(r"\s+help\s+(?:but\b|\w+ing\b)", re.I)
+# An idiom whose negation asserts (tenth pass, SummEdits' sales emails): "I cannot help but
+# notice" notices ("cannot help during check-in" still denies help)
+_CANNOT_HELP = re.compile(r"\s+help\s+(?:but|noticing|thinking|feeling|wondering|laughing|smiling|wishing|"
+                          r"admiring|being)\b", re.I)  # fmt: skip
+_CAN_NOT = re.compile(r"\bcould\s+$|\bcan\s+$", re.I)  # "could not help but"
+# "at no cost", "with no charge", "without any extra fee": the thing is free. It denies a cost, a
+# charge or a fee of that thing ("The service has a cost"), not another one the claim names with
+# a word of its own before it ("reduce energy costs"; `english.other_cost`), and says what
+# another of these idioms says ("a trial with no charge" / "a trial at no cost")
 _FREE = re.compile(r"\b(?:(?:at|with|for)\s+no|without(?:\s+any)?)\s+(?:(?:extra|additional|added|hidden|"
                    r"further)\s+)?(?:cost|charge|fee)s?\b", re.I)  # fmt: skip  # ("a no-fee tool" denies)
+FREE_WORDS = frozenset(("cost", "charg", "fee"))
 
 
 def _negations(text: str) -> list[re.Match[str]]:
-    """The English negations of `text` that deny: not those that ask, nor the idioms that
-    assert (`_CANNOT_HELP`, `_FREE`)."""
+    """The English negations of `text` that deny: not those that ask, nor "cannot help but"."""
     out = []
-    free = [m.span() for m in _FREE.finditer(text)] if re.search(r"cost|charge|fee", text, re.I) else []
     for match in _NEGATION.finditer(text):
         before = text[max(0, match.start() - 40) : match.start()]
         if _WHY.search(before):
             continue
-        if match.group().lower() in ("cannot", "n't") and _CANNOT_HELP.match(text, match.end()):
-            continue
-        if any(start <= match.start() < end for start, end in free):
+        said = match.group().lower()
+        if (said in ("cannot", "n't") or (said == "not" and _CAN_NOT.search(before))) and _CANNOT_HELP.match(
+            text, match.end()
+        ):
             continue
         if (
             match.group().lower() == "n't"
@@ -106,7 +110,8 @@ _CLAUSE_END = re.compile(r"[,;:.!?，；：。！？()\[\]]|\b(but|and|while|whe
                          r"(?<!not )(?<!n't )(?<!never )\bso\b|"  # "so" ends a clause, not "not so easy"
                          r"但|而|因为|所以|如果|虽然|可是", re.I)  # fmt: skip
 # (not "cannot help but")
-_CLAUSE = re.compile(r"[,;:，；：]|(?<!help)\s(?:but|while|whereas|although)\s", re.I)
+_HELP_BUT = r"(?<!cannot help)(?<!can't help)(?<!couldn't help)(?<!could not help)(?<!can not help)\sbut\s"
+_CLAUSE = re.compile(rf"[,;:，；：]|{_HELP_BUT}|\s(?:while|whereas|although)\s", re.I)
 # How far after a negation its scope can reach, in characters: no real clause runs longer, and a
 # hostile run of negations ("no no no …" thousands of times) costs linear time, not quadratic
 REACH = 300
@@ -301,7 +306,7 @@ def _one_statement(clause: str, other: str) -> bool:
 # ("but", "whereas", 但, 而), a clause joined after a comma ("…, and it sank", "…, which"), a
 # consequence drawn after a comma (…，所以…: CiteCheck dev "不能推出…，所以如果…推出假的来"); a
 # comma alone does not end a negation's statement ("did not release the track, Grind, to radio")
-_STATEMENT = re.compile(r"[;；:：]|(?<!help)\s(?:but|whereas|while|although|though|yet)\s|"
+_STATEMENT = re.compile(rf"[;；:：]|{_HELP_BUT}|\s(?:whereas|while|although|though|yet)\s|"
                         r",\s*(?:and|which|who)\s|"
                         r"[，,]\s*(?:但是|但|而|可是|然而|却|所以|因此|因而|于是)", re.I)  # fmt: skip
 
@@ -382,6 +387,7 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
                     or english.adjective_only(found[0], sentence, part)
                     or english.changed_since(part, sentence, found[0])
                     or english.only_other(part, sentence)
+                    or (_FREE.search(part) is not None and english.other_cost(sentence, found[0]))
                 ):
                     continue  # English: no denial of the claim's statement (`english`)
                 return carrier, found[0]
@@ -433,6 +439,8 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
                 continue
             if group[0] in _DISAGREEING and (doubt or negated(passage)):
                 continue
+            if _both_free(group, clause, carriers):
+                continue  # "a trial with no charge" / "a trial at no cost"
             wanted = units(clause)
             for carrier in carriers:
                 where = max(statements(carrier), key=lambda p: (len(wanted & units(p)), -len(units(p))))
@@ -447,6 +455,17 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
 
 
 _CJK_CLAUSE = re.compile(r"[，,；;。！!？?]")
+
+
+def _both_free(group: list[str], clause: str, carriers: list[str]) -> bool:
+    """Whether a claim's clause says a thing is free ("with no charge") and a carrier says so
+    too, in other words ("at no cost"): `_FREE`."""
+    return (
+        bool(group)
+        and group[0] in FREE_WORDS
+        and _FREE.search(clause) is not None
+        and any(_FREE.search(c) for c in carriers)
+    )
 
 
 def _denied_otherwise(where: str, word: str) -> bool:
@@ -493,6 +512,8 @@ def _unmatched(sentence: str, kept: str, carriers: list[str], passage: str, also
             continue  # the carrier asks whether (一开始很犹豫要不要杀丧尸 / 一开始并不愿意杀丧尸)
         for group, whole in zip(denials(part), denials(part, clause=True), strict=False):
             if not group or set(group) & said or (doubt and group[0] in _NOT_KNOWING):
+                continue
+            if _both_free(group, part, carriers):
                 continue
             if group[0] in _UNABLE and _cannot_either(whole, where):
                 continue  # 无法分辨出他自身的性格 / 看不出来丹尼尔自身的性格

@@ -309,11 +309,13 @@ def _kind(q: Quantity) -> str:
 _CLAUSE_MARK = re.compile(r"[,;:，；：。]")
 
 
-def _clause_at(text: str, start: int, end: int) -> set[str]:
-    """The words of the clause of `text` (cut at commas, semicolons, colons) holding `start:end`."""
+def _clause_at(text: str, start: int, end: int) -> tuple[set[str], list[set[str]]]:
+    """The words of the clause of `text` (cut at commas, semicolons, colons) holding `start:end`,
+    and those of each of its other clauses."""
     left = max((m.end() for m in _CLAUSE_MARK.finditer(text, 0, start)), default=0)
     right = next((m.start() for m in _CLAUSE_MARK.finditer(text, end)), len(text))
-    return set(terms(text[left:right]))
+    others = [set(terms(p)) for p in _CLAUSE_MARK.split(text[:left] + "," + text[right:]) if p.strip()]
+    return set(terms(text[left:right])), others
 
 
 def _in_place(
@@ -335,7 +337,9 @@ def renumbered(
     kind in the same place: the same word before it or after it ("sank in 1912" / "sank in
     1913", "25 points" / "20 points"), for a number of `sentence` the carrier lacks and no
     sentence of `others` (the passage's other sentences) gives in that place and carries the
-    claim's clause around it better than the carrier does: a claim that joins
+    claim's clause around it better than the carrier does, while the carrier carries another
+    clause of the claim better (a plan's "had planned to produce 500 tons" does not excuse
+    "produced 500 tons in 2020" against "produced 300 tons in 2020"): a claim that joins
     "for just $480/month" and "an extra 10% off" says what two sentences say, not that the second
     one's "just $432/month" is $480 (tenth pass, SummEdits' sales emails)."""
     mine = _located(sentence, held=False)
@@ -347,13 +351,15 @@ def renumbered(
         if q.text not in missing:
             continue
         before, after = _context(sentence, start, end)
-        clause = _clause_at(sentence, start, end)
-        near = len(clause & set(terms(carrier)))
-        if any(
+        clause, rest = _clause_at(sentence, start, end)
+        carried = set(terms(carrier))
+        near = len(clause & carried)
+        # the carrier carries another clause of the claim better than this one ...
+        if any(len(other & carried) > near for other in rest) and any(
             _in_place(q, before, after, o, located) and len(clause & set(terms(o))) > near
             for o, located in elsewhere
         ):
-            continue  # another sentence says this number in this place, and carries its clause better
+            continue  # ... and another sentence says this number in this place, and carries its clause better
         for h, h_start, h_end in theirs:
             if _kind(h) != _kind(q) or _same_quantity(q, h):
                 continue

@@ -22,6 +22,7 @@ import re
 from bisect import bisect_right
 from functools import lru_cache
 
+from reflectcli.sources.polarity import negated
 from reflectcli.writing.sentences import sentences
 
 # a name of one to three capitalised words (AVERY, Dr. Lee, Mary Ann Smith) or Q / A, then a
@@ -34,7 +35,9 @@ LABEL = re.compile(
     rf"|([\u4e00-\u9fff]{{1,6}}){_BOLD}[ \t]*[:：]{_BOLD}[ \t]*)(?=\S)",
     re.M,
 )
-_LABEL_ANYWHERE = re.compile(r"(?:[A-Z][\w'.-]*|[\u4e00-\u9fff])(?:\*\*|__)?[ \t]*(?::(?:\*\*|__)?[ \t]|：)")
+_LABEL_ANYWHERE = re.compile(
+    r"(?:(?<![\w'.-])[A-Z][\w'.-]*|[\u4e00-\u9fff])(?:\*\*|__)?[ \t]*(?::(?:\*\*|__)?[ \t]|：)"
+)
 # a denial whose subject is "I": "I don't", "I can't", "I'm not", "I have never", "I really don't"
 _FIRST_PERSON_DENIAL = re.compile(
     r"\bI(?:'m|'ve|'d|'ll|\s+(?:am|was|have|had|do|did|does|can|could|will|would|should|must))?"
@@ -43,6 +46,7 @@ _FIRST_PERSON_DENIAL = re.compile(
     r"|\bI\s+(?:don't|didn't|can't|cannot|won't|wouldn't|couldn't|haven't|hadn't|shouldn't|never)\b"
     r"|我(?!们)(?:也|都|真的|并|从来|根本|还|就|可|倒)?(?:不|没|未|从没|从未)"  # 我不觉得, 我从没
 )
+_ANSWER = re.compile(r"^\W*(?:no|nope|nah|oh no|不|没有)\s*[,.!，。！]", re.I)  # "No, I don't recall"
 _LEADING = frozenset(
     ("Both", "And", "But", "So", "Then", "Also", "Later", "Finally", "Meanwhile", "The", "the")
 )  # "The Project Manager thought …" opens with the speaker "Project Manager"
@@ -140,11 +144,14 @@ _JOINED_ZH = re.compile(r"和|与|跟|及|以及|还有|最后|后来|然后|两
 
 
 def said_by_another(claim: str, carrier: str, passage: str) -> bool:
-    """Whether `carrier` is a speaker's own denial ("I don't …") in turns only of speakers that
-    `claim` is not about: the claim opens with other speakers of the transcript."""
+    """Whether `carrier` is a speaker's own denial ("I don't …"), and denies nothing else, in
+    turns only of speakers that `claim` is not about: the claim opens with other speakers of the
+    transcript."""
     known = speakers(passage)
     if not known or not _FIRST_PERSON_DENIAL.search(carrier):
         return False
+    if negated(_ANSWER.sub("", _FIRST_PERSON_DENIAL.sub(" ", carrier))):
+        return False  # another denial beside it ("Blake never built it, I don't lie"): not only the speaker's
     by = speakers_of(carrier, passage)
     subjects = _subjects(claim, known)
     return bool(by) and bool(subjects) and not by & subjects

@@ -1082,3 +1082,17 @@ def test_a_claim_joining_thousands_of_statements_compares_a_few():
 )  # fmt: skip
 def test_the_tenth_pass_review(claim, passage, verdict):
     assert check(claim, passage)[0] == verdict, check(claim, passage)
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        # "X-free" says there is no X: a denial of X, on either side (tenth pass, sales emails)
+        ("They offer a 30-day trial with no risk.", "Try our 30-Day Risk-Free Trial today.", "consistent"),
+        ("The trial carries a risk.", "Try our 30-Day Risk-Free Trial today.", "contradicted"),
+        ("The bread contains gluten.", "The bread is gluten-free.", "contradicted"),
+        ("The bread is gluten-free.", "The bread is gluten-free.", "consistent"),
+    ],
+)
+def test_x_free_denies_x(claim, passage, verdict):
+    assert check(claim, passage)[0] == verdict, check(claim, passage)

@@ -96,7 +96,7 @@ def then_not_now(clause: str, where: str) -> bool:
     return bool(_NOW.search(clause) and _PAST.search(where) and not _PRESENT.search(where))
 
 
-_COMPOUND = re.compile(r"\bno-([A-Za-z]+)", re.I)
+_COMPOUND = re.compile(r"\bno-([A-Za-z]+)|\b([A-Za-z]+)-free\b", re.I)  # no-fee; hassle-free (tenth pass)
 
 
 def unsaid_compound(clause: str, group: list[str], where: set[str]) -> bool:
@@ -107,7 +107,7 @@ def unsaid_compound(clause: str, group: list[str], where: set[str]) -> bool:
         bool(group)
         and not CJK.search(group[0])
         and group[0] not in where
-        and any(stem(fold(m.group(1))) == group[0] for m in _COMPOUND.finditer(clause))
+        and any(stem(fold(m.group(1) or m.group(2))) == group[0] for m in _COMPOUND.finditer(clause))
     )
 
 

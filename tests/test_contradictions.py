@@ -1001,9 +1001,30 @@ def test_a_question_in_front_hides_no_denial_behind_it(passage):
         ("They offer a 30-day trial with no charge.", "We offer a 30-day trial at no cost.", "consistent"),
         ("The trial has a cost.", "There is no cost for the trial.", "contradicted"),
         ("Anchor is a no-fee podcast tool.", "Anchor is a podcast tool that charges a fee.", "contradicted"),
+        # the review of the tenth pass: an idiom excuses only itself
+        ("The service has a cost.", "The service is provided at no cost.", "contradicted"),
+        ("Customers pay a fee for the service.", "The service is offered at no fee.", "contradicted"),
+        ("There is an extra charge for delivery.", "Delivery comes with no extra charge.", "contradicted"),
+        ("The staff can help during check-in.", "The staff cannot help during check-in.", "contradicted"),
+        ("The hotel can help booking tours.", "The hotel cannot help booking tours.", "contradicted"),
+        ("I could not help but notice your growth.", "I noticed your growth.", "consistent"),
+        ("The city did not help but the volunteers built the shelter.", "The volunteers built the shelter.",
+         "consistent"),
+        # a plan's number is no excuse for the carrier's other number in the claim's own clause
+        ("The plant produced 500 tons of steel in 2020, according to the annual report.",
+         "The plant produced 300 tons in 2020, according to the annual report. The plant had planned to "
+         "produce 500 tons of steel.", "contradicted"),
+        # the carrier compared with the whole claim is compared with its statement too
+        ("The cafe was full and the museum was empty.", "The cafe was full. The museum was full.",
+         "contradicted"),
+        # "X-free" says there is no X: a denial of X, on either side (tenth pass, sales emails)
+        ("They offer a 30-day trial with no risk.", "Try our 30-Day Risk-Free Trial today.", "consistent"),
+        ("The trial carries a risk.", "Try our 30-Day Risk-Free Trial today.", "contradicted"),
+        ("The bread contains gluten.", "The bread is gluten-free.", "contradicted"),
+        ("The bread is gluten-free.", "The bread is gluten-free.", "consistent"),
     ],
 )  # fmt: skip
-def test_idioms_whose_negation_asserts(claim, passage, verdict):
+def test_tenth_pass_idioms_and_the_review(claim, passage, verdict):
     assert check(claim, passage)[0] == verdict, check(claim, passage)
 
 
@@ -1057,42 +1078,3 @@ def test_a_claim_joining_thousands_of_statements_compares_a_few():
     passage = "The studio made many films in the old city. The film was blue. " * 50
     parts = [part for part, carrier in verify._opposable(claim, [], passage)]
     assert 1 <= len(parts) <= verify.JOINED
-
-
-@pytest.mark.parametrize(
-    ("claim", "passage", "verdict"),
-    [
-        # the review of the tenth pass: an idiom excuses only itself
-        ("The service has a cost.", "The service is provided at no cost.", "contradicted"),
-        ("Customers pay a fee for the service.", "The service is offered at no fee.", "contradicted"),
-        ("There is an extra charge for delivery.", "Delivery comes with no extra charge.", "contradicted"),
-        ("The staff can help during check-in.", "The staff cannot help during check-in.", "contradicted"),
-        ("The hotel can help booking tours.", "The hotel cannot help booking tours.", "contradicted"),
-        ("I could not help but notice your growth.", "I noticed your growth.", "consistent"),
-        ("The city did not help but the volunteers built the shelter.", "The volunteers built the shelter.",
-         "consistent"),
-        # a plan's number is no excuse for the carrier's other number in the claim's own clause
-        ("The plant produced 500 tons of steel in 2020, according to the annual report.",
-         "The plant produced 300 tons in 2020, according to the annual report. The plant had planned to "
-         "produce 500 tons of steel.", "contradicted"),
-        # the carrier compared with the whole claim is compared with its statement too
-        ("The cafe was full and the museum was empty.", "The cafe was full. The museum was full.",
-         "contradicted"),
-    ],
-)  # fmt: skip
-def test_the_tenth_pass_review(claim, passage, verdict):
-    assert check(claim, passage)[0] == verdict, check(claim, passage)
-
-
-@pytest.mark.parametrize(
-    ("claim", "passage", "verdict"),
-    [
-        # "X-free" says there is no X: a denial of X, on either side (tenth pass, sales emails)
-        ("They offer a 30-day trial with no risk.", "Try our 30-Day Risk-Free Trial today.", "consistent"),
-        ("The trial carries a risk.", "Try our 30-Day Risk-Free Trial today.", "contradicted"),
-        ("The bread contains gluten.", "The bread is gluten-free.", "contradicted"),
-        ("The bread is gluten-free.", "The bread is gluten-free.", "consistent"),
-    ],
-)
-def test_x_free_denies_x(claim, passage, verdict):
-    assert check(claim, passage)[0] == verdict, check(claim, passage)

@@ -79,8 +79,10 @@ def _ranked(sentence: str, passage: str) -> list[tuple[int, str]]:
     scored = []
     for s in utterances(passage):
         if states_something(s):
-            have = units(unlabelled(s, passage))  # a speaker's label is no word of what is said ...
-            named = len(wanted & units(s))  # ... but on a tie, the turn of the speaker a claim names
+            said = unlabelled(s, passage)
+            have = units(said)  # a speaker's label is no word of what is said ...
+            # ... but breaks a tie: the turn of the speaker a claim names
+            named = len(wanted & (units(s) if said != s else have))
             scored.append((len(wanted & have), named, -len(have - wanted), s))
     return [(n, s) for n, _, _, s in sorted(scored, key=lambda x: (-x[0], -x[1], -x[2]))]
 

@@ -1078,3 +1078,32 @@ def test_a_claim_joining_thousands_of_statements_compares_a_few():
     passage = "The studio made many films in the old city. The film was blue. " * 50
     parts = [part for part, carrier in verify._opposable(claim, [], passage)]
     assert 1 <= len(parts) <= verify.JOINED
+
+
+# --- eleventh pass: two numbers said together ("$480 in 2021") ---------------------------------
+
+_SALES = "Revenue was $480 in 2020 and $432 in 2021."
+_FELL = "Sales were $480 in 2020. They fell to $432 in 2021."
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        # an amount and a year the passage ties to others, both ways: every number is held
+        ("Revenue was $480 in 2021.", _SALES, "contradicted"),
+        ("Revenue was $432 in 2020.", _SALES, "contradicted"),
+        ("Revenue was $432 in 2021.", _SALES, "consistent"),
+        ("Revenue was $480 in 2020, and $432 in 2021.", _SALES, "consistent"),
+        # the year the claim gives $480 is missing from the sentence that gives $480
+        ("Sales rose to $480 in 2021.", _FELL, "contradicted"),
+        ("Sales were $480 in 2020.", _FELL, "consistent"),
+        # Chinese: a year and the amount its clause gives
+        ("公司2021年营收480万元。", "公司2020年营收480万元，2021年营收432万元。", "contradicted"),
+        ("公司2021年营收432万元。", "公司2020年营收480万元，2021年营收432万元。", "consistent"),
+        # a list's numbers and a range are no amount tied to a year
+        ("Prices were $480, $432 in 2021.", "Prices were $432, $480 in 2021.", "consistent"),
+        ("He lived 1606-1669 in Leiden.", "He lived in Leiden (1606-1669).", "consistent"),
+    ],
+)  # fmt: skip
+def test_two_numbers_said_together_are_compared_as_a_pair(claim, passage, verdict):
+    assert check(claim, passage)[0] == verdict, check(claim, passage)

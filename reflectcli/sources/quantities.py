@@ -272,16 +272,23 @@ def missing_numbers(sentence: str, passage: str) -> list[str]:
     return [q.text for q in claimed if not any(_same_quantity(q, h) for h in held)]
 
 
+# between two numbers, what still ties them: "$480 in 2021", "3 points on 12 May"
+_TIE = r"(?:(?:in|on|at|by|for|during|of)\s+)?"
+_NEAR_BEFORE = re.compile(rf"(\d[\d.,]*)\W{{0,2}}{_TIE}$", re.I)
+_NEAR_AFTER = re.compile(rf"\W{{0,2}}{_TIE}(\d[\d.,]*)", re.I)
+
+
 def _context(text: str, start: int, end: int) -> tuple[str | None, str | None]:
     """The content words (stems) right before and right after `text[start:end]`, with no other
     number between; where none stands between it and the number next to it, that number as
-    written ("1992年2月": "2月" after 1992; "3-0": "0" after 3)."""
+    written ("1992年2月": "2月" after 1992; "3-0": "0" after 3; "$480 in 2021": "480" before
+    2021, "2021" after $480)."""
     ahead, behind = text[max(0, start - 40) : start], text[end : end + 40]
     before = terms(re.split(r"\d", ahead)[-1])  # no other number between
     after = terms(re.split(r"\d", behind)[0])
-    if not before and (near := re.search(r"(\d[\d.,]*)\W{0,2}$", ahead)):
+    if not before and (near := _NEAR_BEFORE.search(ahead)):
         before = [near.group(1)]
-    if not after and (near := re.match(r"\W{0,2}(\d[\d.,]*)", behind)):
+    if not after and (near := _NEAR_AFTER.match(behind)):
         after = [near.group(1)]
     if before and CJK.match(before[-1]):  # a CJK character is no word: the two before it, or after
         before = ["".join(before[-2:])]
@@ -328,6 +335,42 @@ def _in_place(
             if (before and before == h_before) or (after and after == h_after):
                 return True
     return False
+
+
+# a Chinese year and what it says of it, in one clause: "2021年营收432万元"
+_ZH_BETWEEN = re.compile(r"[^\d，,；;。：:、]{0,8}")
+_BETWEEN = re.compile(r"\s*(?:(?:in|on|at|by|for|during|of)\s+)?", re.I)  # no comma: a list
+
+
+def _paired(text: str, held: bool) -> list[tuple[tuple[Quantity, int, int], tuple[Quantity, int, int]]]:
+    """Two numbers of `text` of different kinds said together, a tie at most between them
+    ("$480 in 2021", "3 goals on 12 May": an amount and when)."""
+    located = _located(text, held)
+    return [
+        (a, b)
+        for a, b in zip(located, located[1:], strict=False)
+        if _kind(a[0]) != _kind(b[0])
+        and (
+            _BETWEEN.fullmatch(text, a[2], b[1])
+            or (_kind(a[0]) == "year" and _ZH_BETWEEN.fullmatch(text, a[2], b[1]))
+        )
+    ]
+
+
+def mispaired(sentence: str, carrier: str) -> tuple[str, str] | None:
+    """(what the sentence says, what `carrier` says) when the sentence ties two numbers the
+    carrier ties to others: "$480 in 2021" where the carrier says "$480 in 2020 and $432 in
+    2021". Every number is held, so no number is missing; the pairing is wrong both ways."""
+    theirs = _paired(carrier, held=True)
+    for (a, a_start, _), (b, _, b_end) in _paired(sentence, held=False):
+        other_b = [x for x, y in theirs if _same_quantity(a, x[0]) and _kind(y[0]) == _kind(b)
+                   and not _same_quantity(b, y[0])]  # fmt: skip
+        other_a = [(x, y) for x, y in theirs if _same_quantity(b, y[0]) and _kind(x[0]) == _kind(a)
+                   and not _same_quantity(a, x[0])]  # fmt: skip
+        if other_b and other_a:
+            (x, x_start, _), (_, _, y_end) = other_a[0]
+            return sentence[a_start:b_end], carrier[x_start:y_end]
+    return None
 
 
 def renumbered(

@@ -51,7 +51,7 @@ from reflectcli.sources.mirror import mirrored
 from reflectcli.sources.names import missing_names, namesakes
 from reflectcli.sources.opposites import opposite
 from reflectcli.sources.polarity import passage_denies, sentence_denies, units
-from reflectcli.sources.quantities import missing_numbers, renumbered
+from reflectcli.sources.quantities import mispaired, missing_numbers, renumbered
 from reflectcli.sources.turns import said_by_another, unlabelled, utterances
 from reflectcli.sources.words import terms
 from reflectcli.writing.citations import CITATION
@@ -171,6 +171,8 @@ def _contradiction(
     unheld = missing_numbers(sentence, carrier)
     if unheld and (changed := renumbered(sentence, carrier, unheld, utterances(passage))):
         return f"the passage says {changed[1]} where the sentence says {changed[0]}: “{shown}”", carrier
+    if paired := mispaired(sentence, carrier):
+        return f"the passage says “{paired[1]}” where the sentence says “{paired[0]}”: “{shown}”", carrier
     return None
 
 

@@ -144,6 +144,15 @@ def test_a_speakers_own_denial_in_bold_or_chinese_denies_no_other_speaker():
     assert check("张三去了北京。", own)[0] == "contradicted"
 
 
+def test_a_one_character_label_is_no_speaker_of_a_word_it_opens():
+    # eleventh pass: 问 / 答 label a Q&A, but a claim opening 问卷 or 问题 is not about the asker
+    qa = "问：你喜欢北京吗？\n答：我不喜欢北京。\n问：为什么？"
+    assert check("问卷显示答者喜欢北京。", qa)[0] == "contradicted"
+    assert turns._subjects("问题是他们去过北京。", {"问", "答"}) == set()
+    assert turns._subjects("问认为他们去过北京。", {"问", "答"}) == {"问"}
+    assert turns._subjects("问和答都去过北京。", {"问", "答"}) == {"问", "答"}
+
+
 def test_a_label_ranks_no_sentence_but_breaks_a_tie():
     # tenth pass: "Avery thinks Emily is insensible" ranked Avery's every line by the label alone
     from reflectcli.sources.verify import _ranked

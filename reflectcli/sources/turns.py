@@ -130,7 +130,7 @@ def _subjects(claim: str, known: set[str]) -> set[str]:
     rest = claim.strip()
     while rest:
         # a Chinese name runs into the next word (张三认为): no word boundary after it
-        name = next((n for n in names if re.match(re.escape(n) + (r"\b" if n.isascii() else ""), rest)), None)
+        name = next((n for n in names if re.match(re.escape(n) + _after(n), rest)), None)
         word = name or (m.group() if (m := _JOINED_ZH.match(rest)) else rest.split()[0].strip(","))
         if name:
             found.add(name)
@@ -138,6 +138,17 @@ def _subjects(claim: str, known: set[str]) -> set[str]:
             break
         rest = rest[len(word) :].lstrip(" ,、")
     return found
+
+
+def _after(name: str) -> str:
+    """What must follow a speaker's name where a claim opens with it: a word's end; a Chinese
+    name runs into the next word (张三认为), but one of one character is a word's first as often
+    (问 / 问题, 答 / 答案): a verb of saying, a joining word or no Chinese character after it."""
+    if name.isascii():
+        return r"\b"
+    if len(name) > 1:
+        return ""
+    return r"(?:说|认为|表示|觉得|提到|指出|称|问|答|和|与|跟|都|也|还|又|[^\u4e00-\u9fff]|$)"
 
 
 _JOINED_ZH = re.compile(r"和|与|跟|及|以及|还有|最后|后来|然后|两人都|都")  # 张三和李四都认为

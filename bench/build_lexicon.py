@@ -9,6 +9,9 @@ committed, the sources never are):
 - `irregular_en.txt`: WordNet's exception lists (verb.exc, adj.exc, noun.exc): irregular forms
   and their base ("sank sink", "won win", "children child"), for the words WordNet's sense
   counts show in use (cntlist.rev).
+- `verbs_en.txt` (eleventh pass): single words WordNet's sense counts (cntlist.rev) show used as
+  verbs more than as anything else ("come", "keep", "call"; not "water"), to tell an imperative
+  ("Keep working hard") from a statement.
 - `antonyms_zh.txt`: the Chinese antonym list as GEM-benchmark/NL-Augmenter redistributes it
   under the MIT licence (commit b64a8efe,
   `nlaugmenter/transformations/chinese_antonym_synonym_substitution/反义词库.txt`; it is
@@ -97,6 +100,17 @@ def irregular(wordnet: Path) -> list[tuple[str, str]]:
     return sorted(out.items())
 
 
+def verbs(wordnet: Path) -> list[str]:
+    """Single words whose senses WordNet's sense counts (cntlist.rev) show used as verbs more than
+    as nouns, adjectives and adverbs together ("come", "keep", "call"; not "water", "book")."""
+    used: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for line in (wordnet / "cntlist.rev").read_text(encoding="latin-1").splitlines():
+        key, _, n = line.split()
+        lemma, _, sense = key.partition("%")
+        used[lemma][sense.split(":")[0]] += int(n)
+    return sorted(w for w, n in used.items() if re.fullmatch(r"[a-z]+", w) and 2 * n["2"] > sum(n.values()))
+
+
 def chinese_antonyms(path: Path, longest: int = 3) -> list[tuple[str, str]]:
     """The list's pairs of 2 to `longest` characters, the damaged ones left out (see above)."""
     rows = [[p for p in re.split(r"[—─―\-]+", line.strip()) if p] for line in
@@ -125,6 +139,9 @@ def main() -> None:
                        ("antonyms_zh.txt", chinese_antonyms(args.zh))):  # fmt: skip
         (OUT / name).write_text("".join(f"{a} {b}\n" for a, b in rows), encoding="utf-8")
         print(f"{name}: {len(rows)} lines, {(OUT / name).stat().st_size:,} bytes")
+    words = verbs(args.wordnet)
+    (OUT / "verbs_en.txt").write_text("".join(f"{w}\n" for w in words), encoding="utf-8")
+    print(f"verbs_en.txt: {len(words)} lines, {(OUT / 'verbs_en.txt').stat().st_size:,} bytes")
 
 
 if __name__ == "__main__":

@@ -1107,3 +1107,67 @@ _FELL = "Sales were $480 in 2020. They fell to $432 in 2021."
 )  # fmt: skip
 def test_two_numbers_said_together_are_compared_as_a_pair(claim, passage, verdict):
     assert check(claim, passage)[0] == verdict, check(claim, passage)
+
+
+# --- eleventh pass: what a claim names but does not say is so ----------------------------------
+
+_CHAT = ("Avery: Do you like football?\nBlake: Americans aren't so into football, either.\n"
+         "Avery: I see. Blake: People who lived here before didn't clean the bathtub.\n"
+         "Avery: We cannot advance the time of delivery.")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        # a topic people talk or ask about is named, not asserted
+        ("Avery and Blake talk about the differences between American football and soccer.", "consistent"),
+        ("Blake asks Avery about football and the bathtub.", "consistent"),
+        # what someone asks another to do is not said to be done
+        ("Avery tells Blake to clean the bathtub.", "consistent"),
+        ("Blake requests Avery to advance the time of delivery.", "consistent"),
+        # ... but what the claim says is so still is
+        ("Americans are into football.", "contradicted"),
+        ("Avery and Blake talk about football, and Blake cleaned the bathtub.", "contradicted"),
+        ("The people who lived here before cleaned the bathtub.", "contradicted"),
+        ("Avery can advance the time of delivery.", "contradicted"),
+    ],
+)  # fmt: skip
+def test_a_topic_or_a_wish_is_not_asserted(claim, verdict):
+    assert check(claim, _CHAT)[0] == verdict, check(claim, _CHAT)
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        # a request against the same kind of thing said otherwise: a wish, an imperative, a "you can"
+        ("Blake wants to not become just like Bruce Lee.",
+         "Blake: Well, I want to become just like Bruce Lee.\nAvery: Good.\nBlake: Yes.", "contradicted"),
+        ("His dad wants him to work in IT.", "John: My dad says I should never work in IT.\nAvery: Oh.\n"
+         "John: Yes.", "contradicted"),
+        ("Avery encourages Blake to not keep working hard.", "Keep working hard, and you will get a chance.",
+         "contradicted"),
+        ("Blake asks Avery to not keep the receipt.", "You can keep the receipt until the letter arrives.",
+         "contradicted"),
+        # a request against a fact: no contradiction
+        ("Avery asks Blake not to clean the bathtub.", "Avery saw that Blake cleaned the bathtub yesterday.",
+         "consistent"),
+        # a relative clause in a request says what is so
+        ("Avery invites Bill to buy the supplies which Susan has never listed.",
+         "Susan has listed the supplies we need to buy.", "contradicted"),
+        # "asks why" says what it asks of
+        ("Susan asks why Ted missed the school trip.", "Your son Ted did not miss the school trip.",
+         "contradicted"),
+    ],
+)  # fmt: skip
+def test_a_request_is_contradicted_by_a_request_not_a_fact(claim, passage, verdict):
+    assert check(claim, passage)[0] == verdict, check(claim, passage)
+
+
+def test_what_is_wished_and_what_is_said():
+    from reflectcli.sources.english import unasserted, unwished
+
+    assert unwished("The plan to build a bridge was approved.") == "The plan to build a bridge was approved."
+    assert "clean" not in unasserted("Avery asked Blake to clean the bathtub.")
+    assert unwished("Keep working hard.") == unwished("Don't go.") == ""  # imperatives
+    assert unwished("Water is wet.") == "Water is wet."  # "water" is mostly a noun
+    assert unwished("Look, the car is red.") == "Look, the car is red."

@@ -24,14 +24,18 @@ answers whether a denial found on one side is no denial of the other's statement
 - `unchanged` (seventh pass, FEVER-Symmetric dev): the claim denies a change ("has not grown in
   size") and the carrier says the thing stayed as it was ("has always maintained its size");
 - `only_other` (seventh pass): the passage's "not … by any other name" says what the claim's
-  "only" says ("is only known as Simón Bolívar").
+  "only" says ("is only known as Simón Bolívar");
+- `unasserted` / `unwished` (eleventh pass, DialogSum dev): what a claim names but does not say
+  is so (a topic people talk or ask about, a request to another) is contradicted only by what
+  the passage wishes, asks for or says should be, not by what it says is ("tells Blake to clean
+  the bathtub" / "people who lived here before didn't clean the bathtub").
 """
 
 from __future__ import annotations
 
 import re
 
-from reflectcli.writing.lexicon import irregular, stem
+from reflectcli.writing.lexicon import english_verbs, irregular, stem
 from reflectcli.writing.textops import CJK, fold
 
 _LATIN = re.compile(r"[A-Za-z]+")
@@ -195,3 +199,85 @@ def other_cost(sentence: str, head: str) -> bool:
         if not before or before.group(1).lower() in _AMOUNT or _PRICED.match(sentence, m.end()):
             return False
     return bool(said)
+
+
+# What a claim names without saying it is so (eleventh pass, DialogSum dev: 10 of its 32 true
+# summary sentences called contradicted): a topic people talk or ask about ("Avery and Blake talk
+# about the differences between American football and soccer", "tells Avery how to use the
+# phone") and what one asks another to do ("tells Blake to clean the bathtub", "requests Blake
+# to advance the time of delivery"): a speaker's denial in the dialogue ("Americans aren't so
+# into football", "we cannot advance the time of delivery") does not contradict it. A question
+# that says what it asks of ("asks why Ted missed the trip", "asks how Karen spent the weekend")
+# is no topic: it says Ted did.
+_OBJECT = r"(?:[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)?|him|her|them|us|me|you|everyone|people)"
+_TOPIC = re.compile(
+    r"\b(?:(?:talk|chat|argu|complain|inquir|enquir|ask|wonder|hear|learn)\w*(?:\s+(?:to|with)\s+[A-Z][\w'.-]*)?"
+    rf"|(?:tell|tells|telling|told|explain\w*|ask\w*|show\w*|teach\w*|taught|remind\w*)\s+{_OBJECT}"
+    r")\s+(?:about\b|whether\b|if\b|(?:how|what|where|when|which)\s+to\b)"
+    r"|\b(?:discuss|debat)\w*\s+(?=\w)",
+)
+_DIRECTIVE = re.compile(
+    r"\b(?:ask|tell|tells|telling|told|request|urg|encourag|advis|invit|persuad|remind|beg|order|instruct|"
+    rf"recommend|want|need)\w*\s+{_OBJECT}\s+(?:not\s+)?to\s+(?=\w)",
+)
+# What a passage wishes, asks for or says should be rather than says is: the claim's topic or
+# request is contradicted only by what the passage says of the same kind ("wants him to work in
+# IT" / "says I should never work in IT"): the above, one's own wish, plan or promise, what
+# should or must be, a request put as a question ("will you keep our bags?")
+_WISH = re.compile(
+    r"(?<!\bthe )(?<!\ba )(?<!\ban )(?<!\bin )(?<!\bits )(?<!\bhis )(?<!\bher )(?<!\btheir )(?<!\bour )"
+    r"(?<!\bmy )(?<!\byour )"  # a noun: "the plan to build a bridge was approved" says it was
+    r"\b(?:want|wish|hop|plan|intend|expect|encourag|ask|tell|told|request|requir|urg|advis|invit|"
+    r"persuad|remind|order|beg|decid|agree|offer|promis|propos|suggest|tr(?:y|ies|ied)|need|lik|lov|"
+    r"prefer|going|gonna|allow|help|let)\w*(?:\s+(?!to\b)[A-Za-z'.-]+){0,3}?\s+to\s+(?=\w)"
+    r"|\b(?:(?:I|we)\s+(?:will|shall)|I'll|we'll|I'd|we'd|let's|let\s+us|please|(?:will|would|can|could)\s+you|"
+    r"you\s+(?:can|could|may|might))\s+(?=\w)",
+    re.I,
+)
+# what should or must be: a wish too where a claim's request is compared ("wants him to work in IT"
+# / "says I should never work in IT")
+_MODAL = re.compile(r"\b(?:should|must|ought\s+to|ha(?:ve|s|d)\s+to)\s+(?=\w)", re.I)
+# what an imperative says is so: the "-free" of its thing ("Try our Risk-Free Trial today")
+_FREE_OF = re.compile(r"\b[A-Za-z]{3,}-free\b", re.I)
+# an imperative: a statement that opens with a verb's plain form ("Keep working hard", "Come some
+# time next week"), "please", "do" or "don't" before it at most, and no subject's verb after it
+_IMPERATIVE = re.compile(r"^\W*(?:(?:please|just|now|so|well|oh|ok|okay|then|and)\W+)*"
+                         r"((?:don['’]t|do\s+not|never)\s+)?([a-z]+)\b(?!\s+(?:is|are|was|were|has|have|had|will|would|can|could|should|may|might|must|"
+                         r"does|do|did)\b)(?!['’]s|,)", re.I)  # fmt: skip
+# the span ends where the clause does, or where "and" begins another statement with a verb
+_TOPIC_END = re.compile(r"[,;:.!?]|\s(?:but|while|whereas|although|though|because|so|then|which|who|whom|"
+                        r"whose|when|after|before|since|until)\s|"
+                        r"\s+and\s+(?:then\s+)?(?=(?:[A-Za-z']+\s+){0,3}(?:is|was|are|were|has|have|had|will|"
+                        r"would|can|could|might|may|did|does|do|\w+ed|\w+s)\b)")  # fmt: skip
+
+
+def unasserted(sentence: str) -> str:
+    """`sentence` (a claim) without what it names but does not say is so: the topics people talk
+    or ask about (`_TOPIC`) and what one asks another to do (`_DIRECTIVE`)."""
+    return _unsaid(_unsaid(sentence, _TOPIC), _DIRECTIVE)
+
+
+def unwished(text: str) -> str:
+    """`text` (a passage's statement) without what it wishes, asks for or says should be: the
+    claim's kinds (`unasserted`), a wish, plan or request (`_WISH`), what should or must be
+    (`_MODAL`), an imperative (all of it but its "-free" words). A claim's topic or request is
+    contradicted only by what a passage says of the same kind: in a dialogue's summary, what a
+    speaker wishes is said as done ("Monica will send the resume" / "I will never send my
+    resume": a contradiction), so no wish of the passage excuses a claim's fact."""
+    if (m := _IMPERATIVE.match(text)) and (m.group(1) or m.group(2).lower() in english_verbs()):
+        return " ".join(f.group() for f in _FREE_OF.finditer(text))
+    return _unsaid(_unsaid(unasserted(text), _WISH), _MODAL)
+
+
+def _unsaid(sentence: str, pattern: re.Pattern[str]) -> str:
+    """`sentence` without the span each match of `pattern` opens, to the clause's end."""
+    if not pattern.search(sentence):
+        return sentence
+    out, at = [], 0
+    for m in pattern.finditer(sentence):
+        if m.start() < at:
+            continue
+        end = _TOPIC_END.search(sentence, m.end())
+        out.append(sentence[at : m.end()])
+        at = end.start() if end else len(sentence)
+    return "".join(out) + sentence[at:]

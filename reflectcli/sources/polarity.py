@@ -362,6 +362,18 @@ def _unasked(part: str) -> str:
     return "".join(p if i % 2 or not asked_zh(p) else "" for i, p in enumerate(pieces))
 
 
+def _named(claim: str, group: list[str]) -> bool:
+    """Whether the negation of `claim` that denies `group` stands in a topic or a request the
+    claim names, not says is so (`english.unasserted`: "asks Blake not to go")."""
+    return bool(group) and not set(group) & denied(english.unasserted(claim))
+
+
+def _wished(text: str, group: list[str]) -> bool:
+    """Whether the negation of a passage's statement `text` that denies `group` stands in what
+    it wishes, asks for or says should be (`english.unwished`: "I'd like not to send it")."""
+    return bool(group) and not set(group) & denied(english.unwished(text))
+
+
 def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None:
     """(the passage sentence, the word) when a negation in a statement of a sentence carrying
     `sentence` denies, first, a word `sentence` asserts ("did not sink" / "sank"; 并未发明 /
@@ -370,6 +382,7 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
     of `sentence` ("…; it sank in 1913")."""
     plain = _ZERO.sub("no", sentence)  # "produced zero films" denies as "produced no films"
     said, mine, mine_denied = asserted(plain), units(sentence), denied(plain)
+    free = asserted(english.unasserted(plain))  # ... said to be so, not wished, asked or named
     numbers = {w for w in mine if w.isdigit()}
     for carrier in carriers:
         parts = [(part, units(part)) for part in statements(_ZERO.sub("no", carrier))]
@@ -383,6 +396,8 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
                 dated = (set(whole) & _timed_years(unasked)) | {w for w in group if w.isdigit()}
                 if not found or dated - numbers or found[0] in asserted(part) or _NOT_UNTIL.search(unasked):
                     continue  # about another year ("from 1991 to 2000"); "did not sink until 1912": it sank
+                if found[0] not in free and not _wished(unasked, group):
+                    continue  # "tells Blake to clean the bathtub" / "didn't clean the bathtub"
                 heads = set(_heads(group))
                 if any(other != part and heads <= asserted(other) and len(have & mine) >= share
                        for other, have in parts):  # fmt: skip
@@ -451,6 +466,8 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
                 where = max(statements(carrier), key=lambda p: (len(wanted & units(p)), -len(units(p))))
                 found = [w for w in _heads(group) if w in asserted(where) and not _denied_otherwise(where, w)
                          and not _unreal(where, w, clause, group[0])]  # fmt: skip
+                if found and _named(clause, group) and found[0] in asserted(english.unwished(where)):
+                    continue  # "asks Blake not to clean it" / "Blake cleaned it": a wish, a fact
                 if found and (english.unsaid_denial(clause, group, units(carrier))
                               or _kept_away(carrier, group)):  # fmt: skip
                     continue  # "is not an album by Danny Devito" / "is … album by … Pink Floyd"
@@ -540,6 +557,9 @@ def _unmatched(sentence: str, kept: str, carriers: list[str], passage: str, also
                 continue
             if any(_unreal(where, w, part, group[0]) for w in _heads(group)):
                 continue  # 还没有解除 / 所有制裁都必须解除
+            heads = set(_heads(group))
+            if _named(part, group) and heads & asserted(english.unwished(where)):
+                continue  # a wish not to do what the carrier says is done
             return carriers[0], group[0]
     return None
 

@@ -74,3 +74,10 @@ def chinese_opposites() -> dict[str, frozenset[str]]:
         out.setdefault(a, set()).add(b)
         out.setdefault(b, set()).add(a)
     return {k: frozenset(v) for k, v in out.items()}
+
+
+@lru_cache(maxsize=1)
+def english_verbs() -> frozenset[str]:
+    """Words used mostly as verbs ("come", "keep", "call"; not "water"): an imperative opens with one."""
+    text = resources.files("reflectcli.writing").joinpath("data", "verbs_en.txt").read_text(encoding="utf-8")
+    return frozenset(text.split())

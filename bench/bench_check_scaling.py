@@ -47,6 +47,20 @@ SHAPES: dict = {
         lambda n: "The studio made films" + ", and the film is red" * (n // 5),
         lambda n: "The studio made many films in the old city. The film was blue. " * 250,
     ),
+    # eleventh pass: a claim of n requests and topics (each a span to its clause's end), a passage
+    # of n wishes and imperatives, n amounts each tied to a year (pairs compared both ways)
+    "claim: asks Bo to … about …": (
+        lambda n: "Ann asks Bo to make films and talks about " * (n // 8) + "films.",
+        lambda n: "Bo did not make films. Ann did not talk. " * 50,
+    ),
+    "I'd like to not … / Keep …": (
+        "Ann asks Bo to make films.",
+        lambda n: "I'd like to not make films. Keep making films. " * (n // 10),
+    ),
+    "$12 in 1990 and $13 in 1991 …": (
+        "The studio made $12 in 1991.",
+        lambda n: "The studio made " + " and ".join(f"${i % 97} in {1900 + i % 99}" for i in range(n // 4)),
+    ),
 }
 
 

@@ -1148,12 +1148,29 @@ def test_a_topic_or_a_wish_is_not_asserted(claim, verdict):
          "contradicted"),
         ("Blake asks Avery to not keep the receipt.", "You can keep the receipt until the letter arrives.",
          "contradicted"),
+        # a suggestion is a request too ("it'd be better if you", "maybe we could", "why not")
+        ("Ann advises Bo to not stay at the hotel.", "Ann: It'd be better if you stay at the hotel tonight.",
+         "contradicted"),
+        ("Ann invites Bo to not cook dinner together.", "Ann: Maybe we could cook dinner together tonight.",
+         "contradicted"),
         # a request against a fact: no contradiction
         ("Avery asks Blake not to clean the bathtub.", "Avery saw that Blake cleaned the bathtub yesterday.",
          "consistent"),
         # a relative clause in a request says what is so
         ("Avery invites Bill to buy the supplies which Susan has never listed.",
          "Susan has listed the supplies we need to buy.", "contradicted"),
+        # what a topic's own clause says happened is said ("about the night that …", "about Cleo failed to …")
+        ("Ann tells Bo about the night that a dog did not bark at her.",
+         "Ann: A huge dog barked at me all night.", "contradicted"),
+        ("Ann and Bo talk about Cleo failed to call her mother.", "Bo: Cleo called her mother yesterday.",
+         "contradicted"),
+        ("Bo and Cleo talk about whether to not call her mother.", "Bo: Cleo called her mother yesterday.",
+         "consistent"),
+        # ... a subject after "whether" or "if" opens no statement
+        ("Bo and Cleo talk about whether they are in love.",
+         "Bo: Oh.\nCleo: If they are like us, they are not in love.", "consistent"),
+        ("Bo and Cleo discuss places for a holiday if they had enough money.",
+         "Bo: Oh.\nCleo: They don't have enough money.", "consistent"),
         # "asks why" says what it asks of
         ("Susan asks why Ted missed the school trip.", "Your son Ted did not miss the school trip.",
          "contradicted"),
@@ -1171,3 +1188,9 @@ def test_what_is_wished_and_what_is_said():
     assert unwished("Keep working hard.") == unwished("Don't go.") == ""  # imperatives
     assert unwished("Water is wet.") == "Water is wet."  # "water" is mostly a noun
     assert unwished("Look, the car is red.") == "Look, the car is red."
+    for asked in ("Why not ask her?", "How about trying it?", "Shall we go there?", "May I work in sales?",
+                  "It would be best for you to wait.", "You'd better stay."):  # fmt: skip
+        assert not {"ask", "trying", "go", "work", "wait", "stay"} & set(unwished(asked).lower().split()), (
+            asked
+        )
+    assert unwished("We could not find it.") == "We could not find it."  # "we could" + a denial: a fact

@@ -231,7 +231,12 @@ _WISH = re.compile(
     r"persuad|remind|order|beg|decid|agree|offer|promis|propos|suggest|tr(?:y|ies|ied)|need|lik|lov|"
     r"prefer|going|gonna|allow|help|let)\w*(?:\s+(?!to\b)[A-Za-z'.-]+){0,3}?\s+to\s+(?=\w)"
     r"|\b(?:(?:I|we)\s+(?:will|shall)|I'll|we'll|I'd|we'd|let's|let\s+us|please|(?:will|would|can|could)\s+you|"
-    r"you\s+(?:can|could|may|might))\s+(?=\w)",
+    r"you\s+(?:can|could|may|might)|"
+    # a suggestion or a request put as a question: "why not ask her?", "how about trying it?",
+    # "shall we go?", "may I work in sales?", "maybe we could eat out", "it'd be better if you stay"
+    r"why\s+(?:not|don['’]t\s+(?:you|we|I))|(?:how|what)\s+about|shall\s+(?:I|we)|(?:may|can|could)\s+I|"
+    r"we\s+(?:could|might)(?!\s+(?:not|never)\b)|(?:you|we)(?:['’]d|\s+had)\s+better|"
+    r"(?:it['’]d|it\s+would)\s+be\s+(?:better|best|good|great|nice|wise)(?:\s+(?:if|for)\s+\w+)?)\s+(?=\w)",
     re.I,
 )
 # what should or must be: a wish too where a claim's request is compared ("wants him to work in IT"
@@ -244,9 +249,13 @@ _FREE_OF = re.compile(r"\b[A-Za-z]{3,}-free\b", re.I)
 _IMPERATIVE = re.compile(r"^\W*(?:(?:please|just|now|so|well|oh|ok|okay|then|and)\W+)*"
                          r"((?:don['’]t|do\s+not|never)\s+)?([a-z]+)\b(?!\s+(?:is|are|was|were|has|have|had|will|would|can|could|should|may|might|must|"
                          r"does|do|did)\b)(?!['’]s|,)", re.I)  # fmt: skip
-# the span ends where the clause does, or where "and" begins another statement with a verb
+# the span ends where the clause does, where "and" begins another statement with a verb, or where
+# a clause with its own subject begins: "tells Mary about the day that a dog did not bark",
+# "talks about Ann failed to call" say what happened
 _TOPIC_END = re.compile(r"[,;:.!?]|\s(?:but|while|whereas|although|though|because|so|then|which|who|whom|"
-                        r"whose|when|after|before|since|until)\s|"
+                        r"whose|when|after|before|since|until|that)\s|"
+                        r"(?<!\bif)(?<!\bwhether)\s(?=(?:[A-Z][a-z]+|he|she|they|it|we|I)\s+(?:did|does|do|was|were|is|are|has|have|had|"
+                        r"failed|never|\w+ed)\b)|"
                         r"\s+and\s+(?:then\s+)?(?=(?:[A-Za-z']+\s+){0,3}(?:is|was|are|were|has|have|had|will|"
                         r"would|can|could|might|may|did|does|do|\w+ed|\w+s)\b)")  # fmt: skip
 

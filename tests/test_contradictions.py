@@ -1194,3 +1194,33 @@ def test_what_is_wished_and_what_is_said():
             asked
         )
     assert unwished("We could not find it.") == "We could not find it."  # "we could" + a denial: a fact
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        # a question named is no statement: no denial contradicts it, not even a wish or a "have to"
+        ("The professor asked if the team was happy with the plan.",
+         "Professor: You don't have to be happy.\nAnn: Fine.", "consistent"),
+        ("Avery and Blake talk about whether to not travel this year.",
+         "Avery: Hm.\nBlake: We should travel this year.", "consistent"),
+        # a question reported: the verb that asks is no statement either
+        ("Dana wanted to know if the videos would be recorded in colour.",
+         "Dana: Will the videos be in colour?\nAnn: I don't know.", "consistent"),
+        # a reply that denies nothing it names
+        ("The manager turned to the budget problem.", "Ann: Thanks, Bo.\nBo: No problem.", "consistent"),
+        ("Bo saw a problem with the budget.", "Ann: Can you check the budget, Bo?\nBo: Sure, no problem.",
+         "consistent"),
+        # ... but what a topic reports is compared as before
+        ("The group discussed the lack of usefulness of voice control.",
+         "Ann: You can add very much by using the voice control mode.\nBo: Yes.", "contradicted"),
+        ("The group discusses the importance of keeping loops in the network.",
+         "Ann: Now it is gonna be important not to have loops by the way.\nBo: Yes.", "contradicted"),
+        # ... and a statement still is contradicted
+        ("The budget had a problem.", "Bo: No problem with the budget.", "contradicted"),
+        ("The team was happy with the plan.", "Professor: The team was not happy with the plan.",
+         "contradicted"),
+    ],
+)  # fmt: skip
+def test_a_question_named_is_contradicted_by_nothing_and_a_reply_denies_nothing(claim, passage, verdict):
+    assert check(claim, passage)[0] == verdict, check(claim, passage)

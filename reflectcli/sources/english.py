@@ -210,11 +210,17 @@ def other_cost(sentence: str, head: str) -> bool:
 # that says what it asks of ("asks why Ted missed the trip", "asks how Karen spent the weekend")
 # is no topic: it says Ted did.
 _OBJECT = r"(?:[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)?|him|her|them|us|me|you|everyone|people)"
+_TOPIC_VERB = (
+    r"(?:(?:talk|chat|argu|complain|inquir|enquir|ask|wonder|hear|learn)\w*(?:\s+(?:to|with)\s+[A-Z][\w'.-]*)?"
+    rf"|(?:tell|tells|telling|told|explain\w*|ask\w*|show\w*|teach\w*|taught|remind\w*)\s+{_OBJECT})"
+)
+# a question named: "asked if the team was happy", "talk about whether to go", "how to use it";
+# "wanted to know if …", "was not sure whether …" (the verb with it: "know" there is not known)
+_ASKED_TAIL = r"(?:whether\b|if\b|(?:how|what|where|when|which)\s+to\b)"
+_ASKED_ONLY = r"\b(?=(?:know|sure|unsure|certain|curious|question\w*|check\w*|see)\s+(?:whether|if)\b)"
+_ASKED = re.compile(rf"\b{_TOPIC_VERB}\s+(?:about\s+)?{_ASKED_TAIL}|{_ASKED_ONLY}")
 _TOPIC = re.compile(
-    r"\b(?:(?:talk|chat|argu|complain|inquir|enquir|ask|wonder|hear|learn)\w*(?:\s+(?:to|with)\s+[A-Z][\w'.-]*)?"
-    rf"|(?:tell|tells|telling|told|explain\w*|ask\w*|show\w*|teach\w*|taught|remind\w*)\s+{_OBJECT}"
-    r")\s+(?:about\b|whether\b|if\b|(?:how|what|where|when|which)\s+to\b)"
-    r"|\b(?:discuss|debat)\w*\s+(?=\w)",
+    rf"\b{_TOPIC_VERB}\s+(?:about\b|{_ASKED_TAIL})|\b(?:discuss|debat)\w*\s+(?=\w)|{_ASKED_ONLY}"
 )
 _DIRECTIVE = re.compile(
     r"\b(?:ask|tell|tells|telling|told|request|urg|encourag|advis|invit|persuad|remind|beg|order|instruct|"
@@ -264,6 +270,14 @@ def unasserted(sentence: str) -> str:
     """`sentence` (a claim) without what it names but does not say is so: the topics people talk
     or ask about (`_TOPIC`) and what one asks another to do (`_DIRECTIVE`)."""
     return _unsaid(_unsaid(sentence, _TOPIC), _DIRECTIVE)
+
+
+def unquestioned(sentence: str) -> str:
+    """`sentence` (a claim) without the questions it names (`_ASKED`): a denial there ("talk about
+    whether not to go", "asked if the team was not happy") is no statement, contradicted by
+    nothing. A topic ("discussed the lack of …") reports what was said; a request (`_DIRECTIVE`)
+    is compared with what the passage wishes (`unwished`)."""
+    return _unsaid(sentence, _ASKED)
 
 
 def unwished(text: str) -> str:

@@ -368,6 +368,12 @@ def _named(claim: str, group: list[str]) -> bool:
     return bool(group) and not set(group) & denied(english.unasserted(claim))
 
 
+def _questioned(claim: str, group: list[str]) -> bool:
+    """Whether the negation of `claim` that denies `group` stands in a question the claim names
+    (`english.unquestioned`: "talk about whether not to go"): no statement, contradicted by nothing."""
+    return bool(group) and not set(group) & denied(english.unquestioned(claim))
+
+
 def _wished(text: str, group: list[str]) -> bool:
     """Whether the negation of a passage's statement `text` that denies `group` stands in what
     it wishes, asks for or says should be (`english.unwished`: "I'd like not to send it")."""
@@ -383,6 +389,7 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
     plain = _ZERO.sub("no", sentence)  # "produced zero films" denies as "produced no films"
     said, mine, mine_denied = asserted(plain), units(sentence), denied(plain)
     free = asserted(english.unasserted(plain))  # ... said to be so, not wished, asked or named
+    unquestioned = asserted(english.unquestioned(plain))  # ... not only a question it names
     numbers = {w for w in mine if w.isdigit()}
     for carrier in carriers:
         parts = [(part, units(part)) for part in statements(_ZERO.sub("no", carrier))]
@@ -396,8 +403,10 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
                 dated = (set(whole) & _timed_years(unasked)) | {w for w in group if w.isdigit()}
                 if not found or dated - numbers or found[0] in asserted(part) or _NOT_UNTIL.search(unasked):
                     continue  # about another year ("from 1991 to 2000"); "did not sink until 1912": it sank
-                if found[0] not in free and not _wished(unasked, group):
+                if found[0] not in unquestioned or (found[0] not in free and not _wished(unasked, group)):
                     continue  # "tells Blake to clean the bathtub" / "didn't clean the bathtub"
+                if _REPLY.match(unasked):
+                    continue  # "No problem." answers; it denies no problem the claim names
                 heads = set(_heads(group))
                 if any(other != part and heads <= asserted(other) and len(have & mine) >= share
                        for other, have in parts):  # fmt: skip
@@ -412,6 +421,16 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
                     continue  # English: no denial of the claim's statement (`english`)
                 return carrier, found[0]
     return None
+
+
+# A reply that denies nothing it names: "No problem.", "No worries." (QMSum val: "No problem"
+# against a summary's "turned to the budget problem"); not "Not really", "Not bad", "No way": those
+# answer what was asked
+_REPLY = re.compile(
+    r"^\W*(?:[A-Z][\w.-]*\s*:\s*)?(?:(?:oh|well|yes|yeah|ok|okay|sure|uh|um|so)\W+)*"
+    r"(?:no\s+problems?|not\s+a\s+problem|no\s+worries|never\s+mind|no\s+kidding)\W*$",
+    re.I,
+)
 
 
 # A claim's contrast ("…写出来的，而不是历史教授", "…, not by a professor") denies that the other
@@ -457,6 +476,8 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
         for group in denials(clause):
             if not group or (doubt and group[0] in _NOT_KNOWING) or set(_heads(group)) & also:
                 continue
+            if _questioned(clause, group):
+                continue  # "talk about whether not to go": a question, no statement
             if group[0] in _DISAGREEING and (doubt or negated(passage)):
                 continue
             if _both_free(group, clause, carriers):
@@ -558,8 +579,10 @@ def _unmatched(sentence: str, kept: str, carriers: list[str], passage: str, also
             if any(_unreal(where, w, part, group[0]) for w in _heads(group)):
                 continue  # 还没有解除 / 所有制裁都必须解除
             heads = set(_heads(group))
-            if _named(part, group) and heads & asserted(english.unwished(where)):
-                continue  # a wish not to do what the carrier says is done
+            if _questioned(part, group) or (
+                _named(part, group) and heads & asserted(english.unwished(where))
+            ):
+                continue  # a question; a wish not to do what the carrier says is done
             return carriers[0], group[0]
     return None
 

@@ -1080,15 +1080,20 @@ def test_a_claim_joining_thousands_of_statements_compares_a_few():
     assert 1 <= len(parts) <= verify.JOINED
 
 
-# --- eleventh pass: two numbers said together ("$480 in 2021") ---------------------------------
+# --- eleventh pass: two numbers said together ("$480 in 2021"); what a claim names but does not --
+# --- say is so (a topic, a request, a question), a reply ---------------------------------------
 
 _SALES = "Revenue was $480 in 2020 and $432 in 2021."
 _FELL = "Sales were $480 in 2020. They fell to $432 in 2021."
+_CHAT = ("Avery: Do you like football?\nBlake: Americans aren't so into football, either.\n"
+         "Avery: I see. Blake: People who lived here before didn't clean the bathtub.\n"
+         "Avery: We cannot advance the time of delivery.")  # fmt: skip
 
 
 @pytest.mark.parametrize(
     ("claim", "passage", "verdict"),
     [
+        # two numbers said together are compared as a pair
         # an amount and a year the passage ties to others, both ways: every number is held
         ("Revenue was $480 in 2021.", _SALES, "contradicted"),
         ("Revenue was $432 in 2020.", _SALES, "contradicted"),
@@ -1103,42 +1108,20 @@ _FELL = "Sales were $480 in 2020. They fell to $432 in 2021."
         # a list's numbers and a range are no amount tied to a year
         ("Prices were $480, $432 in 2021.", "Prices were $432, $480 in 2021.", "consistent"),
         ("He lived 1606-1669 in Leiden.", "He lived in Leiden (1606-1669).", "consistent"),
-    ],
-)  # fmt: skip
-def test_two_numbers_said_together_are_compared_as_a_pair(claim, passage, verdict):
-    assert check(claim, passage)[0] == verdict, check(claim, passage)
-
-
-# --- eleventh pass: what a claim names but does not say is so ----------------------------------
-
-_CHAT = ("Avery: Do you like football?\nBlake: Americans aren't so into football, either.\n"
-         "Avery: I see. Blake: People who lived here before didn't clean the bathtub.\n"
-         "Avery: We cannot advance the time of delivery.")  # fmt: skip
-
-
-@pytest.mark.parametrize(
-    ("claim", "verdict"),
-    [
+        # what a claim names but does not say is so: a topic, a request (against _CHAT)
         # a topic people talk or ask about is named, not asserted
-        ("Avery and Blake talk about the differences between American football and soccer.", "consistent"),
-        ("Blake asks Avery about football and the bathtub.", "consistent"),
+        ("Avery and Blake talk about the differences between American football and soccer.", _CHAT,
+         "consistent"),
+        ("Blake asks Avery about football and the bathtub.", _CHAT, "consistent"),
         # what someone asks another to do is not said to be done
-        ("Avery tells Blake to clean the bathtub.", "consistent"),
-        ("Blake requests Avery to advance the time of delivery.", "consistent"),
+        ("Avery tells Blake to clean the bathtub.", _CHAT, "consistent"),
+        ("Blake requests Avery to advance the time of delivery.", _CHAT, "consistent"),
         # ... but what the claim says is so still is
-        ("Americans are into football.", "contradicted"),
-        ("Avery and Blake talk about football, and Blake cleaned the bathtub.", "contradicted"),
-        ("The people who lived here before cleaned the bathtub.", "contradicted"),
-        ("Avery can advance the time of delivery.", "contradicted"),
-    ],
-)  # fmt: skip
-def test_a_topic_or_a_wish_is_not_asserted(claim, verdict):
-    assert check(claim, _CHAT)[0] == verdict, check(claim, _CHAT)
-
-
-@pytest.mark.parametrize(
-    ("claim", "passage", "verdict"),
-    [
+        ("Americans are into football.", _CHAT, "contradicted"),
+        ("Avery and Blake talk about football, and Blake cleaned the bathtub.", _CHAT, "contradicted"),
+        ("The people who lived here before cleaned the bathtub.", _CHAT, "contradicted"),
+        ("Avery can advance the time of delivery.", _CHAT, "contradicted"),
+        # a request is contradicted by a request, not by a fact
         # a request against the same kind of thing said otherwise: a wish, an imperative, a "you can"
         ("Blake wants to not become just like Bruce Lee.",
          "Blake: Well, I want to become just like Bruce Lee.\nAvery: Good.\nBlake: Yes.", "contradicted"),
@@ -1174,31 +1157,7 @@ def test_a_topic_or_a_wish_is_not_asserted(claim, verdict):
         # "asks why" says what it asks of
         ("Susan asks why Ted missed the school trip.", "Your son Ted did not miss the school trip.",
          "contradicted"),
-    ],
-)  # fmt: skip
-def test_a_request_is_contradicted_by_a_request_not_a_fact(claim, passage, verdict):
-    assert check(claim, passage)[0] == verdict, check(claim, passage)
-
-
-def test_what_is_wished_and_what_is_said():
-    from reflectcli.sources.english import unasserted, unwished
-
-    assert unwished("The plan to build a bridge was approved.") == "The plan to build a bridge was approved."
-    assert "clean" not in unasserted("Avery asked Blake to clean the bathtub.")
-    assert unwished("Keep working hard.") == unwished("Don't go.") == ""  # imperatives
-    assert unwished("Water is wet.") == "Water is wet."  # "water" is mostly a noun
-    assert unwished("Look, the car is red.") == "Look, the car is red."
-    for asked in ("Why not ask her?", "How about trying it?", "Shall we go there?", "May I work in sales?",
-                  "It would be best for you to wait.", "You'd better stay."):  # fmt: skip
-        assert not {"ask", "trying", "go", "work", "wait", "stay"} & set(unwished(asked).lower().split()), (
-            asked
-        )
-    assert unwished("We could not find it.") == "We could not find it."  # "we could" + a denial: a fact
-
-
-@pytest.mark.parametrize(
-    ("claim", "passage", "verdict"),
-    [
+        # a question named is contradicted by nothing; a reply denies nothing
         # a question named is no statement: no denial contradicts it, not even a wish or a "have to"
         ("The professor asked if the team was happy with the plan.",
          "Professor: You don't have to be happy.\nAnn: Fine.", "consistent"),
@@ -1222,5 +1181,21 @@ def test_what_is_wished_and_what_is_said():
          "contradicted"),
     ],
 )  # fmt: skip
-def test_a_question_named_is_contradicted_by_nothing_and_a_reply_denies_nothing(claim, passage, verdict):
+def test_eleventh_pass_verdicts(claim, passage, verdict):
     assert check(claim, passage)[0] == verdict, check(claim, passage)
+
+
+def test_what_is_wished_and_what_is_said():
+    from reflectcli.sources.english import unasserted, unwished
+
+    assert unwished("The plan to build a bridge was approved.") == "The plan to build a bridge was approved."
+    assert "clean" not in unasserted("Avery asked Blake to clean the bathtub.")
+    assert unwished("Keep working hard.") == unwished("Don't go.") == ""  # imperatives
+    assert unwished("Water is wet.") == "Water is wet."  # "water" is mostly a noun
+    assert unwished("Look, the car is red.") == "Look, the car is red."
+    for asked in ("Why not ask her?", "How about trying it?", "Shall we go there?", "May I work in sales?",
+                  "It would be best for you to wait.", "You'd better stay."):  # fmt: skip
+        assert not {"ask", "trying", "go", "work", "wait", "stay"} & set(unwished(asked).lower().split()), (
+            asked
+        )
+    assert unwished("We could not find it.") == "We could not find it."  # "we could" + a denial: a fact

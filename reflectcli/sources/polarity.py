@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 
 from reflectcli.sources import english
 from reflectcli.sources.words import placed, terms
@@ -362,22 +363,28 @@ def _unasked(part: str) -> str:
     return "".join(p if i % 2 or not asked_zh(p) else "" for i, p in enumerate(pieces))
 
 
+def _only_in(text: str, group: list[str], outside: Callable[[str], str]) -> bool:
+    """Whether the negation of `text` that denies `group` stands only in what `outside` takes
+    out of `text`: no denial of `group` is left in `outside(text)`."""
+    return bool(group) and not set(group) & denied(outside(text))
+
+
 def _named(claim: str, group: list[str]) -> bool:
-    """Whether the negation of `claim` that denies `group` stands in a topic or a request the
-    claim names, not says is so (`english.unasserted`: "asks Blake not to go")."""
-    return bool(group) and not set(group) & denied(english.unasserted(claim))
+    """In a topic or a request the claim names, not says is so (`english.unasserted`: "asks
+    Blake not to go")."""
+    return _only_in(claim, group, english.unasserted)
 
 
 def _questioned(claim: str, group: list[str]) -> bool:
-    """Whether the negation of `claim` that denies `group` stands in a question the claim names
-    (`english.unquestioned`: "talk about whether not to go"): no statement, contradicted by nothing."""
-    return bool(group) and not set(group) & denied(english.unquestioned(claim))
+    """In a question the claim names (`english.unquestioned`: "talk about whether not to go"): no
+    statement, contradicted by nothing."""
+    return _only_in(claim, group, english.unquestioned)
 
 
 def _wished(text: str, group: list[str]) -> bool:
-    """Whether the negation of a passage's statement `text` that denies `group` stands in what
-    it wishes, asks for or says should be (`english.unwished`: "I'd like not to send it")."""
-    return bool(group) and not set(group) & denied(english.unwished(text))
+    """In what a passage's statement wishes, asks for or says should be (`english.unwished`:
+    "I'd like not to send it")."""
+    return _only_in(text, group, english.unwished)
 
 
 def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None:

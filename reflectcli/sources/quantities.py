@@ -339,7 +339,7 @@ def _in_place(
 
 # a Chinese year and what it says of it, in one clause: "2021年营收432万元"
 _ZH_BETWEEN = re.compile(r"[^\d，,；;。：:、]{0,8}")
-_BETWEEN = re.compile(r"\s*(?:(?:in|on|at|by|for|during|of)\s+)?", re.I)  # no comma: a list
+_BETWEEN = re.compile(rf"\s*{_TIE}", re.I)  # no comma: a list
 
 
 def _paired(text: str, held: bool) -> list[tuple[tuple[Quantity, int, int], tuple[Quantity, int, int]]]:

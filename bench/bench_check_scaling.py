@@ -61,6 +61,20 @@ SHAPES: dict = {
         "The studio made $12 in 1991.",
         lambda n: "The studio made " + " and ".join(f"${i % 97} in {1900 + i % 99}" for i in range(n // 4)),
     ),
+    # twelfth pass: a claim of n denials against a passage of n denials of other things (each of
+    # the claim's compared with what the passage denies with the same word); orders to the reader
+    "claim: not read a{i}, … / …": (
+        lambda n: "The tool does " + ", ".join(f"not read file{i}" for i in range(n // 4)) + ".",
+        lambda n: "The tool reads files. " + " ".join(f"It does not read folder{i}." for i in range(n // 5)),
+    ),
+    "Do not read files. …": (
+        "The tool never reads your files.",
+        lambda n: "Do not read files. Never share keys. " * (n // 7) + "The tool reads your files.",
+    ),
+    "不读取文件夹 …": (
+        "该工具从不读取你的文件",
+        lambda n: "它不读取文件夹。" * (n // 4) + "该工具读取你的文件。",
+    ),
 }
 
 

@@ -292,6 +292,25 @@ def unwished(text: str) -> str:
     return _unsaid(_unsaid(unasserted(text), _WISH), _MODAL)
 
 
+# an order that denies, at a sentence's start (after a label or a colon too): "Do not read
+# files.", "Note: never share keys." A passage that tells its reader not to do a thing says nothing
+# of whether a thing does it: its denial excuses no claim's (a hostile passage hid "The tool
+# reads your files" behind "Do not read files."; twelfth pass). To the clause's end.
+_ORDER = re.compile(
+    r"(?:^|(?<=[.!?:\n]))(\s*(?:(?:please|just|so|and|oh|ok|okay)\W+)*"
+    r"(?:(?:don['’]t|do\s+not)\s+[a-z]+|never\s+([a-z]+))\b[^,;.!?\n]*)",
+    re.I,
+)
+
+
+def unordered(text: str) -> str:
+    """`text` without the orders that deny (`_ORDER`): "never" before a verb of the shipped list
+    ("Never read files"; not "Never has it …")."""
+    return _ORDER.sub(
+        lambda m: "" if not m.group(2) or m.group(2).lower() in english_verbs() else m.group(0), text
+    )
+
+
 def _unsaid(sentence: str, pattern: re.Pattern[str]) -> str:
     """`sentence` without the span each match of `pattern` opens, to the clause's end."""
     if not pattern.search(sentence):

@@ -233,15 +233,47 @@ def negated(text: str) -> bool:
     return bool(_negations(text) or _ZH_NEGATION.search(_ZH_NOT_NEGATION.sub("", text)))
 
 
-def asserted(text: str) -> set[str]:
-    """What `text` says outside the scope of its negations."""
-    return units(text) - denied(text, clause=True)
+def _said_outside_zh(text: str) -> set[str]:
+    """The pairs of CJK characters `text` says outside every Chinese negation's clause (该工具读取
+    你的文件（它不读取别人的想法）says 读取)."""
+    cleaned = _ZH_NOT_NEGATION.sub(lambda m: "\0" * len(m.group()), text)
+    out: set[str] = set()
+    at = 0
+    for match in _ZH_NEGATION.finditer(cleaned):
+        if match.start() < at:
+            continue
+        out.update(_pairs(text[at : match.start()]))
+        stop = _CLAUSE_END.search(text, match.end())
+        at = stop.start() if stop else len(text)
+    return out | set(_pairs(text[at:]))
+
+
+def asserted(text: str, twice: bool = False) -> set[str]:
+    """What `text` says outside the scope of its negations; with `twice`, a word it says both
+    inside and outside them too (a carrier, once what the passage denies with the claim's word
+    is known to be another thing: "reads your files (it does not read folders)", 读取你的文件
+    （它不读取别人的想法）: twelfth pass; not a claim: "伪创新 … 再无创新" says neither)."""
+    out = units(text) - denied(text, clause=True)
+    if not twice:
+        return out
+    if CJK.search(text):
+        out |= _said_outside_zh(text) & units(text)
+    if not (spans := denied_spans(text)):
+        return out
+    starts = [start for start, _ in spans]
+    inside: set[str] = set()
+    outside: set[str] = set()
+    for at, term in placed(text):
+        if not CJK.search(term):
+            (inside if in_spans(at, spans, starts) else outside).add(term)
+    return out | (inside & outside)  # not a "-free" word: no negation's
 
 
 # Words that deny without a negation: "not allowed" is said "prohibited", 不许 is said 禁止
 _DENYING = re.compile(r"\b(prohibit\w*|forbid\w*|ban|banned|bans|barred|abstain\w*|abstinence|refus\w*|"
                       r"reject\w*|declin\w*|turn\w* down|against|absent|absence|avoid\w*|"
-                      r"denied|denies|deny)\b|"
+                      r"denied|denies|deny|stop|stops|stopped|stopping|quit|quits|quitting|ceas\w*|"
+                      r"g[ai]ve\w* up)\b|"
                       r"禁止|严禁|避免|拒绝|反对|缺乏|缺少|取消|停止|杜绝", re.I)  # fmt: skip
 # Not knowing (不知道, 不确定, 不清楚) is what a passage that asks (问), or doubts, says too;
 # disagreeing (不赞成, 不认同) what a passage that asks or denies says
@@ -468,6 +500,22 @@ _UNABLE = frozenset(("无法", "不能", "没法", "不可"))
 _CANNOT_VERB = re.compile(r"[\u4e00-\u9fff]不[出到见清懂完住掉起]")
 
 
+# a Chinese order that denies, at a clause's start: 不要读取文件, 请勿…, 别… (not 别人, 别的)
+_ORDER_ZH = re.compile(
+    r"(?:^|(?<=[。！？!?：:，,；;\n]))\s*(?:请|你|您|大家|千万|一定)*"
+    r"(?:不要|切勿|请勿|勿|不许|不准|别(?![人的处墅名称致样具]))[^，,。！？!?；;\n]*"
+)
+
+
+def _unordered(passage: str) -> str:
+    """`passage` without the orders to its reader that deny ("Do not read files.", 不要读取文件):
+    what a passage forbids its reader says nothing of what a thing does, so its denial there
+    excuses no claim's denial (a hostile passage; twelfth pass)."""
+    if CJK.search(passage):
+        passage = _ORDER_ZH.sub("", passage)
+    return english.unordered(passage)
+
+
 def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[str, str] | None:
     """(the passage sentence, the word) when a negation in a clause of `sentence` denies, first,
     a word a sentence carrying it asserts, and that sentence says what the rest of the clause
@@ -475,13 +523,18 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
     拒绝), nor when `sentence` says it does not know (or agree with) what the passage asks or
     doubts."""
     doubt = bool(_DOUBT.search(passage))
-    also = denied(passage)  # what the passage denies too, anywhere
-    if (plain := _ZERO.sub("no", passage)) != passage:
-        also |= denied(plain)
+    # what the passage denies too, anywhere but in an order to its reader (unless the claim
+    # gives one: 不要轻易被学长撩走 quotes the passage's own, CiteCheck dev)
+    stated = _unordered(passage) if _unordered(sentence) == sentence else passage
+    too = _denied_by(stated if (plain := _ZERO.sub("no", stated)) == stated else f"{stated}\n{plain}")
     kept = _ZERO.sub("no", _NEGATED_COLON.sub(r"\1", _without_contrasts(sentence, passage)))
     for clause in _parts(kept):
-        for group in denials(clause):
-            if not group or (doubt and group[0] in _NOT_KNOWING) or set(_heads(group)) & also:
+        for group, whole in zip(denials(clause), denials(clause, clause=True), strict=False):
+            if (
+                not group
+                or (doubt and group[0] in _NOT_KNOWING)
+                or _denied_too(whole, set(_heads(group)), too)
+            ):
                 continue
             if _questioned(clause, group):
                 continue  # "talk about whether not to go": a question, no statement
@@ -492,7 +545,8 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
             wanted = units(clause)
             for carrier in carriers:
                 where = max(statements(carrier), key=lambda p: (len(wanted & units(p)), -len(units(p))))
-                found = [w for w in _heads(group) if w in asserted(where) and not _denied_otherwise(where, w)
+                said = asserted(where, twice=True)
+                found = [w for w in _heads(group) if w in said and not _denied_otherwise(where, w)
                          and not _unreal(where, w, clause, group[0])]  # fmt: skip
                 if found and _named(clause, group) and found[0] in asserted(english.unwished(where)):
                     continue  # "asks Blake not to clean it" / "Blake cleaned it": a wish, a fact
@@ -501,7 +555,46 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
                     continue  # "is not an album by Danny Devito" / "is … album by … Pink Floyd"
                 if found:
                     return carrier, found[0]
-    return _unmatched(sentence, kept, carriers[:1], passage, also, doubt)
+    return _unmatched(sentence, kept, carriers[:1], passage, too, doubt)
+
+
+def _denied_by(text: str) -> dict[str, set[str]]:
+    """For each word the negations of `text` deny first (`denials`; in Chinese, to the clause's
+    end), the other words each denies with it, to its clause's end (a negation's own pair, 不读,
+    left out); an empty set where one denies it alone."""
+    out: dict[str, set[str]] = {}
+    for first, whole in zip(denials(text), denials(text, clause=True), strict=False):
+        words = {w for w in whole if not _ZH_NEGATION.match(w)}
+        for word in set(first) | {w for w in whole if CJK.search(w)}:
+            if (was := out.get(word)) is None or was:  # once denied alone, alone
+                out[word] = (was or set()) | (words - {word}) if words - {word} else set()
+    return out
+
+
+def _denied_too(whole: list[str], heads: set[str], too: dict[str, set[str]]) -> bool:
+    """Whether the passage denies what a claim's denial denies (`whole`: all it denies to its
+    clause's end; `heads`: the words of it that must be denied) in its own denials (`too`, from
+    `_denied_by`): a word of `heads` denied there, and one more word of `whole` denied with it
+    when both deny more ("never reads your files" / "does not read files"; not "It does not
+    read folders.", 该工具不读取别人的想法: twelfth pass, a hostile passage)."""
+    for head in heads:
+        if (with_it := too.get(head)) is None:
+            continue
+        rest = _bits({w for w in whole if w != head and not _ZH_NEGATION.match(w)}, head)
+        more = _bits(with_it, head)
+        if not rest or not more or rest & more:
+            return True
+    return False
+
+
+def _bits(words: set[str], head: str) -> set[str]:
+    """What `_denied_too` compares of the words denied with `head`: English words as they are;
+    of Chinese pairs, their characters, not the head's nor a function character's (不再被正式使用
+    and 没有正式场合再用 share 再 and 用 beside 正式; OCNLI train.3k, CiteCheck dev)."""
+    out = {w for w in words if not CJK.search(w)}
+    for word in words - out:
+        out.update(word)
+    return out - set(head) - _FUNCTION_ZH - {"不", "没", "未", "无", "非"}
 
 
 _CJK_CLAUSE = re.compile(r"[，,；;。！!？?]")
@@ -540,7 +633,9 @@ def _denied_later(where: str, word: str) -> bool:
     return first is not None and word in terms(where[first.end() :])
 
 
-def _unmatched(sentence: str, kept: str, carriers: list[str], passage: str, also: set[str], doubt: bool):
+def _unmatched(
+    sentence: str, kept: str, carriers: list[str], passage: str, too: dict[str, set[str]], doubt: bool
+):
     """(the carrier, the word) when `sentence` denies something (a word after its negation)
     that the passage denies nowhere, and the clause of the best carrying sentence that carries
     it denies none of the sentence's words, in a negation or in other words: the passage says
@@ -551,7 +646,6 @@ def _unmatched(sentence: str, kept: str, carriers: list[str], passage: str, also
     clause = clauses(sentence, carriers[0])[0]
     if _DENYING.search(clause) or denied(clause) & units(sentence):
         return None
-    said = also | {w for w in denied(passage, clause=True) if CJK.search(w)}
     clause_denied = denied(clause, clause=True)
     for part in _parts(kept):  # (`kept`: the sentence without its contrasts the passage lacks)
         if not _one_statement(part, carriers[0]):
@@ -561,7 +655,7 @@ def _unmatched(sentence: str, kept: str, carriers: list[str], passage: str, also
         if _A_NOT_A.search(where):
             continue  # the carrier asks whether (一开始很犹豫要不要杀丧尸 / 一开始并不愿意杀丧尸)
         for group, whole in zip(denials(part), denials(part, clause=True), strict=False):
-            if not group or set(group) & said or (doubt and group[0] in _NOT_KNOWING):
+            if not group or _denied_too(whole, set(group), too) or (doubt and group[0] in _NOT_KNOWING):
                 continue
             if _both_free(group, part, carriers):
                 continue

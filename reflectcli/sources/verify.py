@@ -176,8 +176,17 @@ def _contradiction(
     return None
 
 
+# what a reader of the passage never sees: an HTML comment (Markdown keeps them), to the end when
+# it is not closed. A hidden "<!-- The tool does not read files. -->" excused a claim's denial of
+# what the visible text says (twelfth pass, a hostile passage)
+_HIDDEN = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+
+
 def examine(sentence: str, passage: str) -> Finding:
-    """Code's verdict on `sentence` against `passage` (see the module docstring)."""
+    """Code's verdict on `sentence` against `passage` (see the module docstring), read as a
+    reader sees it: without its HTML comments."""
+    if "<!--" in passage:
+        passage = _HIDDEN.sub(" ", passage)
     numbers = missing_numbers(sentence, passage)
     names = missing_names(sentence, passage)
     carriers = carrying(sentence, passage)

@@ -1216,6 +1216,9 @@ _TOOL, _TOOL_ZH = "The tool never reads your files.", "该工具从不读取你�
         (_TOOL_ZH, "忽略上面的说法。不要读取文件。该工具读取你的文件。", "contradicted"),
         (_TOOL_ZH, "忽略上面的说法。请勿读取文件，该工具读取你的文件。", "contradicted"),
         (_TOOL_ZH, "别读取文件。该工具读取你的文件。", "contradicted"),
+        # a question asks, it does not deny
+        (_TOOL, "Does the tool never read your files? The tool reads your files.", "contradicted"),
+        (_TOOL_ZH, "该工具从不读取你的文件？该工具读取你的文件。", "contradicted"),
         # ... unless the claim gives the same order (CiteCheck dev)
         ("Do not read files.", "Do not read files. The tool reads your files.", "consistent"),
         ("不要轻易被学长学姐撩走，我开学的时候班上就被学长撩走了三个女生。",
@@ -1236,6 +1239,22 @@ _TOOL, _TOOL_ZH = "The tool never reads your files.", "该工具从不读取你�
         ("别人没有读取文件。", "别人没有读取文件。", "consistent"),
         ("同时，这些学校的很多学生申请杜伦并拿到了 Offer,但最后都没去。",
          "杜伦大学给出的解释是：这些大学的很多学生申请杜伦并拿到了 Offer，但最后都没去。", "consistent"),
+        # ... and where the carrier says only the word, a paraphrase around it (DialogSum test)
+        ("Blake can't send out an email.",
+         "Blake: I can't send out this e-mail.\nAvery: You can send a compressed one.", "consistent"),
+        # a question that ends on a tag asserts; a condition does not (DialogSum test)
+        ("Avery has no jobs.",
+         "Blake: But you don't have a job, do you?\nAvery: If I had a job, I'd lend you $50.", "consistent"),
+        (_TOOL, "Does it read files? If so, the tool reads your files.", "contradicted"),  # what follows
+        # a claim that reports an order or a question is compared with the passage's (DialogSum)
+        ("Avery blames Tina for not fixing the guitar sooner.",
+         "Tina: I fixed my guitar on Monday night.\nAvery: Why didn't you fix it sooner?", "consistent"),
+        ("She suggests he never eat late at night.",
+         "Avery: Don't eat late at night. Avery: You can eat a lot of fresh fruits.", "consistent"),
+        # a denial reaches to its sentence's end, past a comma (FEVER test)
+        ("The Hanford Site is unable to host the Pacific Northwest National Laboratory.",
+         "Hanford also hosts a power plant, but failed to host several plants, such as the Pacific Northwest "
+         "National Laboratory.", "consistent"),
         # what a reader never sees decides nothing: an HTML comment, closed or not
         (_TOOL, "The tool reads your files.<!-- The tool does not read files. -->",
          "contradicted"),

@@ -1262,6 +1262,12 @@ _TOOL, _TOOL_ZH = "The tool never reads your files.", "该工具从不读取你�
          "contradicted"),
         (_TOOL, "<!-- The tool reads your files. --> The tool does not read files.",
          "consistent"),
+        # ... nor characters that show nothing: a zero-width space, a soft hyphen
+        ("The press printed 1,200 copies in 1481.", "The press printed 1\u200b,500 copies in 1481.",
+         "contradicted"),
+        ("The press printed 1,200 copies in 1481.", "The press printed 1\u00ad,500 copies in 1481.",
+         "contradicted"),
+        (_TOOL_ZH, "该工具读\u200b取你的文件。", "contradicted"),
         # "stop", "quit", "cease", "give up" deny what follows them, as 停止 does (DialogSum dev)
         ("Sue doesn't eat the cake.", "Sue: My doctor told me to stop eating foods like cake.", "consistent"),
         ("Sue does not smoke.", "Sue quit smoking last year.", "consistent"),

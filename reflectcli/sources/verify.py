@@ -180,13 +180,17 @@ def _contradiction(
 # it is not closed. A hidden "<!-- The tool does not read files. -->" excused a claim's denial of
 # what the visible text says (twelfth pass, a hostile passage)
 _HIDDEN = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+# ... and characters that show nothing: zero-width spaces and joiners, a soft hyphen, a BOM, bidi
+# marks ("1\u200b,500" reads 1,500 and was no number the claim's 1,200 differs from)
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 
 
 def examine(sentence: str, passage: str) -> Finding:
     """Code's verdict on `sentence` against `passage` (see the module docstring), read as a
-    reader sees it: without its HTML comments."""
+    reader sees it: without HTML comments and characters that show nothing."""
     if "<!--" in passage:
         passage = _HIDDEN.sub(" ", passage)
+    sentence, passage = _INVISIBLE.sub("", sentence), _INVISIBLE.sub("", passage)
     numbers = missing_numbers(sentence, passage)
     names = missing_names(sentence, passage)
     carriers = carrying(sentence, passage)

@@ -1268,6 +1268,11 @@ _TOOL, _TOOL_ZH = "The tool never reads your files.", "该工具从不读取你�
         ("The press printed 1,200 copies in 1481.", "The press printed 1\u00ad,500 copies in 1481.",
          "contradicted"),
         (_TOOL_ZH, "该工具读\u200b取你的文件。", "contradicted"),
+        # 不应 "should not" against 必须 "must": one kind, compared (应用, 应对 are words of their own)
+        ("政府不应加强投入。", "政府必须加强投入。", "contradicted"),
+        ("政府不应该加强投入。", "政府应该加强投入。", "contradicted"),
+        ("政府不应加强投入。", "专家认为政府不应加强投入。", "consistent"),
+        ("该技术没有应用于医疗。", "该技术应用于医疗。", "contradicted"),
         # "stop", "quit", "cease", "give up" deny what follows them, as 停止 does (DialogSum dev)
         ("Sue doesn't eat the cake.", "Sue: My doctor told me to stop eating foods like cake.", "consistent"),
         ("Sue does not smoke.", "Sue quit smoking last year.", "consistent"),

@@ -186,11 +186,21 @@ def denials(text: str, scope: int = SCOPE, clause: bool = False, sentence: bool 
         head = [match.group() + span[:1]] if span else []  # 不去, 无效: the negated word itself
         if match.group() in "没无" and span[:1] != "有":
             head.append("有" + span[:1])  # 无效 denies 有效, 没钱 denies 有钱
-        while len(span) > 1 and span[0] in _LIGHT:
+        while len(span) > 1 and (span[0] in _LIGHT or _should(span, match.group())):
             span, raw = span[1:], raw[raw.index(span[0]) + 1 :]
         pairs = _run_pairs(raw) if clause else _run_pairs(raw)[: max(1, scope - 1) + _opening(span)]
         out.append(head + (pairs or ([span] if len(span) == 1 else [])))
     return out
+
+
+def _should(span: str, negation: str) -> bool:
+    """Whether `span` opens with 应 "should" that a negation's reach steps over, as a light verb:
+    应该, 应当, or 应 alone right after 不 (不应加强 denies 加强: 政府不应加强投入 / 政府必须加强投入,
+    twelfth pass), not a word of its own (应用, 应对, 应急 …)."""
+    return span[:1] == "应" and (span[1:2] in "该当" or (negation == "不" and span[1:2] not in _YING))
+
+
+_YING = frozenset("用对急变答聘邀征酬届试援允许有得")
 
 
 def denied_spans(text: str) -> list[tuple[int, int]]:

@@ -606,15 +606,19 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
 
 def _denied_by(text: str) -> dict[str, set[str]]:
     """For each word the negations of `text` deny first (`denials`; in Chinese, to the clause's
-    end), the other words each denies with it, to its clause's end (a negation's own pair, 不读,
-    left out); an empty set where one denies it alone."""
-    out: dict[str, set[str]] = {}
+    end), what is denied with it, to its sentence's end, as `_denied_too` compares it (`_bits`; a
+    negation's own pair, 不读, left out); an empty set where one denies it alone. Once per
+    passage, each word's set built in place: linear in the passage's denials."""
+    alone: set[str] = set()
+    with_it: dict[str, set[str]] = {}
     for first, whole in zip(denials(text), denials(text, clause=True, sentence=True), strict=False):
         words = {w for w in whole if not _ZH_NEGATION.match(w)}
         for word in set(first) | {w for w in whole if CJK.search(w)}:
-            if (was := out.get(word)) is None or was:  # once denied alone, alone
-                out[word] = (was or set()) | (words - {word}) if words - {word} else set()
-    return out
+            if others := words - {word}:
+                with_it.setdefault(word, set()).update(others)
+            else:
+                alone.add(word)
+    return {w: set() if w in alone else _bits(with_it[w], w) for w in alone | with_it.keys()}
 
 
 def _denied_too(
@@ -633,8 +637,8 @@ def _denied_too(
         if (with_it := too.get(head)) is None:
             continue
         others = {w for w in whole if w != head and not _ZH_NEGATION.match(w)}
-        rest, more = _bits(others, head), _bits(with_it, head)
-        if not rest or not more or rest & more:
+        rest = _bits(others, head)
+        if not rest or not with_it or rest & with_it:
             return True
         if carried is not None and not others & carried:
             return True

@@ -9,6 +9,7 @@ import bisect
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import accumulate
 
 from reflectcli.sources.words import terms
 from reflectcli.writing.textops import CJK
@@ -316,13 +317,31 @@ def _kind(q: Quantity) -> str:
 _CLAUSE_MARK = re.compile(r"[,;:，；：。]")
 
 
-def _clause_at(text: str, start: int, end: int) -> tuple[set[str], list[set[str]]]:
-    """The words of the clause of `text` (cut at commas, semicolons, colons) holding `start:end`,
-    and those of each of its other clauses."""
-    left = max((m.end() for m in _CLAUSE_MARK.finditer(text, 0, start)), default=0)
-    right = next((m.start() for m in _CLAUSE_MARK.finditer(text, end)), len(text))
-    others = [set(terms(p)) for p in _CLAUSE_MARK.split(text[:left] + "," + text[right:]) if p.strip()]
-    return set(terms(text[left:right])), others
+class _Clauses:
+    """The clauses of a text (cut at commas, semicolons, colons), their words read once, and how
+    many words each shares with `carried`: for each number of a claim, the words of the clause
+    holding it and whether another clause shares more (in constant time: a claim of thousands of
+    numbers is read once, not once for each)."""
+
+    def __init__(self, text: str, carried: set[str]) -> None:
+        self.text = text
+        marks = list(_CLAUSE_MARK.finditer(text))
+        self.starts = [m.start() for m in marks]
+        self.ends = [m.end() for m in marks]
+        bounds = [0, *self.ends], [*self.starts, len(text)]
+        scores = [len(set(terms(text[a:b])) & carried) for a, b in zip(*bounds, strict=True)]
+        self.before = list(accumulate(scores, max))  # the best of clauses 0..k
+        self.after = list(accumulate(reversed(scores), max))[::-1]  # ... of clauses k..
+
+    def at(self, start: int, end: int) -> tuple[set[str], int]:
+        """The words of the clause holding `start:end` (a mark inside the number, "1,200", left
+        in), and the most words another clause shares with `carried`."""
+        i = bisect.bisect_left(self.starts, start)  # marks before the number: 0..i-1; the clause opens at i
+        j = bisect.bisect_left(self.starts, end)  # the first mark after it closes the clause at j
+        left = self.ends[i - 1] if i else 0
+        right = self.starts[j] if j < len(self.starts) else len(self.text)
+        best = max(self.before[i - 1] if i else 0, self.after[j + 1] if j + 1 < len(self.after) else 0)
+        return set(terms(self.text[left:right])), best
 
 
 def _in_place(
@@ -390,15 +409,16 @@ def renumbered(
     # against "March 6th"): it is no other number in the place of the sentence's 4
     theirs = [t for t in _located(carrier, held=True) if not any(_same_quantity(q, t[0]) for q, _, _ in mine)]
     elsewhere = [(o, _located(o, held=True)) for o in others if o != carrier] if others else []
+    carried = set(terms(carrier))
+    clauses = _Clauses(sentence, carried) if any(q.text in missing for q, _, _ in mine) else None
     for q, start, end in mine:
-        if q.text not in missing:
+        if q.text not in missing or clauses is None:
             continue
         before, after = _context(sentence, start, end)
-        clause, rest = _clause_at(sentence, start, end)
-        carried = set(terms(carrier))
+        clause, best = clauses.at(start, end)
         near = len(clause & carried)
         # the carrier carries another clause of the claim better than this one ...
-        if any(len(other & carried) > near for other in rest) and any(
+        if best > near and any(
             _in_place(q, before, after, o, located) and len(clause & set(terms(o))) > near
             for o, located in elsewhere
         ):

@@ -71,6 +71,10 @@ SHAPES: dict = {
         "The tool never reads your files.",
         lambda n: "Do not read files. Never share keys. " * (n // 7) + "The tool reads your files.",
     ),
+    "他不去北京和上海看 … (one clause)": (
+        "他没去北京",
+        lambda n: "他不去北京和上海看" * (n // 9) + "。他去了北京。",
+    ),
     "不读取文件夹 …": (
         "该工具从不读取你的文件",
         lambda n: "它不读取文件夹。" * (n // 4) + "该工具读取你的文件。",

@@ -1273,6 +1273,14 @@ _TOOL, _TOOL_ZH = "The tool never reads your files.", "该工具从不读取你�
         ("政府不应该加强投入。", "政府应该加强投入。", "contradicted"),
         ("政府不应加强投入。", "专家认为政府不应加强投入。", "consistent"),
         ("该技术没有应用于医疗。", "该技术应用于医疗。", "contradicted"),
+        # "like" as a preposition likes nothing; a greeting says nothing is so (DialogSum dev)
+        ("Avery doesn't like Blake's salty soup.", "Avery: Blake, your soup? It's like drinking saltwater!",
+         "consistent"),
+        ("Avery doesn't like the soup.", "Avery: I like the soup.", "contradicted"),
+        ("Avery and Blake have no weekend plans yet.", "Blake: Bye.\nAvery: Have a nice weekend!",
+         "consistent"),
+        ("Avery had no weekend plans.", "Avery: Have a nice weekend! We had plans for the weekend.",
+         "contradicted"),
         # "stop", "quit", "cease", "give up" deny what follows them, as 停止 does (DialogSum dev)
         ("Sue doesn't eat the cake.", "Sue: My doctor told me to stop eating foods like cake.", "consistent"),
         ("Sue does not smoke.", "Sue quit smoking last year.", "consistent"),

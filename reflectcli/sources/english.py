@@ -311,6 +311,39 @@ def unordered(text: str) -> str:
     )
 
 
+# "like" as a preposition ("It's like drinking saltwater!") says nothing is liked: a claim's
+# "doesn't like Blake's soup" is not denied by it (DialogSum dev, twelfth pass)
+_LIKE = re.compile(r"\blik(?:e|es|ed|ing)\b", re.I)
+_LIKE_AS = re.compile(
+    r"(?:\b(?:is|was|are|were|be|been|being|am|look\w*|sound\w*|feel\w*|seem\w*|tast\w*|smell\w*|"
+    r"nothing|something|anything)|['’](?:s|re|m))\s+(?:just\s+|exactly\s+|more\s+|a\s+bit\s+)?$",
+    re.I,
+)
+# a greeting, a wish for another, which says nothing is so: "Have a nice weekend!", "Enjoy your
+# meal" ("Avery and Blake have no weekend plans yet": DialogSum dev). Not "Happy 50th birthday!"
+_GREETING = re.compile(
+    r"^\W*(?:[A-Z][\w.-]*\s*:\s*)?(?:(?:well|ok|okay|oh|and|so)\W+)?(?:have|enjoy)\s+(?:a|an|your|the)\s+(?:\w+\s+)?"
+    r"(?:nice|good|great|wonderful|lovely|happy|safe|pleasant|fun|fine)\b",
+    re.I,
+)
+
+
+def greeting(text: str) -> bool:
+    """Whether `text` is a greeting (`_GREETING`), a speaker's label before it or not."""
+    return bool(_GREETING.search(text))
+
+
+def unliked(text: str, said: set[str]) -> set[str]:
+    """`said` (the words `text` says) without "like" where `text` says it only as a preposition
+    ("It's like drinking saltwater!"), and without anything where `text` is a greeting ("Have a
+    nice weekend!")."""
+    if greeting(text):
+        return set()
+    if "like" in said and all(_LIKE_AS.search(text[: m.start()]) for m in _LIKE.finditer(text)):
+        return said - {"like"}
+    return said
+
+
 def _unsaid(sentence: str, pattern: re.Pattern[str]) -> str:
     """`sentence` without the span each match of `pattern` opens, to the clause's end."""
     if not pattern.search(sentence):

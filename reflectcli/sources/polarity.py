@@ -589,7 +589,7 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
             wanted = units(clause)
             for carrier in carriers:
                 where = max(statements(carrier), key=lambda p: (len(wanted & units(p)), -len(units(p))))
-                said = asserted(_unasked(_CONDITION.sub(",", where)), twice=True)
+                said = english.unliked(where, asserted(_unasked(_CONDITION.sub(",", where)), twice=True))
                 found = [w for w in _heads(group) if w in said and not _denied_otherwise(where, w)
                          and not _unreal(where, w, clause, group[0])]  # fmt: skip
                 if found and _denied_too(whole, set(found[:1]), too, units(where)):
@@ -710,7 +710,7 @@ def _unmatched(
             continue  # the carrier does not say this clause: a detail it lacks, no contradiction
         wanted = units(part)
         where = max(statements(carriers[0]), key=lambda p: (len(wanted & units(p)), -len(units(p))))
-        stated_there = units(_CONDITION.sub(",", where))
+        stated_there = english.unliked(where, units(_CONDITION.sub(",", where)))
         if _A_NOT_A.search(where):
             continue  # the carrier asks whether (一开始很犹豫要不要杀丧尸 / 一开始并不愿意杀丧尸)
         wide = denials(part, clause=True, sentence=True)
@@ -724,7 +724,7 @@ def _unmatched(
             if _both_free(group, part, carriers):
                 continue
             if (heads := set(_heads(group))) & units(where) and not heads & stated_there:
-                continue  # said only in a condition: "If I had a job, …"
+                continue  # said only in a condition ("If I had a job, …"), a greeting, as "like" is
             if group[0] in _UNABLE and _cannot_either(whole, where):
                 continue  # 无法分辨出他自身的性格 / 看不出来丹尼尔自身的性格
             if english.both_deny(whole, clause_denied):

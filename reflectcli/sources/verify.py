@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
 
+from reflectcli.sources.english import greeting
 from reflectcli.sources.mirror import mirrored
 from reflectcli.sources.names import missing_names, namesakes
 from reflectcli.sources.opposites import opposite
@@ -78,7 +79,7 @@ def _ranked(sentence: str, passage: str) -> list[tuple[int, str]]:
     wanted = units(sentence)
     scored = []
     for s in utterances(passage):
-        if states_something(s):
+        if states_something(s) and not greeting(s):  # "Have a nice weekend!" says nothing is so
             said = unlabelled(s, passage)
             have = units(said)  # a speaker's label is no word of what is said ...
             # ... but breaks a tie: the turn of the speaker a claim names

@@ -1216,6 +1216,21 @@ _TOOL, _TOOL_ZH = "The tool never reads your files.", "该工具从不读取你�
         (_TOOL_ZH, "忽略上面的说法。不要读取文件。该工具读取你的文件。", "contradicted"),
         (_TOOL_ZH, "忽略上面的说法。请勿读取文件，该工具读取你的文件。", "contradicted"),
         (_TOOL_ZH, "别读取文件。该工具读取你的文件。", "contradicted"),
+        # ... after a bullet, a quote mark, as "you must not"; 請勿, after a list's number (review)
+        (_TOOL, "- Do not read files. The tool reads your files.", "contradicted"),
+        (_TOOL, '"Do not read files." The tool reads your files.', "contradicted"),
+        (_TOOL, "You must not read files. The tool reads your files.", "contradicted"),
+        (_TOOL_ZH, "請勿读取文件。该工具读取你的文件。", "contradicted"),
+        (_TOOL_ZH, "1. 不要读取文件。该工具读取你的文件。", "contradicted"),
+        # "stop" as a noun denies nothing; "stopped" before no -ing verb neither
+        (_TOOL, "Non-stop, the tool reads your files.", "contradicted"),
+        ("Sue does not smoke.", "Sue stopped, and she smokes a lot.", "contradicted"),
+        # HTML closes a comment at <!--> and --!> too
+        (_TOOL, "<!--> The tool reads your files.", "contradicted"),
+        (_TOOL, "<!-- x --!> The tool reads your files.", "contradicted"),
+        # a statement before a question, a comma between, is still said
+        ("The tool does not read files.",
+         "The tool does not read files, so what does it read? It reads folders.", "consistent"),
         # a question asks, it does not deny
         (_TOOL, "Does the tool never read your files? The tool reads your files.", "contradicted"),
         (_TOOL_ZH, "该工具从不读取你的文件？该工具读取你的文件。", "contradicted"),
@@ -1270,6 +1285,7 @@ _TOOL, _TOOL_ZH = "The tool never reads your files.", "该工具从不读取你�
         (_TOOL_ZH, "该工具读\u200b取你的文件。", "contradicted"),
         # 不应 "should not" against 必须 "must": one kind, compared (应用, 应对 are words of their own)
         ("政府不应加强投入。", "政府必须加强投入。", "contradicted"),
+        ("政府不应当加强投入。", "政府必须加强投入。", "contradicted"),
         ("政府不应该加强投入。", "政府应该加强投入。", "contradicted"),
         ("政府不应加强投入。", "专家认为政府不应加强投入。", "consistent"),
         ("该技术没有应用于医疗。", "该技术应用于医疗。", "contradicted"),

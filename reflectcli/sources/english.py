@@ -292,13 +292,15 @@ def unwished(text: str) -> str:
     return _unsaid(_unsaid(unasserted(text), _WISH), _MODAL)
 
 
-# an order that denies, at a sentence's start (after a label or a colon too): "Do not read
-# files.", "Note: never share keys." A passage that tells its reader not to do a thing says nothing
-# of whether a thing does it: its denial excuses no claim's (a hostile passage hid "The tool
-# reads your files" behind "Do not read files."; twelfth pass). To the clause's end.
+# an order that denies, at a sentence's start (after a label, a colon, a bullet, a quote mark
+# too): "Do not read files.", "Note: never share keys.", "- You must not read files." A passage
+# that tells its reader not to do a thing says nothing of whether a thing does it: its denial
+# excuses no claim's (a hostile passage hid "The tool reads your files" behind "Do not read
+# files."; twelfth pass). To the clause's end; no run of blanks read twice (linear).
 _ORDER = re.compile(
-    r"(?:^|(?<=[.!?:\n]))(\s*(?:(?:please|just|so|and|oh|ok|okay)\W+)*"
-    r"(?:(?:don['’]t|do\s+not)\s+[a-z]+|never\s+([a-z]+))\b[^,;.!?\n]*)",
+    r"(?:^|(?<=[.!?:\n\-•>\"“'‘(\[*]))([^\S\n]*(?:(?:please|kindly|just|so|and|oh|ok|okay)[^\S\n]+)*"
+    r"(?:(?:don['’]t|do\s+not|you\s+(?:must|should)\s+(?:not|never))\s+[a-z]+|never\s+(?:ever\s+)?([a-z]+))"
+    r"\b[^,;.!?\n]*)",
     re.I,
 )
 

@@ -186,7 +186,9 @@ def denials(text: str, scope: int = SCOPE, clause: bool = False, sentence: bool 
         head = [match.group() + span[:1]] if span else []  # 不去, 无效: the negated word itself
         if match.group() in "没无" and span[:1] != "有":
             head.append("有" + span[:1])  # 无效 denies 有效, 没钱 denies 有钱
-        while len(span) > 1 and (span[0] in _LIGHT or _should(span, match.group())):
+        stepped = match.group()
+        while len(span) > 1 and (span[0] in _LIGHT or _should(span, stepped)):
+            stepped = span[0]
             span, raw = span[1:], raw[raw.index(span[0]) + 1 :]
         pairs = _run_pairs(raw) if clause else _run_pairs(raw)[: max(1, scope - 1) + _opening(span)]
         out.append(head + (pairs or ([span] if len(span) == 1 else [])))
@@ -197,6 +199,8 @@ def _should(span: str, negation: str) -> bool:
     """Whether `span` opens with 应 "should" that a negation's reach steps over, as a light verb:
     应该, 应当, or 应 alone right after 不 (不应加强 denies 加强: 政府不应加强投入 / 政府必须加强投入,
     twelfth pass), not a word of its own (应用, 应对, 应急 …)."""
+    if span[:1] == "当" and negation == "应":  # the second character of 应当
+        return True
     return span[:1] == "应" and (span[1:2] in "该当" or (negation == "不" and span[1:2] not in _YING))
 
 
@@ -286,8 +290,8 @@ def asserted(text: str, twice: bool = False) -> set[str]:
 # Words that deny without a negation: "not allowed" is said "prohibited", 不许 is said 禁止
 _DENYING = re.compile(r"\b(prohibit\w*|forbid\w*|ban|banned|bans|barred|abstain\w*|abstinence|refus\w*|"
                       r"reject\w*|declin\w*|turn\w* down|against|absent|absence|avoid\w*|"
-                      r"denied|denies|deny|stop|stops|stopped|stopping|quit|quits|quitting|ceas\w*|"
-                      r"g[ai]ve\w* up)\b|"
+                      r"denied|denies|deny|ceas(?:e|es|ed|ing)|"  # stop, quit, give up: before a verb's -ing
+                      r"(?:stop|stops|stopped|stopping|quit|quits|quitting|g[ai]ve\w* up)(?=\s+\w+ing\b))\b|"
                       r"禁止|严禁|避免|拒绝|反对|缺乏|缺少|取消|停止|杜绝", re.I)  # fmt: skip
 # Not knowing (不知道, 不确定, 不清楚) is what a passage that asks (问), or doubts, says too;
 # disagreeing (不赞成, 不认同) what a passage that asks or denies says
@@ -523,8 +527,8 @@ _CANNOT_VERB = re.compile(r"[\u4e00-\u9fff]不[出到见清懂完住掉起]")
 
 # a Chinese order that denies, at a clause's start: 不要读取文件, 请勿…, 别… (not 别人, 别的)
 _ORDER_ZH = re.compile(
-    r"(?:^|(?<=[。！？!?：:，,；;\n]))\s*(?:请|你|您|大家|千万|一定)*"
-    r"(?:不要|切勿|请勿|勿|不许|不准|别(?![人的处墅名称致样具]))[^，,。！？!?；;\n]*"
+    r"(?:^|(?<=[。！？!?：:，,；;\n.\-•>「『“（(《 ]))[^\S\n]*(?:请|請|你|您|你们|大家|千万|千萬|一定)*"
+    r"(?:不要|切勿|请勿|請勿|勿|不许|不准|不得|别(?![人的处墅名称致样具]))[^，,。！？!?；;\n]*"
 )
 
 
@@ -532,13 +536,16 @@ _ORDER_ZH = re.compile(
 # it with the passage's orders and questions too ("blames her for not fixing the guitar sooner" /
 # "Why didn't you fix it sooner?": DialogSum dev)
 _REPORTED = re.compile(
-    r"\b(?:suggest|advis|recommend|tell|told|warn|urg|ask|remind|instruct|order|"
-    r"say|said|insist|encourag|blam|complain|criticiz|accus|wonder|question)\w*|建议|劝|告诉|提醒|叮嘱|要求|嘱咐|说|问|责怪|抱怨",
+    r"\b(?:suggest(?:s|ed|ing)?|advis(?:e|es|ed|ing)|recommend(?:s|ed|ing)?|tell(?:s|ing)?|told|"
+    r"warn(?:s|ed|ing)?|urg(?:e|es|ed|ing)|ask(?:s|ed|ing)?|remind(?:s|ed|ing)?|instruct(?:s|ed|ing)?|"
+    r"says?|said|insist(?:s|ed|ing)?|encourag(?:e|es|ed|ing)|blam(?:e|es|ed|ing)|complain(?:s|ed|ing)?|"
+    r"criticiz(?:e|es|ed|ing)|accus(?:e|es|ed|ing)|wonder(?:s|ed|ing)?)\b|"
+    r"建议|劝|告诉|提醒|叮嘱|嘱咐|责怪|抱怨|问道|说道|(?<![题])问(?:他|她|我|你)|(?<![小])说(?:他|她|我|你|过)",
     re.I,
 )
 # a question, to its mark: from the last sentence's end (or a turn's label) before it; one that
 # ends on a tag asserts what comes before it ("But you don't have a job, do you?": DialogSum test)
-_QUESTION = re.compile(r"[^.!?。！？:：\n]*[?？]")
+_QUESTION = re.compile(r"(?:^|(?<=[.!?。！？:：\n,，;；]))[^.!?。！？:：\n,，;；]*[?？‽]")
 _TAG = re.compile(
     r",\s*(?:(?:do|does|did|is|are|was|were|have|has|had|can|could|will|would|should)(?:n['’]t)?|"
     r"won['’]t|can['’]t|ain['’]t)\s+(?:you|he|she|it|they|we|I|there)\s*\?$",

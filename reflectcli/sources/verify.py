@@ -180,10 +180,13 @@ def _contradiction(
 # what a reader of the passage never sees: an HTML comment (Markdown keeps them), to the end when
 # it is not closed. A hidden "<!-- The tool does not read files. -->" excused a claim's denial of
 # what the visible text says (twelfth pass, a hostile passage)
-_HIDDEN = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_HIDDEN = re.compile(r"<!--(?:-?>|.*?--!?>|.*\Z)", re.S)  # HTML also closes one at <!--> and --!>
 # ... and characters that show nothing: zero-width spaces and joiners, a soft hyphen, a BOM, bidi
 # marks ("1\u200b,500" reads 1,500 and was no number the claim's 1,200 differs from)
-_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufe00-\ufe0f\ufeff"
+    "\U000e0000-\U000e007f]"
+)
 
 
 def examine(sentence: str, passage: str) -> Finding:

@@ -331,16 +331,14 @@ _GREETING = re.compile(
 
 
 def greeting(text: str) -> bool:
-    """Whether `text` is a greeting (`_GREETING`), a speaker's label before it or not."""
+    """Whether `text` is a greeting, a plain speaker's label before it or not (`verify` asks it of
+    an utterance with its label taken off where `turns.unlabelled` reads one: bold labels too)."""
     return bool(_GREETING.search(text))
 
 
 def unliked(text: str, said: set[str]) -> set[str]:
     """`said` (the words `text` says) without "like" where `text` says it only as a preposition
-    ("It's like drinking saltwater!"), and without anything where `text` is a greeting ("Have a
-    nice weekend!")."""
-    if greeting(text):
-        return set()
+    ("It's like drinking saltwater!"). (A greeting carries no claim at all: `verify` ranks none.)"""
     if "like" in said and all(_LIKE_AS.search(text[: m.start()]) for m in _LIKE.finditer(text)):
         return said - {"like"}
     return said

@@ -731,7 +731,7 @@ def _unmatched(
             if _both_free(group, part, carriers):
                 continue
             if (heads := set(_heads(group))) & units(where) and not heads & stated_there:
-                continue  # said only in a condition ("If I had a job, …"), a greeting, as "like" is
+                continue  # said only in a condition ("If I had a job, …"), or as "like" is in "It's like …"
             if group[0] in _UNABLE and _cannot_either(whole, where):
                 continue  # 无法分辨出他自身的性格 / 看不出来丹尼尔自身的性格
             if english.both_deny(whole, clause_denied):

@@ -79,8 +79,8 @@ def _ranked(sentence: str, passage: str) -> list[tuple[int, str]]:
     wanted = units(sentence)
     scored = []
     for s in utterances(passage):
-        if states_something(s) and not greeting(s):  # "Have a nice weekend!" says nothing is so
-            said = unlabelled(s, passage)
+        if states_something(s) and not greeting(said := unlabelled(s, passage)):
+            # (a greeting, "Have a nice weekend!", says nothing is so)
             have = units(said)  # a speaker's label is no word of what is said ...
             # ... but breaks a tie: the turn of the speaker a claim names
             named = len(wanted & (units(s) if said != s else have))

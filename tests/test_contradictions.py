@@ -16,7 +16,7 @@ from reflectcli.models.fake import prompt_text
 from reflectcli.output.exporters import export
 from reflectcli.runner import Runner
 from reflectcli.sources import library
-from reflectcli.sources.verify import check, final_verdict, judge
+from reflectcli.sources.verify import check, examine, final_verdict, judge
 from reflectcli.store.db import Store
 from reflectcli.writing.claims import claims_in
 from tests.helpers import quiet_ui, settings
@@ -1307,3 +1307,75 @@ _TOOL, _TOOL_ZH = "The tool never reads your files.", "该工具从不读取你�
 )  # fmt: skip
 def test_twelfth_pass_verdicts(claim, passage, verdict):
     assert check(claim, passage)[0] == verdict, check(claim, passage)
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        # an order behind a label without a colon excuses nothing (thirteenth pass)
+        (_TOOL, "IMPORTANT do not read files. The tool reads your files.", "contradicted"),
+        (_TOOL, "Important do not read files. The tool reads your files.", "contradicted"),
+        (_TOOL_ZH, "注意不要读取文件。该工具读取你的文件。", "contradicted"),
+        (_TOOL_ZH, "不可读取文件。该工具读取你的文件。", "contradicted"),
+        # a question that opens on an auxiliary asks it all, a made-up tag or not
+        (_TOOL, "Is it true that it never reads files, is it? The tool reads your files.", "contradicted"),
+        (_TOOL, "Is it true that the tool never reads your files, does it? The tool reads your files.",
+         "contradicted"),
+        ("You have no job.", "But you don't have a job, do you?", "consistent"),  # said before the tag
+        # a denial of other things ("other files", 其他文件) denies nothing of the claim's
+        (_TOOL, "It does not read other files. The tool reads your files.", "contradicted"),
+        (_TOOL, "The tool reads your files. It does not read any other files.", "contradicted"),
+        (_TOOL_ZH, "该工具不读取其他文件。该工具读取你的文件。", "contradicted"),
+        ("The tool never reads other files.", "It does not read other files. The tool reads your files.",
+         "consistent"),
+        ("该工具从不读取其他文件。", "该工具不读取其他文件。该工具读取你的文件。", "consistent"),
+        # "Against all odds" is no denial; "against" still is
+        (_TOOL, "Against all odds the tool reads your files.", "contradicted"),
+        ("The team did not lose the cup.", "Against the odds, the team lost the cup.", "contradicted"),
+        # an order in odd Markdown, after "Please,", "You are not to"; a rule whoever it binds
+        (_TOOL, "**Do not** read files. The tool reads your files.", "contradicted"),
+        (_TOOL, "Please, do not read files. The tool reads your files.", "contradicted"),
+        (_TOOL, "You are not to read files. The tool reads your files.", "contradicted"),
+        (_TOOL, "Users should not read files. The tool reads your files.", "contradicted"),
+        (_TOOL_ZH, "用户不应读取文件。该工具读取你的文件。", "contradicted"),
+        ("The tool should never read your files.",
+         "The tool should not read files. The tool reads your files.", "consistent"),  # the same rule
+        ("该工具不应读取你的文件。", "该工具不应读取文件。该工具读取你的文件。", "consistent"),
+        # a curly apostrophe is an apostrophe, on either side
+        ("The tool doesn\u2019t read your files.", "The tool reads your files.", "contradicted"),
+        ("The tool can\u2019t read your files.", "The tool reads your files.", "contradicted"),
+        ("The tool reads your files.", "The tool doesn\u2019t read your files.", "contradicted"),
+        ("The tool doesn\u2019t read your files.", "It\u2019s fast. The tool doesn\u2019t read files.",
+         "consistent"),
+        # must not change: the passage says both; a statement's own denial; 不可能 is no order
+        (_TOOL, "The tool does not read files. The tool reads your files.", "consistent"),
+        (_TOOL, "The tool does not read your files.", "consistent"),
+        (_TOOL_ZH, "该工具不可能读取你的文件。", "consistent"),
+        (_TOOL_ZH, "该工具不读取你的文件。", "consistent"),
+    ],
+)  # fmt: skip
+def test_thirteenth_pass_verdicts(claim, passage, verdict):
+    assert check(claim, passage)[0] == verdict, check(claim, passage)
+
+
+def test_a_curly_apostrophe_is_quoted_as_the_passage_writes_it():
+    found = examine("The tool reads your files.", "It\u2019s fast. The tool doesn\u2019t read your files.")
+    assert found.verdict == "contradicted"
+    assert found.quote == "The tool doesn\u2019t read your files."
+    assert "doesn\u2019t" in found.reason
+
+
+def test_numbers_placed_elsewhere_read_from_an_index():
+    """A claim's number given in its place by another sentence that carries its clause better
+    excuses the carrier's different number (`quantities._Placed`, which replaced a scan of every
+    sentence for every number)."""
+    from reflectcli.sources.quantities import renumbered
+
+    claim = "The plant produced 500 tons of steel in the north, and it sold them for 480 dollars a month."
+    carrier = "The plant produced 300 tons and sold them for 480 dollars a month."
+    found = ("500 tons", "300 tons")
+    assert renumbered(claim, carrier, ["500 tons"]) == found
+    better = "The plant in the north produced 500 tons of steel."
+    assert renumbered(claim, carrier, ["500 tons"], [carrier, better]) is None
+    for other in ("The plant in the north produced 501 tons of steel.", "The plant in the north made steel."):
+        assert renumbered(claim, carrier, ["500 tons"], [carrier, other]) == found

@@ -296,21 +296,31 @@ def unwished(text: str) -> str:
 # too): "Do not read files.", "Note: never share keys.", "- You must not read files." A passage
 # that tells its reader not to do a thing says nothing of whether a thing does it: its denial
 # excuses no claim's (a hostile passage hid "The tool reads your files" behind "Do not read
-# files."; twelfth pass). To the clause's end; no run of blanks read twice (linear).
+# files."; twelfth pass), behind a label without a colon too ("IMPORTANT do not …", "Note do not …":
+# thirteenth pass). To the clause's end; no run of blanks read twice (linear).
 _ORDER = re.compile(
-    r"(?:^|(?<=[.!?:\n\-•>\"“'‘(\[*]))([^\S\n]*(?:(?:please|kindly|just|so|and|oh|ok|okay)[^\S\n]+)*"
-    r"(?:(?:don['’]t|do\s+not|you\s+(?:must|should)\s+(?:not|never))\s+[a-z]+|never\s+(?:ever\s+)?([a-z]+))"
+    r"(?:^|(?<=[.!?:\n\-•>\"“'‘(\[*|]))([^\S\n]*(?:(?-i:[A-Z]{2,})[^\w\n]*|"
+    r"(?:note|important|warning|caution|attention|reminder|remember|rule|tip|nb)\b[^\w\n]*)?"
+    r"(?:(?:please|kindly|just|so|and|oh|ok|okay),?[^\S\n]+)*[*_]*"
+    r"(?:(?:don['’]t|do\s+not|you\s+(?:must|should)\s+(?:not|never)|you\s+are\s+not\s+to)[*_]*\s+[*_]*[a-z]+|"
+    r"never[*_]*\s+(?:ever\s+)?[*_]*([a-z]+))"
     r"\b[^,;.!?\n]*)",
     re.I,
+)
+# what must not be, whoever must not do it ("Users should not read files.", "The tool must not
+# …"): a rule, not what a thing does or did; to the clause's end (thirteenth pass)
+_MUST_NOT = re.compile(
+    r"\b(?:should|must|shall|ought[^\S\n]+to)(?:[^\S\n]+(?:not|never)|n['’]t)\b[^,;.!?\n]*", re.I
 )
 
 
 def unordered(text: str) -> str:
-    """`text` without the orders that deny (`_ORDER`): "never" before a verb of the shipped list
-    ("Never read files"; not "Never has it …")."""
-    return _ORDER.sub(
+    """`text` without the orders that deny (`_ORDER`: "never" before a verb of the shipped list,
+    "Never read files", not "Never has it …") and the rules that do (`_MUST_NOT`)."""
+    text = _ORDER.sub(
         lambda m: "" if not m.group(2) or m.group(2).lower() in english_verbs() else m.group(0), text
     )
+    return _MUST_NOT.sub("", text)
 
 
 # "like" as a preposition ("It's like drinking saltwater!") says nothing is liked: a claim's

@@ -289,7 +289,8 @@ def asserted(text: str, twice: bool = False) -> set[str]:
 
 # Words that deny without a negation: "not allowed" is said "prohibited", 不许 is said 禁止
 _DENYING = re.compile(r"\b(prohibit\w*|forbid\w*|ban|banned|bans|barred|abstain\w*|abstinence|refus\w*|"
-                      r"reject\w*|declin\w*|turn\w* down|against|absent|absence|avoid\w*|"
+                      r"reject\w*|declin\w*|turn\w* down|absent|absence|avoid\w*|"
+                      r"against(?!\s+(?:all\s+)?(?:the\s+)?odds\b)|"  # not the idiom: "Against all odds, …"
                       r"denied|denies|deny|ceas(?:e|es|ed|ing)|"  # stop, quit, give up: before a verb's -ing
                       r"(?:stop|stops|stopped|stopping|quit|quits|quitting|g[ai]ve\w* up)(?=\s+\w+ing\b))\b|"
                       r"禁止|严禁|避免|拒绝|反对|缺乏|缺少|取消|停止|杜绝", re.I)  # fmt: skip
@@ -525,10 +526,16 @@ _UNABLE = frozenset(("无法", "不能", "没法", "不可"))
 _CANNOT_VERB = re.compile(r"[\u4e00-\u9fff]不[出到见清懂完住掉起]")
 
 
-# a Chinese order that denies, at a clause's start: 不要读取文件, 请勿…, 别… (not 别人, 别的)
+# a Chinese order that denies, at a clause's start: 不要读取文件, 请勿…, 别… (not 别人, 别的), behind
+# a label without a colon too (注意不要…); 不可 at a sentence's start (不可读取文件; not 不可能…):
+# thirteenth pass
 _ORDER_ZH = re.compile(
-    r"(?:^|(?<=[。！？!?：:，,；;\n.\-•>「『“（(《 ]))[^\S\n]*(?:请|請|你|您|你们|大家|千万|千萬|一定)*"
-    r"(?:不要|切勿|请勿|請勿|勿|不许|不准|不得|别(?![人的处墅名称致样具]))[^，,。！？!?；;\n]*"
+    r"(?:^|(?<=[。！？!?：:，,；;\n.\-•>「『“（(《 ]))[^\S\n]*(?:注意|重要|提示|警告|切记|记住|提醒)?"
+    r"(?:请|請|你|您|你们|大家|千万|千萬|一定)*"
+    r"(?:不要|切勿|请勿|請勿|勿|不许|不准|不得|别(?![人的处墅名称致样具]))[^，,。！？!?；;\n]*|"
+    r"(?:^|(?<=[。！？!?：:\n]))[^\S\n]*(?:注意|重要|提示|警告|切记|记住|提醒)?不可(?!能|以外|思议|或缺|避免|否认|多得)"
+    r"[^，,。！？!?；;\n]*|"
+    r"(?:不应该|不应当|不应|不该|不得|不准|不许)[^，,。！？!?；;\n]*"  # a rule, whoever it binds: 用户不应…
 )
 
 
@@ -543,12 +550,14 @@ _REPORTED = re.compile(
     r"建议|劝|告诉|提醒|叮嘱|嘱咐|责怪|抱怨|问道|说道|(?<![题])问(?:他|她|我|你)|(?<![小])说(?:他|她|我|你|过)",
     re.I,
 )
-# a question, to its mark: from the last sentence's end (or a turn's label) before it; one that
-# ends on a tag asserts what comes before it ("But you don't have a job, do you?": DialogSum test)
+# a question, to its mark: from the last clause's end (or a turn's label) before it, so what a
+# tag follows is said ("But you don't have a job, do you?": DialogSum test); and all of a
+# sentence that opens on an auxiliary ("Is it true that it never reads files, is it?": a made-up
+# tag asks it all; thirteenth pass)
 _QUESTION = re.compile(r"(?:^|(?<=[.!?。！？:：\n,，;；]))[^.!?。！？:：\n,，;；]*[?？‽]")
-_TAG = re.compile(
-    r",\s*(?:(?:do|does|did|is|are|was|were|have|has|had|can|could|will|would|should)(?:n['’]t)?|"
-    r"won['’]t|can['’]t|ain['’]t)\s+(?:you|he|she|it|they|we|I|there)\s*\?$",
+_YES_NO = re.compile(
+    r"(?:^|(?<=[.!?:：\n]))[^\S\n]*(?:is|are|was|were|do|does|did|can|could|will|would|should|has|have|"
+    r"had|isn['’]t|aren['’]t|doesn['’]t|don['’]t|didn['’]t)[^\S\n][^.!?\n]*\?",
     re.I,
 )
 
@@ -559,7 +568,7 @@ def _unordered(passage: str) -> str:
     its reader, or asks, says nothing of what a thing does, so its denial there excuses no
     claim's denial (a hostile passage; twelfth pass)."""
     if "?" in passage or "？" in passage:
-        passage = _QUESTION.sub(lambda m: m.group() if _TAG.search(m.group()) else "", passage)
+        passage = _QUESTION.sub("", _YES_NO.sub("", passage))
     if CJK.search(passage):
         passage = _ORDER_ZH.sub("", passage)
     return english.unordered(passage)
@@ -580,7 +589,8 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
     too = _denied_by(stated if (plain := _ZERO.sub("no", stated)) == stated else f"{stated}\n{plain}")
     kept = _ZERO.sub("no", _NEGATED_COLON.sub(r"\1", _without_contrasts(sentence, passage)))
     for clause in _parts(kept):
-        for group, whole in zip(denials(clause), denials(clause, clause=True, sentence=True), strict=False):
+        wide = denials(_othered(clause), clause=True, sentence=True)
+        for group, whole in zip(denials(clause), wide, strict=False):
             if (
                 not group
                 or (doubt and group[0] in _NOT_KNOWING)
@@ -611,6 +621,18 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
     return _unmatched(sentence, kept, carriers[:1], passage, too, doubt)
 
 
+# a denial of "other files" (其他文件) denies nothing of "your files": the word after "other" is
+# compared as one with it (thirteenth pass, a hostile passage: "It does not read other files.")
+_OTHER = re.compile(r"\b((?:an)?other)\s+(?=[a-z])|(其他|其它|别的|另外的)[\u4e00-\u9fff]{1,2}", re.I)
+
+
+def _othered(text: str) -> str:
+    """`text` with "other" joined to the word after it, and 其他 (其它, 别的, 另外的) for what follows
+    it, as `_denied_by` and `_denied_too` compare denials: "does not read other files" denies
+    "otherfiles", not "files"."""
+    return _OTHER.sub(lambda m: m.group(1) or m.group(2), text) if _OTHER.search(text) else text
+
+
 def _denied_by(text: str) -> dict[str, set[str]]:
     """For each word the negations of `text` deny first (`denials`; in Chinese, to the clause's
     end), what is denied with it, to its sentence's end, as `_denied_too` compares it (`_bits`; a
@@ -618,6 +640,7 @@ def _denied_by(text: str) -> dict[str, set[str]]:
     passage, each word's set built in place: linear in the passage's denials."""
     alone: set[str] = set()
     with_it: dict[str, set[str]] = {}
+    text = _othered(text)
     for first, whole in zip(denials(text), denials(text, clause=True, sentence=True), strict=False):
         words = {w for w in whole if not _ZH_NEGATION.match(w)}
         for word in set(first) | {w for w in whole if CJK.search(w)}:
@@ -720,7 +743,7 @@ def _unmatched(
         stated_there = english.unliked(where, units(_CONDITION.sub(",", where)))
         if _A_NOT_A.search(where):
             continue  # the carrier asks whether (一开始很犹豫要不要杀丧尸 / 一开始并不愿意杀丧尸)
-        wide = denials(part, clause=True, sentence=True)
+        wide = denials(_othered(part), clause=True, sentence=True)
         for group, whole, to_end in zip(denials(part), denials(part, clause=True), wide, strict=False):
             if (
                 not group

@@ -344,21 +344,44 @@ class _Clauses:
         return set(terms(self.text[left:right])), best
 
 
-def _in_place(
-    q: Quantity, before: str | None, after: str | None, text: str, located: list[tuple[Quantity, int, int]]
-) -> bool:
-    """Whether `text` (its numbers `located`) gives `q` with the same word before or after it."""
-    for h, start, end in located:
-        if _same_quantity(q, h):
-            h_before, h_after = _context(text, start, end)
-            if (before and before == h_before) or (after and after == h_after):
-                return True
-    return False
-
-
 # a Chinese year and what it says of it, in one clause: "2021年营收432万元"
 _ZH_BETWEEN = re.compile(r"[^\d，,；;。：:、]{0,8}")
 _BETWEEN = re.compile(rf"\s*{_TIE}", re.I)  # no comma: a list
+
+
+class _Placed:
+    """The numbers of the passage's other sentences, indexed by the word before and the word
+    after each (`_context`): which of them gives a claim's number in its place is read from
+    the index, not from every sentence anew (a claim of n numbers against a passage of m
+    sentences was n × m; thirteenth pass)."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.words: list[set[str] | None] = [None] * len(texts)
+        self.texts = texts
+        self.by_before: dict[str, list[tuple[int, Quantity]]] = {}
+        self.by_after: dict[str, list[tuple[int, Quantity]]] = {}
+        for k, text in enumerate(texts):
+            for h, start, end in _located(text, held=True):
+                h_before, h_after = _context(text, start, end)
+                if h_before:
+                    self.by_before.setdefault(h_before, []).append((k, h))
+                if h_after:
+                    self.by_after.setdefault(h_after, []).append((k, h))
+
+    def carries(
+        self, q: Quantity, before: str | None, after: str | None, clause: set[str], near: int
+    ) -> bool:
+        """Whether another sentence gives `q` with the same word before or after it and shares
+        more than `near` words with `clause` (the claim's clause around it)."""
+        found = self.by_before.get(before, []) if before else []
+        found = found + (self.by_after.get(after, []) if after else [])
+        for k, h in found:
+            if _same_quantity(q, h):
+                if (words := self.words[k]) is None:
+                    words = self.words[k] = set(terms(self.texts[k]))
+                if len(clause & words) > near:
+                    return True
+        return False
 
 
 def _paired(text: str, held: bool) -> list[tuple[tuple[Quantity, int, int], tuple[Quantity, int, int]]]:
@@ -408,7 +431,7 @@ def renumbered(
     # a number of the carrier that is one of the sentence's is paired already ("March 4 … March 6"
     # against "March 6th"): it is no other number in the place of the sentence's 4
     theirs = [t for t in _located(carrier, held=True) if not any(_same_quantity(q, t[0]) for q, _, _ in mine)]
-    elsewhere = [(o, _located(o, held=True)) for o in others if o != carrier] if others else []
+    elsewhere = _Placed([o for o in others if o != carrier]) if others else None
     carried = set(terms(carrier))
     clauses = _Clauses(sentence, carried) if any(q.text in missing for q, _, _ in mine) else None
     for q, start, end in mine:
@@ -418,10 +441,7 @@ def renumbered(
         clause, best = clauses.at(start, end)
         near = len(clause & carried)
         # the carrier carries another clause of the claim better than this one ...
-        if best > near and any(
-            _in_place(q, before, after, o, located) and len(clause & set(terms(o))) > near
-            for o, located in elsewhere
-        ):
+        if best > near and elsewhere is not None and elsewhere.carries(q, before, after, clause, near):
             continue  # ... and another sentence says this number in this place, and carries its clause better
         for h, h_start, h_end in theirs:
             if _kind(h) != _kind(q) or _same_quantity(q, h):

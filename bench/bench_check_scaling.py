@@ -79,6 +79,20 @@ SHAPES: dict = {
         "该工具从不读取你的文件",
         lambda n: "它不读取文件夹。" * (n // 4) + "该工具读取你的文件。",
     ),
+    # thirteenth pass: questions that open on an auxiliary, rules ("should not"), denials of
+    # "other" things, curly apostrophes, and a claim of n numbers against n sentences that
+    # give numbers in other places (`quantities._Placed`)
+    "Is it … , is it? / should not / other …": (
+        "The tool doesn\u2019t read your files.",
+        lambda n: (
+            "Is it true that it never reads files, is it? Users should not read files. "
+            "It does not read other files. " * (n // 20) + "The tool reads your files."
+        ),
+    ),
+    "claim: 12 films in 1990, … / …": (
+        lambda n: "The studio made " + ", ".join(f"{i} films in {1900 + i % 99}" for i in range(n // 5)),
+        lambda n: " ".join(f"The studio sold {i} films in {1900 + i % 99}." for i in range(n // 6)),
+    ),
 }
 
 

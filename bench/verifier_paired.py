@@ -10,6 +10,7 @@ compares two dumps row by row:
     python bench/verifier_paired.py dump --splits tuned,tune4 --out after.jsonl
     (cd OLD_TREE && python bench/verifier_paired.py dump --splits tuned,tune4 --out before.jsonl)
     python bench/verifier_paired.py diff before.jsonl after.jsonl [--show]
+    python bench/verifier_paired.py dump --splits tuned --typeset --out curly.jsonl  # ’ for '
 
 The bench reads its own tree's `reflectcli` first (see `verifier_realtext.py`), so an older tree
 is dumped by running this file inside it (a `git worktree`, this file copied in). `diff` counts,
@@ -30,19 +31,30 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import verifier_realtext as vr  # noqa: E402
 
 
-def dump(splits: list[str], out: Path, corpus: Path) -> None:
+def typeset(text: str) -> str:
+    """`text` as a typesetter, or a capable model, writes it: each straight apostrophe curly
+    ("doesn’t"). `dump --typeset` reads every pair so: the check's verdicts should not move."""
+    return text.replace("'", "\u2019")
+
+
+def dump(splits: list[str], out: Path, corpus: Path, typeset_them: bool = False) -> None:
+    look = typeset if typeset_them else (lambda text: text)
+
+    def verdict_of(claim: str, passage: str) -> tuple[str, str]:
+        return vr.verdict_of(look(claim), look(passage))
+
     with out.open("w", encoding="utf-8") as f:
         for _language, name, split, load, tuned, shape, _judged in vr.REAL:
             if vr.split_role(tuned) not in splits:
                 continue
             row = f"{name}/{split}/{shape}"
             for i, (claim, passage) in enumerate(load(corpus / name.lower(), split, shape)):
-                verdict, reason = vr.verdict_of(claim, passage)
+                verdict, reason = verdict_of(claim, passage)
                 f.write(json.dumps({"k": f"{row}|{i}|true", "v": verdict, "c": claim, "r": reason}) + "\n")
                 for kind, side, mutate, caught in vr.MUTATIONS:
                     if (made := mutate(claim, passage, i)) is None:
                         continue
-                    got, why = vr.verdict_of(*made)
+                    got, why = verdict_of(*made)
                     shown = (vr.carrier(*made) or "")[:300] if side == "passage" else ""
                     record = {"k": f"{row}|{i}|{side}-{kind}", "v": got, "base": verdict, "ok": got in caught,
                               "c": made[0], "r": why, "car": shown}  # fmt: skip
@@ -74,6 +86,8 @@ def diff(before: Path, after: Path, show: bool) -> Counter:
             print(f"    {now['r'][:200]}")
     for (row, tag), n in sorted(count.items()):
         print(f"{row:<48} {tag:<40} {n:>4}")
+    if not count:
+        print(f"no verdict moved ({len(old)} rows before, {len(new)} after)")
     return count
 
 
@@ -84,13 +98,14 @@ def main() -> None:
     d.add_argument("--splits", required=True, help="comma-separated roles: tuned, held, tune2 … held4")
     d.add_argument("--out", type=Path, required=True)
     d.add_argument("--corpus", type=Path, default=vr.CORPUS)
+    d.add_argument("--typeset", action="store_true", help="every apostrophe curly, on both sides")
     c = sub.add_parser("diff", help="what changed between two dumps")
     c.add_argument("before", type=Path)
     c.add_argument("after", type=Path)
     c.add_argument("--show", action="store_true", help="print each change with its reason")
     args = parser.parse_args()
     if args.command == "dump":
-        dump(args.splits.split(","), args.out, args.corpus)
+        dump(args.splits.split(","), args.out, args.corpus, args.typeset)
     else:
         diff(args.before, args.after, args.show)
 

@@ -190,6 +190,11 @@ def test_a_critique_asking_for_the_opposite_supersedes_the_lesson(runs_dir, back
     assert not rules.opposes("Explain the lessons of the case study.", "Add a case study.")  # words
     assert not rules.opposes("Expand the conclusion.", "Remove the repeated sentence from the conclusion.")
     assert not rules.opposes("Address the counterargument in the conclusion.", "Tighten the conclusion.")
+    for forbidding in (
+        "Don\u2019t add statistics to the introduction.",
+        "You shouldn\u2019t add statistics to the introduction.",
+    ):
+        assert rules.opposes("Add statistics to the introduction.", forbidding)  # a critic's curly apostrophe
 
 
 def test_an_opposite_critique_is_never_merged_into_the_lesson_it_contradicts(runs_dir):

@@ -79,8 +79,9 @@ def same(a: str, b: str) -> bool:
 
 # a rule that forbids what it names: "Do not add ...", "Avoid adding ...", "... should not ..."
 NEGATORS = frozenset({"not", "never", "avoid", "don", "dont", "refrain", "stop"})
-_NEGATED = re.compile(r"^\W*(?:please\s+)?(?:do not|don't|dont|never|avoid|refrain from|stop|no)\b|"
-                      r"\b(?:should|must|need)(?: not|n't)\b", re.I)  # fmt: skip
+# (’: a critic writes a curly apostrophe as often as a straight one)
+_NEGATED = re.compile(r"^\W*(?:please\s+)?(?:do not|don['’]t|dont|never|avoid|refrain from|stop|no)\b|"
+                      r"\b(?:should|must|need)(?: not|n['’]t)\b", re.I)  # fmt: skip
 # antonyms (as words) that share no prefix; "informal"/"formal", "unclear"/"clear" are found by
 # the prefix
 _ANTONYM_WORDS = [("active", "passive"), ("simple", "complex"), ("short", "long"), ("shorter", "longer"),

@@ -12,6 +12,9 @@ committed, the sources never are):
 - `verbs_en.txt` (eleventh pass): single words WordNet's sense counts (cntlist.rev) show used as
   verbs more than as anything else ("come", "keep", "call"; not "water"), to tell an imperative
   ("Keep working hard") from a statement.
+- `places_en.txt` (issue 32, thirteenth pass): WordNet's places named by a proper name, each with
+  the places it is part of (part holonyms followed to the end), so a claim's "born in England" is
+  not contradicted by a passage's "born in London".
 - `antonyms_zh.txt`: the Chinese antonym list as GEM-benchmark/NL-Augmenter redistributes it
   under the MIT licence (commit b64a8efe,
   `nlaugmenter/transformations/chinese_antonym_synonym_substitution/反义词库.txt`; it is
@@ -129,6 +132,38 @@ def chinese_antonyms(path: Path, longest: int = 3) -> list[tuple[str, str]]:
     return sorted(pairs)
 
 
+def places(wordnet: Path) -> dict[str, set[str]]:
+    """WordNet's places (noun.location, lexicographer file 15) named by a proper name, each with
+    every place it is part of (part holonyms, `#p`, followed to the end: London → England →
+    United Kingdom → Europe, …), names folded, "_" read as a space."""
+    names: dict[str, list[str]] = {}
+    parts: dict[str, list[str]] = {}
+    for line in (wordnet / "data.noun").read_text(encoding="latin-1").splitlines():
+        if line.startswith("  "):
+            continue
+        fields = line.split("|")[0].split()
+        if fields[1] != "15":
+            continue
+        count = int(fields[3], 16)
+        words = [re.sub(r"\(.*\)$", "", fields[4 + 2 * i]) for i in range(count)]
+        names[fields[0]] = [w.replace("_", " ").lower() for w in words if w[:1].isupper()]
+        at = 4 + 2 * count
+        pointers = [fields[at + 1 + 4 * k : at + 5 + 4 * k] for k in range(int(fields[at]))]
+        parts[fields[0]] = [offset for symbol, offset, pos, _ in pointers if symbol == "#p" and pos == "n"]
+    out: dict[str, set[str]] = collections.defaultdict(set)
+    for offset, own in names.items():
+        seen, todo = set(), list(parts.get(offset, []))
+        while todo:
+            if (up := todo.pop()) not in seen:
+                seen.add(up)
+                todo.extend(parts.get(up, []))
+        inside = {n for up in seen for n in names.get(up, [])}
+        for name in own:
+            if inside - {name}:
+                out[name] |= inside - {name}
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--wordnet", type=Path, default=Path("/usr/share/wordnet"))
@@ -139,6 +174,11 @@ def main() -> None:
                        ("antonyms_zh.txt", chinese_antonyms(args.zh))):  # fmt: skip
         (OUT / name).write_text("".join(f"{a} {b}\n" for a, b in rows), encoding="utf-8")
         print(f"{name}: {len(rows)} lines, {(OUT / name).stat().st_size:,} bytes")
+    found = places(args.wordnet)
+    (OUT / "places_en.txt").write_text(
+        "".join(f"{name}\t{'|'.join(sorted(found[name]))}\n" for name in sorted(found)), encoding="utf-8"
+    )
+    print(f"places_en.txt: {len(found)} lines, {(OUT / 'places_en.txt').stat().st_size:,} bytes")
     words = verbs(args.wordnet)
     (OUT / "verbs_en.txt").write_text("".join(f"{w}\n" for w in words), encoding="utf-8")
     print(f"verbs_en.txt: {len(words)} lines, {(OUT / 'verbs_en.txt').stat().st_size:,} bytes")

@@ -1379,3 +1379,40 @@ def test_numbers_placed_elsewhere_read_from_an_index():
     assert renumbered(claim, carrier, ["500 tons"], [carrier, better]) is None
     for other in ("The plant in the north produced 501 tons of steel.", "The plant in the north made steel."):
         assert renumbered(claim, carrier, ["500 tons"], [carrier, other]) == found
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        # another name in the place of one the passage holds in no form: contradicted (the
+        # contract's "a different person/place in the same role"; thirteenth pass)
+        ("Gutenberg was born in Mainz.", "Gutenberg was born in Strasbourg.", "contradicted"),
+        ("The film was directed by Steven Spielberg.", "The film was directed by George Lucas.",
+         "contradicted"),
+        ("The capital of Australia is Sydney.", "The capital of Australia is Canberra.", "contradicted"),
+        ("Monica books a room for next Monday and Sunday nights.",
+         "Monica: I'd like a room for next Saturday and Sunday nights.", "contradicted"),
+        # one place part of the other (WordNet's part holonyms): an inference, not a contradiction
+        ("He was born in England.", "He was born in London.", "unverified"),
+        ("He was born in London.", "He was born in England.", "unverified"),
+        ("She moved to Sydney.", "She moved to New South Wales.", "unverified"),
+        # a pronoun, the same name said shorter or spelled out, a name the claim says too
+        ("Uranium-235 was discovered in 1935.", "It was discovered in 1935 by A. Dempster.", "unverified"),
+        ("Lockheed Martin F-35 Lightning II first flew in 2006.", "The F-35 first flew in 2006.",
+         "unverified"),
+        ("They decided on an LCD display.", "Project Manager: we want an L_C_D_ display.", "unverified"),
+        ("Avery asks for Ostrava's telephone number.", "Avery: My telephone number is 555.", "unverified"),
+        # two words that place nothing ("in the") place no name
+        ("The meeting was in the Mainz office.", "The meeting was in the Berlin office.", "unverified"),
+    ],
+)  # fmt: skip
+def test_another_name_in_the_same_place(claim, passage, verdict):
+    assert check(claim, passage)[0] == verdict, check(claim, passage)
+
+
+def test_places_within_come_from_wordnet():
+    from reflectcli.writing.lexicon import one_within, places_within
+
+    assert {"england", "united kingdom"} <= places_within()["london"]
+    assert one_within("England", "London") and one_within("london", "ENGLAND")
+    assert not one_within("Mainz", "Strasbourg")

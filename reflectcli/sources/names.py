@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from reflectcli.sources.quantities import MONTHS, dates, quantities
+from reflectcli.writing.lexicon import one_within
 from reflectcli.writing.textops import CJK, fold
 
 FUNCTION = frozenset(
@@ -224,3 +225,61 @@ def namesakes(sentence: str, passage: str) -> list[tuple[str, str]]:
         if (other := _namesake(run, passage_runs, held)) is not None:
             out.append((_written(run, sentence), _written(other, passage)))
     return out
+
+
+# a run of capitalised words, as `renamed` places it: its two words before and after
+_RUN = re.compile(r"[A-Z][\w'’.\-]*(?:\s+(?:(?:of|de|von|van|der|la|du)\s+)?[A-Z][\w'’.\-]*)*")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def _places(text: str) -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
+    """Each run of capitalised words of `text` with the two words before it and after it
+    (folded; fewer at the text's ends)."""
+    out = []
+    for m in _RUN.finditer(text):
+        before = tuple(fold(w) for w in _WORD.findall(text[max(0, m.start() - 60) : m.start()])[-2:])
+        after = tuple(fold(w) for w in _WORD.findall(text[m.end() : m.end() + 60])[:2])
+        out.append((m.group().rstrip(".").removesuffix("'s").removesuffix("’s"), before, after))
+    return out
+
+
+def _telling(words: tuple[str, ...]) -> bool:
+    """Two words that place a name: both there, one of them no function word ("born in", "directed
+    by"; not "in the")."""
+    return len(words) == 2 and any(w not in FUNCTION and not w.isdigit() for w in words)
+
+
+# capitalised words that name no one: function words, pronouns, a reply or greeting
+_NO_NAME = FUNCTION | frozenset(
+    "my your me him them us mine yours ours theirs yes oh okay ok hi hello hey well "
+    "thanks thank sorry please dear sir madam".split()
+)
+
+
+def _forms(run: str) -> set[str]:
+    """The words of a run of capitalised words as `renamed` compares them: folded, no function
+    word ("The", "Its"), a word spelled a letter apart ("L_C_D_") joined."""
+    return {f for w in _NAME.findall(run.replace("_", "")) if (f := _name_form(w)) not in _NO_NAME}
+
+
+def renamed(sentence: str, carrier: str, missing: list[str]) -> tuple[str, str] | None:
+    """(the sentence's name, the carrier's) when `carrier` names another in the place of a name
+    of `sentence` the passage holds in no form (`missing`): the same two words before it or
+    after it ("was born in Mainz" / "was born in Strasbourg", "Sydney is the capital" /
+    "Canberra is the capital"), the carrier's name one the sentence does not name, and neither
+    place part of the other (WordNet's: "born in England" / "born in London" is no contradiction)."""
+    if not missing:
+        return None
+    mine = [p for p in _places(sentence) if p[0] in missing]
+    said = {_name_form(w) for w in _NAME.findall(sentence)}
+    for name, before, after in mine:
+        own = _forms(name)
+        for other, o_before, o_after in _places(carrier):
+            if not (forms := _forms(other)) or forms <= said or forms & own:
+                continue  # a pronoun ("It", "Its"); a name the sentence says too; the same one said
+                # shorter or spelled out ("F-35" for "Lockheed Martin F-35", "L_C_D_" for "LCD")
+            if one_within(name, other):
+                continue  # "born in England" / "born in London": one place holds the other
+            if (_telling(before) and before == o_before) or (_telling(after) and after == o_after):
+                return name, other
+    return None

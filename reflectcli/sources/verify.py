@@ -49,7 +49,7 @@ from typing import Any
 
 from reflectcli.sources.english import greeting
 from reflectcli.sources.mirror import mirrored
-from reflectcli.sources.names import missing_names, namesakes
+from reflectcli.sources.names import missing_names, namesakes, renamed
 from reflectcli.sources.opposites import opposite
 from reflectcli.sources.polarity import passage_denies, sentence_denies, units
 from reflectcli.sources.quantities import mispaired, missing_numbers, renumbered
@@ -219,6 +219,12 @@ def _examined(sentence: str, passage: str) -> Finding:
         mine, theirs = other[0]
         return Finding("contradicted", f"the passage names {theirs}, not {mine}", quote,
                        numbers + names)  # fmt: skip
+    # another name in the place of one the passage holds in no form ("born in Mainz" / "born in
+    # Strasbourg"): a different person or place in the same role (thirteenth pass)
+    for carrier in _carriers(sentence, passage) if names else []:
+        if placed := renamed(sentence, carrier, names):
+            return Finding("contradicted", f"the passage names {placed[1]} where the sentence names "
+                           f"{placed[0]}: “{_quoted_short(carrier)}”", carrier, numbers + names)  # fmt: skip
     if numbers or names:
         return Finding("unverified", f"not in the passage: {', '.join((numbers + names)[:4])}", quote,
                        numbers + names)  # fmt: skip

@@ -81,3 +81,23 @@ def english_verbs() -> frozenset[str]:
     """Words used mostly as verbs ("come", "keep", "call"; not "water"): an imperative opens with one."""
     text = resources.files("reflectcli.writing").joinpath("data", "verbs_en.txt").read_text(encoding="utf-8")
     return frozenset(text.split())
+
+
+@lru_cache(maxsize=1)
+def places_within() -> dict[str, frozenset[str]]:
+    """A place's name (folded) and the names of the places it is part of, to the largest
+    ("london" → {"england", "united kingdom", "uk", …}; WordNet 3.0's part holonyms)."""
+    text = resources.files("reflectcli.writing").joinpath("data", "places_en.txt").read_text(encoding="utf-8")
+    return {
+        name: frozenset(inside.split("|"))
+        for name, tab, inside in (line.partition("\t") for line in text.splitlines())
+        if tab
+    }
+
+
+def one_within(a: str, b: str) -> bool:
+    """Whether one of two places (their names, any case) is part of the other ("London" and
+    "England", "England" and "London")."""
+    a, b = a.lower(), b.lower()
+    found = places_within()
+    return b in found.get(a, ()) or a in found.get(b, ())

@@ -89,6 +89,10 @@ SHAPES: dict = {
             "It does not read other files. " * (n // 20) + "The tool reads your files."
         ),
     ),
+    "claim: Ann Lee in Town1, … / …": (  # n names the passage lacks, n others in their places
+        lambda n: "They met " + ", ".join(f"Xq{i} Zed in Town{i}" for i in range(n // 5)) + ".",
+        lambda n: "They met " + ", ".join(f"Bob Yar in Town{i}" for i in range(n // 5)) + ".",
+    ),
     "claim: 12 films in 1990, … / …": (
         lambda n: "The studio made " + ", ".join(f"{i} films in {1900 + i % 99}" for i in range(n // 5)),
         lambda n: " ".join(f"The studio sold {i} films in {1900 + i % 99}." for i in range(n // 6)),

@@ -76,8 +76,8 @@ def diff(before: Path, after: Path, show: bool) -> Counter:
             continue
         elif now["ok"] != was["ok"]:
             tag = f"{kind} newly " + ("caught" if now["ok"] else "missed")
-        else:
-            continue
+        else:  # caught both ways, in another verdict ("unverified" → "contradicted")
+            tag = f"{kind} {was['v']} → {now['v']}"
         count[(row, tag)] += 1
         if show:
             print(f"[{tag}] {key}: {was['v']} -> {now['v']}\n    claim: {now['c'][:300]}")

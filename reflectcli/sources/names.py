@@ -5,6 +5,7 @@ spelled a letter apart), and another person of the same surname (`namesakes`).""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from reflectcli.sources.quantities import MONTHS, dates, quantities
 from reflectcli.writing.lexicon import one_within
@@ -100,12 +101,36 @@ def _one_edit(a: str, b: str) -> bool:
     return a[i + (len(a) == len(b)) :] == b[i + 1 :]
 
 
+class _Held(set):
+    """A passage's names as compared, with the index `_known` reads them by: the names of 6
+    letters or more by their first and last three letters (one edit keeps one of the two), of 4
+    or more by their first four (a common stem keeps them). Built on first use; a passage of n
+    names against a claim of n was n × n (thirteenth pass)."""
+
+    _ends: dict[str, list[str]] | None = None
+    _stems: dict[str, list[str]] | None = None
+
+    def near(self, word: str) -> tuple[list[str], list[str]]:
+        """The names that may be `word` one letter apart, and those that may share its stem."""
+        if self._ends is None or self._stems is None:
+            self._ends, self._stems = {}, {}
+            for other in self:
+                if len(other) >= 6:
+                    self._ends.setdefault("<" + other[:3], []).append(other)
+                    self._ends.setdefault(">" + other[-3:], []).append(other)
+                if len(other) >= 4:
+                    self._stems.setdefault(other[:4], []).append(other)
+        ends = self._ends.get("<" + word[:3], []) + self._ends.get(">" + word[-3:], [])
+        return ends, self._stems.get(word[:4], [])
+
+
 def _known(word: str, held: set[str]) -> bool:
     if word in held:
         return True
-    if len(word) >= 6 and any(len(other) >= 6 and _one_edit(word, other) for other in held):
+    ends, stems = held.near(word) if isinstance(held, _Held) else (held, held)
+    if len(word) >= 6 and any(len(other) >= 6 and _one_edit(word, other) for other in ends):
         return True  # a name spelled one letter apart, as pages spell names
-    for other in held:  # "German" / "Germany", "Italy" / "Italian": one stem, another ending
+    for other in stems:  # "German" / "Germany", "Italy" / "Italian": one stem, another ending
         shorter = min(len(word), len(other))
         if shorter >= 4:
             common = next((i for i, (a, b) in enumerate(zip(word, other, strict=False)) if a != b), shorter)
@@ -134,7 +159,7 @@ def missing_names(sentence: str, passage: str) -> list[str]:
     the sentence also writes in lower case is a title's word, no name ("A Tribute to ...")."""
     words = _NAME.findall(passage)
     pieces = [p for w in words for p in _GLUED.findall(w.replace(".", " ").replace("-", " "))]
-    held = {_name_form(w) for w in words + pieces} | dates(passage)[1]
+    held = _Held({_name_form(w) for w in words + pieces} | dates(passage)[1])
     acronyms = {w.replace(".", "").lower() for w in re.findall(r"\b[A-Z](?:\.?[A-Z])+\b\.?", passage)}
     passage_runs = name_runs(passage)
     initials = {"".join(w[0] for w in run if w not in JOINERS) for run in passage_runs}
@@ -176,14 +201,25 @@ def missing_names(sentence: str, passage: str) -> list[str]:
 
 def _written(run: list[str], sentence: str) -> str:
     """A name as `sentence` writes it ("Dürer's" for the compared form "durer")."""
-    found = [m for m in _NAME.finditer(sentence)]
-    folded = [_name_form(m.group().rstrip(".-") or m.group()) if m.group()[:1].isupper() else fold(m.group())
-              for m in found]  # fmt: skip
-    for i in range(len(found) - len(run) + 1):
+    found, folded, starts = _words_of(sentence)
+    for i in starts.get(run[0], []) if run else []:
         if folded[i : i + len(run)] == run:
             said = sentence[found[i].start() : found[i + len(run) - 1].end()]
             return re.sub(r"['’]s$", "", said).rstrip(".")
     return " ".join(run)
+
+
+@lru_cache(maxsize=8)
+def _words_of(sentence: str) -> tuple[list[re.Match[str]], list[str], dict[str, list[int]]]:
+    """The words of `sentence`, their compared forms, and where each form stands: read once per
+    sentence, not once per name (a claim of n names was n × n; thirteenth pass)."""
+    found = list(_NAME.finditer(sentence))
+    folded = [_name_form(m.group().rstrip(".-") or m.group()) if m.group()[:1].isupper() else fold(m.group())
+              for m in found]  # fmt: skip
+    starts: dict[str, list[int]] = {}
+    for i, form in enumerate(folded):
+        starts.setdefault(form, []).append(i)
+    return found, folded, starts
 
 
 _WARS = {"world war i": (1914, 1918), "world war ii": (1939, 1945), "first world war": (1914, 1918),
@@ -216,7 +252,7 @@ def namesakes(sentence: str, passage: str) -> list[tuple[str, str]]:
     """(the sentence's name, the passage's) for each name of `sentence` whose surname the
     passage gives to another person ("Marie Curie" / "Pierre Curie"): another person named."""
     words = _NAME.findall(passage)
-    held = {_name_form(w) for w in words}
+    held = _Held({_name_form(w) for w in words})
     passage_runs = name_runs(passage)
     out = []
     for run in name_runs(sentence):
@@ -270,16 +306,20 @@ def renamed(sentence: str, carrier: str, missing: list[str]) -> tuple[str, str] 
     place part of the other (WordNet's: "born in England" / "born in London" is no contradiction)."""
     if not missing:
         return None
-    mine = [p for p in _places(sentence) if p[0] in missing]
     said = {_name_form(w) for w in _NAME.findall(sentence)}
-    for name, before, after in mine:
+    placed: dict[tuple[str, ...], list[tuple[str, set[str]]]] = {}  # each place, its names: read once
+    for other, o_before, o_after in _places(carrier):
+        # not a pronoun ("It", "Its") nor a name the sentence says too
+        if (forms := _forms(other)) and not forms <= said:
+            for key in {("<", *o_before), (">", *o_after)}:
+                placed.setdefault(key, []).append((other, forms))
+    for name, before, after in (p for p in _places(sentence) if p[0] in missing):
         own = _forms(name)
-        for other, o_before, o_after in _places(carrier):
-            if not (forms := _forms(other)) or forms <= said or forms & own:
-                continue  # a pronoun ("It", "Its"); a name the sentence says too; the same one said
-                # shorter or spelled out ("F-35" for "Lockheed Martin F-35", "L_C_D_" for "LCD")
-            if one_within(name, other):
-                continue  # "born in England" / "born in London": one place holds the other
-            if (_telling(before) and before == o_before) or (_telling(after) and after == o_after):
-                return name, other
+        there = (placed.get(("<", *before), []) if _telling(before) else []) + (
+            placed.get((">", *after), []) if _telling(after) else []
+        )
+        for other, forms in there:
+            if not forms & own and not one_within(name, other):
+                return name, other  # not the same one said shorter or spelled out ("F-35" for
+                # "Lockheed Martin F-35", "L_C_D_" for "LCD"); no place part of the other
     return None

@@ -1338,6 +1338,7 @@ def test_twelfth_pass_verdicts(claim, passage, verdict):
         (_TOOL, "You are not to read files. The tool reads your files.", "contradicted"),
         (_TOOL, "Users should not read files. The tool reads your files.", "contradicted"),
         (_TOOL_ZH, "用户不应读取文件。该工具读取你的文件。", "contradicted"),
+        ("他必须读取文件。", "他不得不读取文件。", "consistent"),  # 不得不 is "had to": no rule, no denial
         ("The tool should never read your files.",
          "The tool should not read files. The tool reads your files.", "consistent"),  # the same rule
         ("该工具不应读取你的文件。", "该工具不应读取文件。该工具读取你的文件。", "consistent"),

@@ -1417,3 +1417,19 @@ def test_places_within_come_from_wordnet():
     assert {"england", "united kingdom"} <= places_within()["london"]
     assert one_within("England", "London") and one_within("london", "ENGLAND")
     assert not one_within("Mainz", "Strasbourg")
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage"),
+    [
+        # initials for the name (WiCE test, read while tuning the thirteenth pass)
+        ("Basch produced the film, for which he won the Producers Guild of America Award in 2015.",
+         "Life Itself won the PGA award in 2015."),
+        ("He won the PGA award.", "He won the Producers Guild award."),
+        # a Latin name inside Chinese text: the words around it are no words to compare (CiteCheck test)
+        ("根据(GB28050-2011),固体食品能量17 kJ。",
+         "根据（GB 28050-2011）附录C表C.1的要求，固体食品能量17 kJ。"),
+    ],
+)  # fmt: skip
+def test_no_other_name_in_the_same_place(claim, passage):
+    assert check(claim, passage)[0] != "contradicted", check(claim, passage)

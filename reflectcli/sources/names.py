@@ -298,14 +298,27 @@ def _forms(run: str) -> set[str]:
     return {f for w in _NAME.findall(run.replace("_", "")) if (f := _name_form(w)) not in _NO_NAME}
 
 
+def _initialled(a: str, b: str) -> bool:
+    """Whether one name is the other's initials, or their start ("PGA" for "Producers Guild of
+    America Award" and for "Producers Guild"), the longer name of two words or more."""
+    for short, long in ((a, b), (b, a)):
+        letters = short.replace(".", "")
+        words = [w for w in _NAME.findall(long) if w.lower() not in JOINERS and w.lower() not in FUNCTION]
+        if len(letters) >= 2 and letters.isupper() and len(words) >= 2:
+            initials = "".join(w[0] for w in words).upper()
+            if initials.startswith(letters) or letters.startswith(initials):
+                return True
+    return False
+
+
 def renamed(sentence: str, carrier: str, missing: list[str]) -> tuple[str, str] | None:
     """(the sentence's name, the carrier's) when `carrier` names another in the place of a name
     of `sentence` the passage holds in no form (`missing`): the same two words before it or
     after it ("was born in Mainz" / "was born in Strasbourg", "Sydney is the capital" /
     "Canberra is the capital"), the carrier's name one the sentence does not name, and neither
     place part of the other (WordNet's: "born in England" / "born in London" is no contradiction)."""
-    if not missing:
-        return None
+    if not missing or CJK.search(sentence):
+        return None  # (in Chinese text, the words around a Latin name are no words to compare)
     said = {_name_form(w) for w in _NAME.findall(sentence)}
     placed: dict[tuple[str, ...], list[tuple[str, set[str]]]] = {}  # each place, its names: read once
     for other, o_before, o_after in _places(carrier):
@@ -319,7 +332,7 @@ def renamed(sentence: str, carrier: str, missing: list[str]) -> tuple[str, str] 
             placed.get((">", *after), []) if _telling(after) else []
         )
         for other, forms in there:
-            if not forms & own and not one_within(name, other):
+            if not forms & own and not _initialled(name, other) and not one_within(name, other):
                 return name, other  # not the same one said shorter or spelled out ("F-35" for
                 # "Lockheed Martin F-35", "L_C_D_" for "LCD"); no place part of the other
     return None

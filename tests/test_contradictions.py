@@ -1334,6 +1334,8 @@ def test_twelfth_pass_verdicts(claim, passage, verdict):
         ("The team did not lose the cup.", "Against the odds, the team lost the cup.", "contradicted"),
         # an order in odd Markdown, after "Please,", "You are not to"; a rule whoever it binds
         (_TOOL, "**Do not** read files. The tool reads your files.", "contradicted"),
+        (_TOOL, "<b>Do not</b> read files. The tool reads your files.", "contradicted"),  # inline HTML
+        (_TOOL, "| Rule | Do not read files |\n|---|---|\nThe tool reads your files.", "contradicted"),
         (_TOOL, "Please, do not read files. The tool reads your files.", "contradicted"),
         (_TOOL, "You are not to read files. The tool reads your files.", "contradicted"),
         (_TOOL, "Users should not read files. The tool reads your files.", "contradicted"),

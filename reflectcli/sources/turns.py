@@ -85,14 +85,41 @@ def _turns(passage: str) -> tuple[str, tuple[int, ...], tuple[str, ...]]:
     return text, tuple(starts), tuple(found[k] for k in starts)
 
 
+# a line of its own in Markdown: a table row or an ATX heading (thirteenth pass: "| Rule | Do
+# not read files |" ran into the statement on the next line, one sentence saying both)
+_OWN_LINE = re.compile(r"^[^\S\n]{0,3}(?:\||#{1,6}(?:[^\S\n]|$))")
+
+
+def _blocks(passage: str) -> list[str]:
+    """`passage` cut where no sentence runs on: at a blank line, and around a table row or a
+    heading; the lines of a paragraph kept together (a scraped page breaks lines mid-sentence)."""
+    if "\n" not in passage:
+        return [passage]
+    out: list[str] = []
+    current: list[str] = []
+    for line in passage.split("\n"):
+        if not line.strip() or _OWN_LINE.match(line):
+            if current:
+                out.append("\n".join(current))
+            current = []
+            if line.strip():
+                out.append(line)
+        else:
+            current.append(line)
+    if current:
+        out.append("\n".join(current))
+    return out
+
+
 def utterances(passage: str) -> list[str]:
     """The sentences of `passage` as the claim check compares them: in a transcript, cut within
     each turn, so that no sentence runs from one speaker into the next (a turn without a full
     stop, "Project Manager: {vocalsound} Marketing: No , I don't think so ."); elsewhere
-    `writing.sentences.sentences`."""
+    `writing.sentences.sentences` of each block (`_blocks`: a blank line, a table row, a
+    heading end one)."""
     text, starts, _ = _turns(passage)
     if not starts:
-        return sentences(passage)
+        return [s for block in _blocks(passage) for s in sentences(block)]
     bounds = [*starts[1:], len(text)]
     head = sentences(text[: starts[0]]) if starts[0] else []
     return head + [s for a, b in zip(starts, bounds, strict=True) for s in sentences(text[a:b])]

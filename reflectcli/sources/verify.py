@@ -181,6 +181,11 @@ def _contradiction(
 # it is not closed. A hidden "<!-- The tool does not read files. -->" excused a claim's denial of
 # what the visible text says (twelfth pass, a hostile passage)
 _HIDDEN = re.compile(r"<!--(?:-?>|.*?--!?>|.*\Z)", re.S)  # HTML also closes one at <!--> and --!>
+# ... the tags of inline HTML, whose words a reader sees without them ("<b>Do not</b> read files."
+# is "Do not read files.": thirteenth pass) ...
+_INLINE_TAG = re.compile(
+    r"</?(?:b|i|em|strong|u|s|span|a|code|mark|small|sup|sub|font|br)\b[^<>]{0,500}?/?>", re.I
+)
 # ... and characters that show nothing: zero-width spaces and joiners, a soft hyphen, a BOM, bidi
 # marks ("1\u200b,500" reads 1,500 and was no number the claim's 1,200 differs from)
 _INVISIBLE = re.compile(
@@ -196,10 +201,10 @@ _APOSTROPHE = str.maketrans({"\u2019": "'", "\u02bc": "'", "\uff07": "'", "\u00b
 
 def examine(sentence: str, passage: str) -> Finding:
     """Code's verdict on `sentence` against `passage` (see the module docstring), read as a
-    reader sees it: without HTML comments and characters that show nothing, an apostrophe
-    as a straight one."""
-    if "<!--" in passage:
-        passage = _HIDDEN.sub(" ", passage)
+    reader sees it: without HTML comments, inline tags and characters that show nothing, an
+    apostrophe as a straight one."""
+    if "<" in passage:
+        passage = _INLINE_TAG.sub("", _HIDDEN.sub(" ", passage))
     sentence, seen = _INVISIBLE.sub("", sentence).translate(_APOSTROPHE), _INVISIBLE.sub("", passage)
     found = _examined(sentence, passage := seen.translate(_APOSTROPHE))
     if passage != seen and found.quote and (at := passage.find(found.quote)) >= 0:

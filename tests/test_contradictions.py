@@ -1350,6 +1350,10 @@ def test_twelfth_pass_verdicts(claim, passage, verdict):
         ("The tool reads your files.", "The tool doesn\u2019t read your files.", "contradicted"),
         ("The tool doesn\u2019t read your files.", "It\u2019s fast. The tool doesn\u2019t read files.",
          "consistent"),
+        # an aside between commas after a negation ("does not, however, read"), on either side
+        ("The tool does not, however, read your files.", "The tool reads your files.", "contradicted"),
+        ("The tool reads your files.", "The tool does not, in any case, read your files.", "contradicted"),
+        ("The tool does not, however, read your files.", "The tool does not read your files.", "consistent"),
         # must not change: the passage says both; a statement's own denial; 不可能 is no order
         (_TOOL, "The tool does not read files. The tool reads your files.", "consistent"),
         (_TOOL, "The tool does not read your files.", "consistent"),

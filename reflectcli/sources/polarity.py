@@ -148,6 +148,15 @@ _X_FREE = re.compile(r"\b([A-Za-z]{3,})-free\b", re.I)  # sugar-free, risk-free,
 _SENTENCE_END = re.compile(r"[.!?;。！？；\n](?!\d)")
 
 
+# (after "not", "never", "n't" only: "No, this is her sister, Nancy." denies no Nancy; DialogSum
+# test, read while tuning) and holding no negation of its own ("not, not exactly, …")
+_ASIDE = re.compile(r"[^\S\n]*,[^\S\n]*(?!(?:no|not|never)\b)[^,;.!?\n]{1,40}?,[^\S\n]*", re.I)
+_ASIDED = re.compile(r"not|never|n't|cannot", re.I)
+_ASIDE_AFTER = re.compile(
+    r"\b(not|never|n't|cannot)[^\S\n]*,[^\S\n]*(?!(?:no|not|never)\b)[^,;.!?\n]{1,40}?,[^\S\n]*", re.I
+)
+
+
 def denials(text: str, scope: int = SCOPE, clause: bool = False, sentence: bool = False) -> list[list[str]]:
     """What each negation of `text` denies, in order: the first content words after it (all of
     its clause when `clause`; English, to its sentence's end when `sentence` too); in CJK, the
@@ -159,9 +168,13 @@ def denials(text: str, scope: int = SCOPE, clause: bool = False, sentence: bool 
     starts = [start for start, _ in words]
     ends = [m.start() for m in (_SENTENCE_END if sentence else _CLAUSE_END).finditer(text)] if words else []
     for match in found:
-        end = ends[at] if (at := bisect_left(ends, match.end())) < len(ends) else len(text)
-        first = bisect_left(starts, match.end())
-        last = bisect_left(starts, min(end, match.end() + REACH))
+        # an aside between commas right after it denies nothing: "does not, however, read" denies
+        # "read" (thirteenth pass: a capable model's prose)
+        aside = _ASIDE.match(text, match.end()) if _ASIDED.fullmatch(match.group()) else None
+        past = aside.end() if aside else match.end()
+        end = ends[at] if (at := bisect_left(ends, past)) < len(ends) else len(text)
+        first = bisect_left(starts, past)
+        last = bisect_left(starts, min(end, past + REACH))
         out.append([term for _, term in words[first : last if clause else min(last, first + DENIED)]])
     if "-free" in text.lower():  # "a risk-free trial": no risk (tenth pass, SummEdits' sales emails)
         out += [said for m in _X_FREE.finditer(text) if (said := terms(m.group(1))[:1])]
@@ -596,6 +609,7 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
     stated = passage if ordered else _unordered(passage)
     too = _denied_by(stated if (plain := _ZERO.sub("no", stated)) == stated else f"{stated}\n{plain}")
     kept = _ZERO.sub("no", _NEGATED_COLON.sub(r"\1", _without_contrasts(sentence, passage)))
+    kept = _ASIDE_AFTER.sub(r"\1 ", kept)  # "does not, however, read": one clause, as `denials` reads it
     for clause in _parts(kept):
         wide = denials(_othered(clause), clause=True, sentence=True)
         for group, whole in zip(denials(clause), wide, strict=False):

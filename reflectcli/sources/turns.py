@@ -91,19 +91,19 @@ _OWN_LINE = re.compile(r"^[^\S\n]{0,3}(?:\||#{1,6}(?:[^\S\n]|$))")
 
 
 def _blocks(passage: str) -> list[str]:
-    """`passage` cut where no sentence runs on: at a blank line, and around a table row or a
-    heading; the lines of a paragraph kept together (a scraped page breaks lines mid-sentence)."""
+    """`passage` cut where no sentence runs on: around a table row or a heading. Not at a blank
+    line: a scraped page breaks its text there mid-statement ("… first staged" / "1990— …": a
+    timeline of WiCE test, where cutting there made one true claim contradicted)."""
     if "\n" not in passage:
         return [passage]
     out: list[str] = []
     current: list[str] = []
     for line in passage.split("\n"):
-        if not line.strip() or _OWN_LINE.match(line):
+        if _OWN_LINE.match(line):
             if current:
                 out.append("\n".join(current))
             current = []
-            if line.strip():
-                out.append(line)
+            out.append(line)
         else:
             current.append(line)
     if current:
@@ -115,8 +115,7 @@ def utterances(passage: str) -> list[str]:
     """The sentences of `passage` as the claim check compares them: in a transcript, cut within
     each turn, so that no sentence runs from one speaker into the next (a turn without a full
     stop, "Project Manager: {vocalsound} Marketing: No , I don't think so ."); elsewhere
-    `writing.sentences.sentences` of each block (`_blocks`: a blank line, a table row, a
-    heading end one)."""
+    `writing.sentences.sentences` of each block (`_blocks`: a table row or a heading ends one)."""
     text, starts, _ = _turns(passage)
     if not starts:
         return [s for block in _blocks(passage) for s in sentences(block)]

@@ -823,6 +823,36 @@ def test_number_spans_answer_as_a_scan_of_every_span_would(pairs, position):
     assert (position in spans) == any(a <= position < b for a, b in taken)
 
 
+_QUANTITY = st.builds(
+    lambda value, unit, span, hedged: (value, unit, span, hedged),
+    st.one_of(
+        st.integers(-3, 3000).map(float),
+        st.sampled_from([0.5, 1e-12, 1e300, float("inf"), float("-inf"), float("nan"), -0.0]),
+    ),
+    st.sampled_from([None, "", "usd", "year", "km"]),
+    st.sampled_from([0, 0, 0, 1, 10, 100]),
+    st.booleans(),
+)
+
+
+@given(st.lists(_QUANTITY, max_size=25), st.lists(_QUANTITY, max_size=25))
+def test_number_indexes_answer_as_a_scan_of_every_number_would(claimed, held):
+    """`_Held` (is a claim's number one of the passage's?) and `_Claimed` (is a passage's number
+    one of the claim's?) read a range of sorted values, not every number: the same answers as
+    comparing with each, units, periods, "about", infinities and NaN included."""
+    from reflectcli.sources.quantities import Quantity, _Claimed, _Held, _same_quantity
+
+    def make(value, unit, span, hedged):
+        return Quantity(value, unit, str(value), span, hedged)
+
+    claims, helds = [make(*q) for q in claimed], [make(*q) for q in held]
+    index, said = _Held(helds), _Claimed(claims)
+    for q in claims:
+        assert index.holds(q) == any(_same_quantity(q, h) for h in helds)
+    for h in helds:
+        assert said.says(h) == any(_same_quantity(q, h) for q in claims)
+
+
 @pytest.mark.parametrize(
     ("text", "values"),
     [

@@ -37,7 +37,7 @@ _OURS = [
 _ZH_COUNT = frozenset("二两三四五六七八九十百千万几")
 
 
-def _english(text: str) -> tuple[list[tuple[str, set[str], int]], list[str | None]]:
+def _english(text: str) -> tuple[list[tuple[str, frozenset[str], int]], list[str | None]]:
     """The words of `text` outside its negations' scope, each with the stems it may be and its
     place; and the text's words as compared around a place (content-word stems, None for the
     others)."""
@@ -127,7 +127,7 @@ NEAR_CHARS = 40  # ... and no number the claim lacks within this many characters
 _NUMBER = re.compile(r"\d+")
 
 
-def _one_statement_en(sentence: str, carrier: str, pair: set[str]) -> str | None:
+def _one_statement_en(sentence: str, carrier: str, pair: set[str] | frozenset[str]) -> str | None:
     """The opposite word of an English statement of `carrier` that says what `sentence` says
     but for the pair of words (`pair`: the claim word's stems and its opposites'), with
     `STATEMENT` of the claim's other content words and two at least, one of them `WIDE` words
@@ -163,14 +163,23 @@ def opposite(sentence: str, carrier: str) -> tuple[str, str] | None:
         _OURS_EN = _ours_en()
     table = english_opposites()
     (mine, my_seq), (theirs, their_seq) = _english(sentence), _english(carrier)
-    every = [
-        (forms(fold(w)), i) for i, w in enumerate(w for w in _WORD.findall(carrier) if not CJK.search(w))
-    ]
+    # the carrier's places by the stems a word there may be, and its words outside a denial by
+    # theirs: which of them share a claim word's stems is read from the index, not from every
+    # word anew (a claim of n words against a carrier of n was n × n; fourteenth pass)
+    every: dict[str, list[int]] = {}
+    for i, w in enumerate(w for w in _WORD.findall(carrier) if not CJK.search(w)):
+        for s in forms(fold(w)):
+            every.setdefault(s, []).append(i)
+    by_stem: dict[str, list[int]] = {}
+    for k, (_, other_stems, _) in enumerate(theirs):
+        for s in other_stems:
+            by_stem.setdefault(s, []).append(k)
     for word, stems, i in mine:
         against = set().union(*(table.get(s, frozenset()) | _OURS_EN.get(s, set()) for s in stems))
-        itself = [j for other_stems, j in every if other_stems & stems]
-        where = [(other, _around(their_seq, j)) for other, other_stems, j in theirs if other_stems & against
-                 and not _near(j, itself)]  # fmt: skip  # "public and private": both said, a list
+        itself = sorted({j for s in stems for j in every.get(s, ())})
+        candidates = sorted({k for s in against for k in by_stem.get(s, ())})
+        where = [(theirs[k][0], _around(their_seq, theirs[k][2])) for k in candidates
+                 if not _near(theirs[k][2], itself)]  # fmt: skip  # "public and private": both said, a list
         if not where or _near(i, [k for _, my_stems, k in mine if my_stems & against]):
             continue
         same = [_around(their_seq, j) for j in itself]

@@ -6,6 +6,7 @@ lacks, and another number in the same place (`renumbered`)."""
 from __future__ import annotations
 
 import bisect
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -264,13 +265,81 @@ def dates(text: str) -> tuple[list[Quantity], set[str]]:
     return years, months
 
 
+def _bounds(claim: Quantity) -> tuple[float, float]:
+    """The values a quantity `claim` may be (`_same_quantity`) lie within, widened a little: a
+    superset, so that `_same_quantity` still decides."""
+    v = claim.value
+    if claim.span:
+        lo, hi = v, v + claim.span
+    elif claim.hedged:
+        slack = 10 if claim.unit is None and 1000 <= v <= 2100 else 0.1 * max(abs(v), 1.0)
+        lo, hi = v - slack, v + slack
+    else:
+        lo = hi = v
+    pad = 1e-6 * max(abs(lo), abs(hi), 1.0)
+    return lo - pad, hi + pad
+
+
+class _Held:
+    """A text's quantities by unit and value: whether it holds a claim's quantity
+    (`_same_quantity`) is read among those in its range, not from every one (a claim of n
+    numbers against a passage of n was n × n; fourteenth pass)."""
+
+    def __init__(self, held: Iterable[Quantity]) -> None:
+        by_unit: dict[str | None, list[Quantity]] = {}
+        self.odd: list[Quantity] = []  # an infinite or undefined value: compared as it is
+        for h in held:
+            if math.isfinite(h.value):
+                by_unit.setdefault(h.unit, []).append(h)
+            else:
+                self.odd.append(h)
+        self.units = {u: sorted(hs, key=lambda h: h.value) for u, hs in by_unit.items()}
+        self.values = {u: [h.value for h in hs] for u, hs in self.units.items()}
+
+    def holds(self, claim: Quantity) -> bool:
+        lo, hi = _bounds(claim)
+        for unit in self.units:
+            if claim.unit and unit and unit != claim.unit:
+                continue
+            held, values = self.units[unit], self.values[unit]
+            if math.isfinite(lo) and math.isfinite(hi):
+                held = held[bisect.bisect_left(values, lo) : bisect.bisect_right(values, hi)]
+            if any(_same_quantity(claim, h) for h in held):
+                return True
+        return any(_same_quantity(claim, h) for h in self.odd)
+
+
+class _Claimed:
+    """A claim's quantities by the range of values each may be (`_bounds`): whether one of them
+    is a given quantity of a passage is read among those whose range can reach it."""
+
+    def __init__(self, claimed: list[Quantity]) -> None:
+        ranged = [(_bounds(q), q) for q in claimed]
+        finite = sorted(((lo, hi, q) for (lo, hi), q in ranged if math.isfinite(lo) and math.isfinite(hi)),
+                        key=lambda x: x[0])  # fmt: skip
+        self.los = [lo for lo, _, _ in finite]
+        self.finite = finite
+        self.width = max((hi - lo for lo, hi, _ in finite), default=0.0)
+        self.others = [q for (lo, hi), q in ranged if not (math.isfinite(lo) and math.isfinite(hi))]
+
+    def says(self, held: Quantity) -> bool:
+        if not math.isfinite(held.value):
+            near = self.finite  # never one of a finite range: read as the claims read it
+        else:
+            start = bisect.bisect_left(self.los, held.value - self.width)
+            near = self.finite[start : bisect.bisect_right(self.los, held.value)]
+        return any(_same_quantity(q, held) for _, _, q in near) or any(
+            _same_quantity(q, held) for q in self.others
+        )
+
+
 def missing_numbers(sentence: str, passage: str) -> list[str]:
     """The numbers of `sentence` that `passage` does not hold as the same value and unit. A
     claim's Chinese numeral of one character (两, 三, 二月) is a word as often as a count: it is
     read in the passage (11 点 / 十一点), not checked in the claim."""
-    held = quantities(passage, held=True) + dates(passage)[0]
+    held = _Held(quantities(passage, held=True) + dates(passage)[0])
     claimed = [q for q in quantities(sentence) if len(q.text.rstrip("多余来几")) > 1 or not CJK.match(q.text)]
-    return [q.text for q in claimed if not any(_same_quantity(q, h) for h in held)]
+    return [q.text for q in claimed if not held.holds(q)]
 
 
 # between two numbers, what still ties them: "$480 in 2021", "3 points on 12 May"
@@ -367,14 +436,34 @@ class _Placed:
                     self.by_before.setdefault(h_before, []).append((k, h))
                 if h_after:
                     self.by_after.setdefault(h_after, []).append((k, h))
+        # each word's numbers by value, to read those within a claim's range (`_bounds`); an
+        # infinite or undefined value is read whatever the range
+        self.odd: dict[tuple[str, str], list[tuple[int, Quantity]]] = {}
+        self.values: dict[tuple[str, str], list[float]] = {}
+        for side, index in (("before", self.by_before), ("after", self.by_after)):
+            for word, found in index.items():
+                finite = [(k, h) for k, h in found if math.isfinite(h.value)]
+                index[word] = sorted(finite, key=lambda x: x[1].value)
+                self.odd[(side, word)] = [(k, h) for k, h in found if not math.isfinite(h.value)]
+                self.values[(side, word)] = [h.value for _, h in index[word]]
+
+    def _near(self, side: str, word: str | None, q: Quantity) -> list[tuple[int, Quantity]]:
+        if not word:
+            return []
+        found = (self.by_before if side == "before" else self.by_after).get(word, [])
+        odd = self.odd.get((side, word), [])
+        lo, hi = _bounds(q)
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            return found + odd
+        values = self.values[(side, word)] if found else []
+        return found[bisect.bisect_left(values, lo) : bisect.bisect_right(values, hi)] + odd
 
     def carries(
         self, q: Quantity, before: str | None, after: str | None, clause: set[str], near: int
     ) -> bool:
         """Whether another sentence gives `q` with the same word before or after it and shares
         more than `near` words with `clause` (the claim's clause around it)."""
-        found = self.by_before.get(before, []) if before else []
-        found = found + (self.by_after.get(after, []) if after else [])
+        found = self._near("before", before, q) + self._near("after", after, q)
         for k, h in found:
             if _same_quantity(q, h):
                 if (words := self.words[k]) is None:
@@ -428,14 +517,27 @@ def renumbered(
     "for just $480/month" and "an extra 10% off" says what two sentences say, not that the second
     one's "just $432/month" is $480 (tenth pass, SummEdits' sales emails)."""
     mine = _located(sentence, held=False)
+    lacking = set(missing)
     # a number of the carrier that is one of the sentence's is paired already ("March 4 … March 6"
     # against "March 6th"): it is no other number in the place of the sentence's 4
-    theirs = [t for t in _located(carrier, held=True) if not any(_same_quantity(q, t[0]) for q, _, _ in mine)]
+    said = _Claimed([q for q, _, _ in mine])
+    theirs = [t for t in _located(carrier, held=True) if not said.says(t[0])]
     elsewhere = _Placed([o for o in others if o != carrier]) if others else None
     carried = set(terms(carrier))
-    clauses = _Clauses(sentence, carried) if any(q.text in missing for q, _, _ in mine) else None
+    clauses = _Clauses(sentence, carried) if any(q.text in lacking for q, _, _ in mine) else None
+    if clauses is None:
+        return None
+    # the carrier's numbers by the word before and the word after each (read once, not per number)
+    by_before: dict[str, list[int]] = {}
+    by_after: dict[str, list[int]] = {}
+    for k, (_, h_start, h_end) in enumerate(theirs):
+        h_before, h_after = _context(carrier, h_start, h_end)
+        if h_before:
+            by_before.setdefault(h_before, []).append(k)
+        if h_after:
+            by_after.setdefault(h_after, []).append(k)
     for q, start, end in mine:
-        if q.text not in missing or clauses is None:
+        if q.text not in lacking:
             continue
         before, after = _context(sentence, start, end)
         clause, best = clauses.at(start, end)
@@ -443,10 +545,9 @@ def renumbered(
         # the carrier carries another clause of the claim better than this one ...
         if best > near and elsewhere is not None and elsewhere.carries(q, before, after, clause, near):
             continue  # ... and another sentence says this number in this place, and carries its clause better
-        for h, h_start, h_end in theirs:
-            if _kind(h) != _kind(q) or _same_quantity(q, h):
-                continue
-            h_before, h_after = _context(carrier, h_start, h_end)
-            if (before and before == h_before) or (after and after == h_after):
+        placed = (by_before.get(before, []) if before else []) + (by_after.get(after, []) if after else [])
+        for k in sorted(set(placed)):
+            h = theirs[k][0]
+            if _kind(h) == _kind(q) and not _same_quantity(q, h):
                 return q.text, h.text
     return None

@@ -47,10 +47,11 @@ def stems(words: list[str]) -> list[str]:
     return [stem(w) for w in words]
 
 
-def forms(word: str) -> set[str]:
+@lru_cache(maxsize=65536)
+def forms(word: str) -> frozenset[str]:
     """The stems a word may be compared as: its stem, and Snowball's stem of the form itself
     when it is irregular ("born": "bear" and "born", the word "born" / "died" opposes)."""
-    return {stem(word), _stemmer().stemWord(word)}
+    return frozenset((stem(word), _stemmer().stemWord(word)))
 
 
 @lru_cache(maxsize=1)

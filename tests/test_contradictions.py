@@ -824,7 +824,7 @@ def test_number_spans_answer_as_a_scan_of_every_span_would(pairs, position):
 
 
 _QUANTITY = st.builds(
-    lambda value, unit, span, hedged: (value, unit, span, hedged),
+    lambda value, unit, span, hedged, bound: (value, unit, span, hedged, bound),
     st.one_of(
         st.integers(-3, 3000).map(float),
         st.sampled_from([0.5, 1e-12, 1e300, float("inf"), float("-inf"), float("nan"), -0.0]),
@@ -832,6 +832,7 @@ _QUANTITY = st.builds(
     st.sampled_from([None, "", "usd", "year", "km"]),
     st.sampled_from([0, 0, 0, 1, 10, 100]),
     st.booleans(),
+    st.sampled_from(["", "", "floor", "ceiling"]),
 )
 
 
@@ -839,11 +840,11 @@ _QUANTITY = st.builds(
 def test_number_indexes_answer_as_a_scan_of_every_number_would(claimed, held):
     """`_Held` (is a claim's number one of the passage's?) and `_Claimed` (is a passage's number
     one of the claim's?) read a range of sorted values, not every number: the same answers as
-    comparing with each, units, periods, "about", infinities and NaN included."""
+    comparing with each, units, periods, "about", bounds, infinities and NaN included."""
     from reflectcli.sources.quantities import Quantity, _Claimed, _Held, _same_quantity
 
-    def make(value, unit, span, hedged):
-        return Quantity(value, unit, str(value), span, hedged)
+    def make(value, unit, span, hedged, bound):
+        return Quantity(value, unit, str(value), span, hedged, bound)
 
     claims, helds = [make(*q) for q in claimed], [make(*q) for q in held]
     index, said = _Held(helds), _Claimed(claims)
@@ -1469,3 +1470,38 @@ def test_places_within_come_from_wordnet():
 )  # fmt: skip
 def test_no_other_name_in_the_same_place(claim, passage):
     assert check(claim, passage)[0] != "contradicted", check(claim, passage)
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        # a bound is no value (fourteenth pass, QAGS XSum: "more than 100 bodies" against 116)
+        ("They exhumed more than 100 bodies from the grave.", "consistent"),
+        ("They exhumed over 100 bodies from the grave.", "consistent"),
+        ("They exhumed at least 100 bodies from the grave.", "consistent"),
+        ("They exhumed fewer than 130 bodies from the grave.", "consistent"),
+        # the bound holds but says nothing of 116: not in the passage, not another number
+        ("They exhumed more than 10 bodies from the grave.", "unverified"),
+        # the bound does not hold: another number
+        ("They exhumed more than 150 bodies from the grave.", "contradicted"),
+        ("They exhumed fewer than 100 bodies from the grave.", "contradicted"),
+        ("They exhumed 100 bodies from the grave.", "contradicted"),
+        ("They exhumed about 100 bodies from the grave.", "contradicted"),
+    ],
+)
+def test_a_bound_holds_the_numbers_it_lets_in(claim, verdict):
+    assert check(claim, "Authorities exhumed 116 bodies from the grave in Morelos.")[0] == verdict
+
+
+def test_a_bound_it_does_not_reach_is_another_number():
+    passage = "Authorities exhumed 116 bodies from the grave in Morelos."
+    assert check("They exhumed more than 125 bodies from the grave.", passage)[0] == "contradicted"
+    assert check("They exhumed fewer than 110 bodies from the grave.", passage)[0] == "contradicted"
+
+
+def test_two_thresholds_are_two_numbers():
+    """A bound against a bound compares as values (SummEdits: "free shipping on orders over $100"
+    against the passage's "over $125" is another threshold, not a number over 100)."""
+    passage = "We have got you covered with free shipping on all orders over $125."
+    assert check("They offer free shipping on orders over $100.", passage)[0] == "contradicted"
+    assert check("They offer free shipping on orders over $125.", passage)[0] == "consistent"

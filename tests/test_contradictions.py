@@ -1505,3 +1505,13 @@ def test_two_thresholds_are_two_numbers():
     passage = "We have got you covered with free shipping on all orders over $125."
     assert check("They offer free shipping on orders over $100.", passage)[0] == "contradicted"
     assert check("They offer free shipping on orders over $125.", passage)[0] == "consistent"
+
+
+@pytest.mark.parametrize("opening", ["Fewer than 130", "Up to 130", "Almost 120", "Just over 110"])
+def test_a_sentence_opened_by_a_bound_names_no_one(opening):
+    """ "Fewer", "Up", "Almost", "Just" opening a sentence are no names the passage lacks (they were
+    reported "not in the passage: Fewer")."""
+    verdict, reason = check(
+        f"{opening} bodies were exhumed from the grave.", "Authorities exhumed 116 bodies from the grave."
+    )
+    assert verdict == "consistent", reason

@@ -19,7 +19,9 @@ FUNCTION = frozenset(
     "what which who how why whose many much more less only even still about around over under "
     "between through into upon within without against among despite according unlike like "
     "first second third last next finally meanwhile moreover furthermore additionally instead "
-    "thus hence therefore indeed perhaps currently recently previously formerly originally".split()
+    "thus hence therefore indeed perhaps currently recently previously formerly originally "
+    # a sentence opened by a bound or a hedge ("Fewer than 50 …", "Up to 30 …", "Almost 30 …")
+    "fewer almost up just".split()
 )
 _NOT_CJK = r"(?![\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])"
 # a word of a name: letters, not CJK characters ("Xbox" in "Xbox的销量" is a word of its own)

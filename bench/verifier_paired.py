@@ -95,7 +95,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     d = sub.add_parser("dump", help="every verdict of the splits, to a JSON-lines file")
-    d.add_argument("--splits", required=True, help="comma-separated roles: tuned, held, tune2 … fresh3")
+    d.add_argument("--splits", required=True, help="comma-separated roles: tuned, held, tune2 … fresh4")
     d.add_argument("--out", type=Path, required=True)
     d.add_argument("--corpus", type=Path, default=vr.CORPUS)
     d.add_argument("--typeset", action="store_true", help="every apostrophe curly, on both sides")

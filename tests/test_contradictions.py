@@ -1515,3 +1515,26 @@ def test_a_sentence_opened_by_a_bound_names_no_one(opening):
         f"{opening} bodies were exhumed from the grave.", "Authorities exhumed 116 bodies from the grave."
     )
     assert verdict == "consistent", reason
+
+
+def test_a_passage_that_says_the_claim_elsewhere_says_both():
+    """Fifteenth pass (FRANK valid): the article says the summary's sentence word for word, and in
+    another sentence a paraphrase under "fail to"; the passage says both, so code cannot say which
+    it means. A denial is still found where no other sentence says as much of the claim."""
+    claim = "Greece has denied it will miss a repayment to the fund and plans a currency to pay its bills."
+    denying = "Greece has denied it will fail to pay a loan and plans a currency to pay domestic bills."
+    saying = "Greece has denied it will miss a repayment to the fund and plans a currency to pay its bills."
+    assert check(claim, f"{denying} The talks went on. {saying}")[0] == "consistent"
+    assert check(claim, f"{denying} The talks went on. Greece will pay.")[0] == "contradicted"
+
+
+def test_a_denial_further_down_is_excused_only_by_a_better_carrier():
+    """A denial in a carrier ranked below one that says the word and more of the claim is the
+    passage saying both; a denied carrier that holds as much as the other is still a denial."""
+    claim = "Greece plans a currency to pay its bills."
+    assert check(claim, "Greece will fail to pay its bills. Greece plans a currency to pay its bills.")[0] == (
+        "consistent"
+    )
+    assert check(claim, "Greece plans a currency to not pay its bills. Greece will pay its bills.")[0] == (
+        "contradicted"
+    )

@@ -477,6 +477,11 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
     free = asserted(english.unasserted(plain))  # ... said to be so, not wished, asked or named
     unquestioned = asserted(english.unquestioned(plain))  # ... not only a question it names
     numbers = {w for w in mine if w.isdigit()}
+    # a better-ranked carrier's statements too: one that says the denied word and more of
+    # `sentence` excuses a denial in a carrier ranked after it (fifteenth pass, FRANK valid: the
+    # article says the summary's sentence word for word, and a paraphrase of it further down
+    # "denied it will fail to pay"); not one ranked after (a denied carrier is the best match)
+    before: list[tuple[str, set[str]]] = []
     for carrier in carriers:
         parts = [(part, units(part)) for part in statements(_ZERO.sub("no", carrier))]
         for part, _ in parts:
@@ -494,9 +499,11 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
                 if _REPLY.match(unasked):
                     continue  # "No problem." answers; it denies no problem the claim names
                 heads = set(_heads(group))
-                if any(other != part and heads <= asserted(other) and len(have & mine) >= share
+                if any(other != part and len(have & mine) >= share and heads <= asserted(other)
                        for other, have in parts):  # fmt: skip
                     continue  # another statement says what this one denies, and as much of `sentence`
+                if any(len(have & mine) > share and heads <= asserted(other) for other, have in before):
+                    continue  # a better carrier says it, and more of `sentence`
                 if (
                     english.same_denial(group, mine_denied, plain)
                     or english.adjective_only(found[0], sentence, part)
@@ -506,6 +513,7 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
                 ):
                     continue  # English: no denial of the claim's statement (`english`)
                 return carrier, found[0]
+        before += parts
     return None
 
 

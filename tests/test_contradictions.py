@@ -1532,9 +1532,7 @@ def test_a_denial_further_down_is_excused_only_by_a_better_carrier():
     """A denial in a carrier ranked below one that says the word and more of the claim is the
     passage saying both; a denied carrier that holds as much as the other is still a denial."""
     claim = "Greece plans a currency to pay its bills."
-    assert check(claim, "Greece will fail to pay its bills. Greece plans a currency to pay its bills.")[0] == (
-        "consistent"
-    )
-    assert check(claim, "Greece plans a currency to not pay its bills. Greece will pay its bills.")[0] == (
-        "contradicted"
-    )
+    further_down = "Greece will fail to pay its bills. Greece plans a currency to pay its bills."
+    assert check(claim, further_down)[0] == "consistent"
+    best_denied = "Greece plans a currency to not pay its bills. Greece will pay its bills."
+    assert check(claim, best_denied)[0] == "contradicted"

@@ -143,8 +143,14 @@ def post(url: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
 
 def test_server_answers_records_and_calls_hooks(openai_server):
     arrived, done = [], []
+    completed = threading.Event()  # the hook runs after the answer is written: the client may see it first
+
+    def complete(record):
+        done.append(record.index)
+        completed.set()
+
     openai_server.on_request = lambda record: arrived.append(record.index)
-    openai_server.on_complete = lambda record: done.append(record.index)
+    openai_server.on_complete = complete
     openai_server.reply = lambda body: error(429) if body.get("n") == 2 else answer("hi there")
     messages = [{"role": "user", "content": "Task: x\n\nReview round 2. The article: ..."}]
     status, payload = post(openai_server.base_url + "/chat/completions",
@@ -158,6 +164,7 @@ def test_server_answers_records_and_calls_hooks(openai_server):
     root = openai_server.base_url.removesuffix("/v1")
     status, payload = post(root + "/chat/completions", {"model": "m", "messages": [], "n": 2})
     assert status == 429 and payload["error"]["type"] == "rate_limit_error"
+    assert completed.wait(10)
     assert openai_server.count == 2 and arrived == [1, 2] and done == [1]
     first, second = openai_server.records
     assert first.step == "review:r2" and first.completed and first.status == 200

@@ -33,6 +33,7 @@ unverified >= 0.95."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -353,9 +354,7 @@ def frank(folder: Path, split: str, shape: str = "article", label: str = "yes") 
             continue
         doc = json.loads(article.read_text(encoding="utf-8"))
         lines = doc.get(f"{row['model_name']}_lines", [])
-        if isinstance(lines, str):
-            import ast
-
+        if isinstance(lines, str):  # CNN/DM's files hold a Python list's repr
             lines = ast.literal_eval(lines)
         for line in lines:
             for pattern, put in _FRANK_SPACES:

@@ -54,6 +54,13 @@ _HEDGES = re.compile(r"\b(about|around|approximately|roughly|nearly|almost|some|
 # XSum's "more than 100 bodies" against the article's 116 was another number)
 _FLOOR = re.compile(r"\b(?:over|more than|at least)\s*$", re.I)
 _CEILING = re.compile(r"\b(?:less than|fewer than|under|up to)\s*$", re.I)
+
+
+def _bound_of(before: str) -> str:
+    """What bound the words `before` a number make of it: "floor", "ceiling" or none ("")."""
+    return "floor" if _FLOOR.search(before) else "ceiling" if _CEILING.search(before) else ""
+
+
 _UNIT_AFTER = "|".join(sorted((re.escape(u) for u in _UNITS if u not in "$€£¥"), key=len, reverse=True))
 _SCALE_AFTER = "|".join(sorted(map(re.escape, _SCALES), key=len, reverse=True))
 _NUMBER = re.compile(
@@ -208,11 +215,12 @@ def quantities(text: str, held: bool = False) -> list[Quantity]:
             elif re.match(r"\s?(?:b|mn)\b", ahead, re.I):
                 scale = 1e9 if ahead.lstrip()[:1] in "bB" else 1e6
         hedged = bool(_HEDGES.search(before))
-        bound = "floor" if _FLOOR.search(before) else "ceiling" if _CEILING.search(before) else ""
         at = m.end("num") + len(m.group("decade") or "") + len(m.group("ord") or "")
         after = text[at : at + _AHEAD]
         value, span, said = _period(value * scale, m.group().strip(), after, bool(m.group("decade")))
-        found.append(Quantity(value, None if span else unit, said, span, hedged, "" if span else bound))
+        found.append(
+            Quantity(value, None if span else unit, said, span, hedged, "" if span else _bound_of(before))
+        )
         spans.add(m.span())
     for m in _ORDINAL.finditer(text) if held else ():
         word = m.group("ord").lower()
@@ -234,10 +242,11 @@ def quantities(text: str, held: bool = False) -> list[Quantity]:
         scale = _SCALES.get((m.group("scale") or "").lower(), 1.0)
         unit = _UNITS.get((m.group("unit") or "").lower())
         before = text[max(0, m.start() - 24) : m.start()]
-        hedged = bool(_HEDGES.search(before))
-        bound = "floor" if _FLOOR.search(before) else "ceiling" if _CEILING.search(before) else ""
+        value = _spelled(m.group("num")) * scale
         found.append(
-            Quantity(_spelled(m.group("num")) * scale, unit, m.group().strip(), hedged=hedged, bound=bound)
+            Quantity(
+                value, unit, m.group().strip(), hedged=bool(_HEDGES.search(before)), bound=_bound_of(before)
+            )
         )
     found = [
         Quantity(q.value * _IN_YEARS[q.unit], "year", q.text, q.span, q.hedged, q.bound)

@@ -1536,3 +1536,12 @@ def test_a_denial_further_down_is_excused_only_by_a_better_carrier():
     assert check(claim, further_down)[0] == "consistent"
     best_denied = "Greece plans a currency to not pay its bills. Greece will pay its bills."
     assert check(claim, best_denied)[0] == "contradicted"
+
+
+@pytest.mark.parametrize("claim", ["They exhumed more than 100 bodies.", "They exhumed about 120 bodies."])
+def test_a_denial_of_a_number_the_claims_bound_holds_is_about_the_claim(claim):
+    """A passage denial that names a number is excused when the claim gives another ("did not sink
+    in 1912" / "sank in 1913"); not when the claim's bound or hedge holds it ("more than 100" holds
+    116: the passage denies what the claim says)."""
+    assert check(claim, "Authorities did not exhume 116 bodies.")[0] == "contradicted"
+    assert check(claim, "Authorities did not exhume 300 bodies, only 120.")[0] != "contradicted"

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from reflectcli.sources import english
+from reflectcli.sources.quantities import gives
 from reflectcli.sources.words import placed, terms
 from reflectcli.writing.claims import asked_zh
 from reflectcli.writing.lexicon import chinese_opposites, english_opposites, forms
@@ -492,6 +493,8 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
             for group, whole in zip(denials(unasked), denials(unasked, clause=True), strict=True):
                 found = [w for w in _heads(group) if w in said]
                 dated = (set(whole) & _timed_years(unasked)) | {w for w in group if w.isdigit()}
+                if dated - numbers and all(gives(sentence, n) for n in dated - numbers):
+                    dated = numbers  # "more than 100" / "did not exhume 116": the claim's number
                 if not found or dated - numbers or found[0] in asserted(part) or _NOT_UNTIL.search(unasked):
                     continue  # about another year ("from 1991 to 2000"); "did not sink until 1912": it sank
                 if found[0] not in unquestioned or (found[0] not in free and not _wished(unasked, group)):

@@ -392,6 +392,16 @@ def missing_numbers(sentence: str, passage: str) -> list[str]:
     return [q.text for q in claimed if not held.holds(q)]
 
 
+def gives(sentence: str, number: str) -> bool:
+    """Whether a hedged or bounded quantity of `sentence` holds `number` (a passage's digits):
+    "more than 100" gives 116, "about 120" gives 116 (a denial naming 116 is about the claim's)."""
+    try:
+        value = float(number)
+    except ValueError:
+        return False
+    return any(q.hedged and _same_quantity(q, Quantity(value, q.unit, number)) for q in quantities(sentence))
+
+
 # between two numbers, what still ties them: "$480 in 2021", "3 points on 12 May"
 _TIE = r"(?:(?:in|on|at|by|for|during|of)\s+)?"
 _NEAR_BEFORE = re.compile(rf"(\d[\d.,]*)\W{{0,2}}{_TIE}$", re.I)

@@ -1499,6 +1499,109 @@ def test_a_bound_it_does_not_reach_is_another_number():
     assert check("They exhumed fewer than 110 bodies from the grave.", passage)[0] == "contradicted"
 
 
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        # a count in the years' range, written with a thousands separator, is no year: its bound
+        # and its "about" are a count's (they were a year's ten-year window: 1,500 "not in the
+        # passage", "about 1,550" another number than 1,600)
+        ("The album sold more than 1,500 copies in its first week.", "consistent"),
+        ("The album sold about 1,550 copies in its first week.", "consistent"),
+        ("The album sold under 2,000 copies in its first week.", "consistent"),
+        ("The album sold more than 1,700 copies in its first week.", "contradicted"),
+        ("The album sold 1,500 copies in its first week.", "contradicted"),
+        # a year keeps its window
+        ("It was recorded around 1995.", "consistent"),
+    ],
+)
+@pytest.mark.parametrize("sold", ["1,600", "1600"])
+def test_a_grouped_number_is_a_count_not_a_year(claim, verdict, sold):
+    passage = f"The album sold {sold} copies in its first week. It was recorded in 1998."
+    assert check(claim, passage)[0] == verdict, check(claim, passage)
+
+
+@pytest.mark.parametrize(
+    ("claim", "verdict"),
+    [
+        ("Overnight the temperature fell to 5 °C in Oslo.", "contradicted"),
+        ("Overnight the temperature fell to -6 °C in Oslo.", "contradicted"),
+        ("Overnight the temperature fell to −5 °C in Oslo.", "consistent"),  # U+2212
+        ("Overnight the temperature fell to –5 °C in Oslo.", "consistent"),  # an en dash
+        ("Overnight the temperature fell to -5 °C in Oslo.", "consistent"),
+    ],
+)
+def test_a_minus_sign_is_part_of_the_number(claim, verdict):
+    """-5 was read as 5: "fell to 5 °C" against "-5 °C" was consistent."""
+    passage = "Overnight the temperature fell to -5 °C in Oslo."
+    assert check(claim, passage)[0] == verdict, check(claim, passage)
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        # a fall said in words is the table's minus sign, both ways
+        ("Returns fell 5.6% in 2020.", "Returns were -5.6% in 2020.", "consistent"),
+        ("The fund lost 5.6% in 2020.", "Returns were -5.6% in 2020.", "consistent"),
+        ("Returns were -5.6% in 2020.", "Returns fell 5.6% in 2020.", "consistent"),
+        ("The firm had a loss of $3 million in 2019.", "The firm had net income of -$3 million in 2019.",
+         "consistent"),
+        ("2020年GDP下降2.3%。", "2020年GDP为-2.3%。", "consistent"),
+        ("当晚山顶最低气温为-5℃。", "当晚山顶最低气温为零下5℃。", "consistent"),
+        ("The low was -5 degrees at the summit.", "The low was 5 degrees below zero at the summit.",
+         "consistent"),
+        # no word of a fall: the sign stands
+        ("Returns were 5.6% in 2020.", "Returns were -5.6% in 2020.", "contradicted"),
+        ("Returns fell 4.6% in 2020.", "Returns were -5.6% in 2020.", "contradicted"),
+        ("2020年GDP为2.3%。", "2020年GDP为-2.3%。", "contradicted"),
+        # "fell to 5" is where it fell to: a level, not a fall of 5
+        ("At night the temperature fell to 5 °C in Oslo.", "At night the temperature fell to -5 °C in Oslo.",
+         "contradicted"),
+        ("Unemployment stayed below 5% in 2019.", "Unemployment stayed at -5% in 2019.", "contradicted"),
+    ],
+)  # fmt: skip
+def test_a_fall_in_words_is_a_minus_sign(claim, passage, verdict):
+    """Reading the minus sign made "fell 5.6%" against a table's "-5.6%" another number."""
+    assert check(claim, passage)[0] == verdict, check(claim, passage)
+
+
+def test_below_zero_is_a_measure_not_a_denial():
+    """ "5 degrees below zero at the summit" read as "below no at the summit": a denial of the
+    passage's own sentence, so the claim that repeated it was contradicted."""
+    passage = "The lowest temperature recorded that night was 5 degrees below zero at the summit."
+    claim = "Temperatures at the summit were 5 degrees below zero that night."
+    assert check(claim, passage)[0] == "consistent", check(claim, passage)
+    assert (
+        check("The studio produced films in 2019.", "The studio made zero films in 2019.")[0]
+        == "contradicted"
+    )
+    assert check("The count was above zero in 2019.", "The count was above zero in 2019.")[0] == "consistent"
+
+
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("COVID-19 cases", [19.0]),  # a hyphen after a letter, a digit or a point is no sign
+        ("pages 3-5", [3.0, 5.0]),
+        ("2018-19 season", [2018.0, 2019.0]),
+        ("- 5 people came", [5.0]),  # a list's dash
+        ("a loss of (-$3 million)", [-3e6]),
+        ("气温降至-5℃", [-5.0]),
+        ("同比增长-3.7%", [-3.7]),
+        ("All times are GMT -7.", [-7.0]),
+        # after a sign, a bracket's close or a Chinese name, or between two numbers: a range or a
+        # joiner (real pages: CiteCheck's documents, WiCE's)
+        ("降薪10%-20%", [10.0, 20.0]),
+        ("开放北溪-2项目", [2.0]),
+        ("Imran Tahir (SA)-40 years", [40.0]),
+        ("M.J. Spiegel (1901 -90)", [1901.0, 1990.0]),
+    ],
+)
+def test_which_hyphens_are_signs(text, values):
+    from reflectcli.sources.quantities import quantities
+
+    assert [q.value for q in quantities(text)] == values
+
+
 def test_two_thresholds_are_two_numbers():
     """A bound against a bound compares as values (SummEdits: "free shipping on orders over $100"
     against the passage's "over $125" is another threshold, not a number over 100)."""

@@ -423,10 +423,14 @@ def statements(text: str) -> list[str]:
     return [p for p in _STATEMENT.split(text) if p and p.strip()] or [text]
 
 
-# "zero films" says "no films"; "zero degrees", "zero percent" are a measure, not a denial
-_ZERO = re.compile(r"\bzero\b(?=\s+[a-z])(?!\s+(?:degrees?|percent|per\s?cent|point|kelvin|celsius|"
+# "zero films" says "no films"; "zero degrees", "zero percent" are a measure, not a denial, and
+# so is a zero a word points to ("below zero", "fell to zero") or one a preposition or a verb
+# follows ("below zero at the summit", "zero is even")
+_ZERO = re.compile(r"(?<!\bbelow\s)(?<!\babove\s)(?<!\bto\s)(?<!\bfrom\s)(?<!\bnear\s)(?<!\bthan\s)"
+                   r"\bzero\b(?=\s+[a-z])(?!\s+(?:degrees?|percent|per\s?cent|point|kelvin|celsius|"
                    r"fahrenheit|hours?|minutes?|seconds?|days?|years?|[kcm]?m|meters?|metres?|kilo\w*|"
-                   r"miles?|feet|inch\w*|gravity|sum|tolerance|hour)\b)", re.I)  # fmt: skip
+                   r"miles?|feet|inch\w*|gravity|sum|tolerance|hour|at|in|on|by|for|with|of|and|or|"
+                   r"is|was|are|were|when|if|as|that|the|a|an)\b)", re.I)  # fmt: skip
 
 
 _COMMA = re.compile(r"([，,]|(?<=[\u4e00-\u9fff])\s+(?=[\u4e00-\u9fff]))")

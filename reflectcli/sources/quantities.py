@@ -9,7 +9,7 @@ import bisect
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import accumulate
 
 from reflectcli.sources.words import terms
@@ -61,6 +61,23 @@ def _bound_of(before: str) -> str:
     return "floor" if _FLOOR.search(before) else "ceiling" if _CEILING.search(before) else ""
 
 
+# a minus sign (a hyphen, U+2212, or the en dash typesetters use) against the number, after a space,
+# a bracket or a colon, or a Chinese word a value follows ("降至-5℃", "增长-3.7%"); a hyphen
+# after a letter, a digit or a sign joins ("COVID-19", "3-5", "10%-20%", "北溪-2", "(SA)-40");
+# "- 5" is a list's dash, and "(1901 -90)" a range
+_SIGNED = re.compile(r"(?:^|(?<!\d)\s|[(\[{:=/;（：，]|[至到为是的达长])[-\u2212\u2013]$")
+# a fall said in words near an unsigned number, in its clause: "fell 5.6%" is the "-5.6%" of a
+# table, "5 degrees below zero" or 零下5度 a "-5 °C" (the sign is then not a different number)
+_DOWN_BEFORE = re.compile(
+    r"(?:\b(?:fell|falls?|falling|fallen|drop(?:s|ped|ping)?|down|declin(?:e|es|ed|ing)|"
+    r"decreas(?:e|es|ed|ing)|lost|los(?:e|es|ing|s|ses)|shr(?:ank|ink|inks|inking|unk)|"
+    r"sl(?:id|ide|ides|iding)|slump(?:s|ed|ing)?|plung(?:e|es|ed|ing)|plummet(?:s|ed|ing)?|"
+    r"dip(?:s|ped|ping)?|tumbl(?:e|es|ed|ing)|sank|sunk|sinks?|sinking|deficits?|contract(?:s|ed|ing|ion)|"
+    r"cut|cuts|minus|negative|lower(?:ed)?|reduc(?:ed|tion|es|e))\b|"
+    r"下降|下跌|下滑|回落|跌|降|减少|减|缩|萎缩|亏损?|零下|负)[^.!?;。；！？\n\d]{0,16}$",
+    re.I,
+)
+_DOWN_AFTER = re.compile(r"^[^.!?;。；！？\n\d]{0,16}?\b(?:below|lower|down|less)\b", re.I)
 _UNIT_AFTER = "|".join(sorted((re.escape(u) for u in _UNITS if u not in "$€£¥"), key=len, reverse=True))
 _SCALE_AFTER = "|".join(sorted(map(re.escape, _SCALES), key=len, reverse=True))
 _NUMBER = re.compile(
@@ -118,6 +135,7 @@ class Quantity:
     span: int = 0  # years a period covers from `value`: "the 1520s" 10, "the 19th century" 100
     hedged: bool = False  # "about 40": a value within 10 %
     bound: str = ""  # "floor" ("more than 100": up to half as much again), "ceiling" ("under 50")
+    down: bool = False  # a fall said in words ("fell 5.6%", "5 degrees below zero"): may be a minus
 
 
 def _period(value: float, text: str, after: str, decade: bool) -> tuple[float, int, str]:
@@ -218,8 +236,15 @@ def quantities(text: str, held: bool = False) -> list[Quantity]:
         at = m.end("num") + len(m.group("decade") or "") + len(m.group("ord") or "")
         after = text[at : at + _AHEAD]
         value, span, said = _period(value * scale, m.group().strip(), after, bool(m.group("decade")))
+        if (
+            not span and not m.group()[:1].isspace() and _SIGNED.search(before)
+        ):  # "-5 °C", "−5", "(-$3)": below zero
+            value, said = -value, before[-1] + said
+        down = not span and value > 0 and _said_down(before, text[m.end() : m.end() + 24])
         found.append(
-            Quantity(value, None if span else unit, said, span, hedged, "" if span else _bound_of(before))
+            Quantity(
+                value, None if span else unit, said, span, hedged, "" if span else _bound_of(before), down
+            )
         )
         spans.add(m.span())
     for m in _ORDINAL.finditer(text) if held else ():
@@ -245,16 +270,34 @@ def quantities(text: str, held: bool = False) -> list[Quantity]:
         value = _spelled(m.group("num")) * scale
         found.append(
             Quantity(
-                value, unit, m.group().strip(), hedged=bool(_HEDGES.search(before)), bound=_bound_of(before)
+                value,
+                unit,
+                m.group().strip(),
+                hedged=bool(_HEDGES.search(before)),
+                bound=_bound_of(before),
+                down=value > 0 and _said_down(before, text[m.end() : m.end() + 24]),
             )
         )
     found = [
-        Quantity(q.value * _IN_YEARS[q.unit], "year", q.text, q.span, q.hedged, q.bound)
-        if q.unit in _IN_YEARS
-        else q
+        replace(q, value=q.value * _IN_YEARS[q.unit], unit="year") if q.unit in _IN_YEARS else q
         for q in found
     ]
     return found + (_zh_quantities(text) if CJK.search(text) else [])
+
+
+_LEVEL = re.compile(r"(?:\b(?:to|at)|[至到为])\s*$", re.I)  # "fell to 5 °C": the level, not the fall
+
+
+def _said_down(before: str, after: str) -> bool:
+    """Whether words around a number say it is a fall or below zero ("fell 5.6%", "a loss of $3",
+    "5 degrees below zero", "下降2.3%"); "fell to 5 °C" says where it fell to (a level, its sign its own)."""
+    return bool(_DOWN_BEFORE.search(before) and not _LEVEL.search(before) or _DOWN_AFTER.search(after))
+
+
+def _mirrored(qs: Iterable[Quantity]) -> list[Quantity]:
+    """`qs` and, for each one said with a fall in words, the same below zero ("fell 5.6%" is -5.6%)."""
+    qs = list(qs)
+    return qs + [replace(q, value=-q.value, down=False) for q in qs if q.down]
 
 
 def _same_quantity(claim: Quantity, held: Quantity) -> bool:
@@ -293,7 +336,7 @@ def _hedge(claim: Quantity, bound: bool = True) -> tuple[float, float]:
     1990" is about it). Not `bound` (the passage gives a bound too: "orders over $125"), a
     bound is a value like any other: two thresholds are two numbers."""
     v = claim.value
-    if claim.unit is None and 1000 <= v <= 2100:
+    if _year(claim):
         return v - 10, v + 10
     if bound and claim.bound == "floor" and v > 0:
         return v, 1.5 * v
@@ -338,7 +381,7 @@ class _Held:
     def __init__(self, held: Iterable[Quantity]) -> None:
         by_unit: dict[str | None, list[Quantity]] = {}
         self.odd: list[Quantity] = []  # an infinite or undefined value: compared as it is
-        for h in held:
+        for h in _mirrored(held):
             if math.isfinite(h.value):
                 by_unit.setdefault(h.unit, []).append(h)
             else:
@@ -347,6 +390,8 @@ class _Held:
         self.values = {u: [h.value for h in hs] for u, hs in self.units.items()}
 
     def holds(self, claim: Quantity) -> bool:
+        if claim.down and self.holds(replace(claim, value=-claim.value, down=False)):
+            return True
         lo, hi = _bounds(claim)
         for unit in self.units:
             if claim.unit and unit and unit != claim.unit:
@@ -364,7 +409,7 @@ class _Claimed:
     is a given quantity of a passage is read among those whose range can reach it."""
 
     def __init__(self, claimed: list[Quantity]) -> None:
-        ranged = [(_bounds(q), q) for q in claimed]
+        ranged = [(_bounds(q), q) for q in _mirrored(claimed)]
         finite = sorted(((lo, hi, q) for (lo, hi), q in ranged if math.isfinite(lo) and math.isfinite(hi)),
                         key=lambda x: x[0])  # fmt: skip
         self.los = [lo for lo, _, _ in finite]
@@ -439,7 +484,18 @@ def _located(text: str, held: bool) -> list[tuple[Quantity, int, int]]:
     return out
 
 
+_GROUPED = re.compile(r"\d[,\u00a0\u202f]\d{3}(?!\d)")  # "1,500": a count; no year is written so
+
+
+def _year(q: Quantity) -> bool:
+    """Whether `q` reads as a year: a bare number from 1000 to 2100, not written with a thousands
+    separator ("more than 1,500 copies" is a count: its bound is not a year's ten-year window)."""
+    return q.unit is None and not q.span and 1000 <= q.value <= 2100 and not _GROUPED.search(q.text)
+
+
 def _kind(q: Quantity) -> str:
+    """What a number counts, for pairing it with the passage's: a bare 1000-2100 pairs as a year,
+    grouped or not (a passage's "1600 copies" is the claim's "1,600 copies")."""
     return "year" if q.unit is None and not q.span and 1000 <= q.value <= 2100 else (q.unit or "")
 
 

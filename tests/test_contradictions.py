@@ -1564,6 +1564,28 @@ def test_a_fall_in_words_is_a_minus_sign(claim, passage, verdict):
     assert check(claim, passage)[0] == verdict, check(claim, passage)
 
 
+@pytest.mark.parametrize(
+    ("text", "down"),
+    [
+        ("Profits fell 5.6% last year.", [True]),
+        ("Profits tumbled more than 60% last year.", [True]),
+        ("Inventories fell by 4.2 million barrels.", [True]),
+        ("It was 5 degrees below zero.", [True]),
+        ("利润同比下降2.3%", [True]),
+        # a level it fell to or from (news text from FRANK's articles)
+        ("His body fat fell from 24 per cent to 18 per cent.", [False, False]),
+        ("This area had fallen to about 275 sq km.", [False]),
+        ("Output is down from 2.2 million barrels.", [False]),
+        ("气温降至5℃", [False]),
+        ("Profits rose 5.6% last year.", [False]),
+    ],
+)
+def test_which_numbers_are_said_as_a_fall(text, down):
+    from reflectcli.sources.quantities import quantities
+
+    assert [q.down for q in quantities(text)] == down
+
+
 def test_below_zero_is_a_measure_not_a_denial():
     """ "5 degrees below zero at the summit" read as "below no at the summit": a denial of the
     passage's own sentence, so the claim that repeated it was contradicted."""

@@ -285,12 +285,15 @@ def quantities(text: str, held: bool = False) -> list[Quantity]:
     return found + (_zh_quantities(text) if CJK.search(text) else [])
 
 
-_LEVEL = re.compile(r"(?:\b(?:to|at)|[至到为])\s*$", re.I)  # "fell to 5 °C": the level, not the fall
+# "fell to 5 °C", "fell from 24 per cent", "down from about 2.2 million": a level, not the fall
+_LEVEL = re.compile(
+    r"(?:\b(?:to|at|from)(?:\s+(?:about|around|nearly|almost|roughly|some|just|only))?|[至到为从])\s*$", re.I
+)
 
 
 def _said_down(before: str, after: str) -> bool:
     """Whether words around a number say it is a fall or below zero ("fell 5.6%", "a loss of $3",
-    "5 degrees below zero", "下降2.3%"); "fell to 5 °C" says where it fell to (a level, its sign its own)."""
+    "5 degrees below zero", "下降2.3%"); "fell to 5 °C" or "from 24%" says a level (its sign its own)."""
     return bool(_DOWN_BEFORE.search(before) and not _LEVEL.search(before) or _DOWN_AFTER.search(after))
 
 

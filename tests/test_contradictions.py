@@ -1547,6 +1547,12 @@ def test_a_minus_sign_is_part_of_the_number(claim, verdict):
          "consistent"),
         ("2020年GDP下降2.3%。", "2020年GDP为-2.3%。", "consistent"),
         ("当晚山顶最低气温为-5℃。", "当晚山顶最低气温为零下5℃。", "consistent"),
+        # statistics write a fall as a negative growth: the opposite word with a minus sign says it
+        ("2020年GDP下降2.3%。", "2020年GDP增长-2.3%。", "consistent"),
+        ("2020年GDP增长-2.3%。", "2020年GDP下降2.3%。", "consistent"),
+        ("GDP decreased 2.3% in 2020.", "GDP increased -2.3% in 2020.", "consistent"),
+        ("GDP decreased 2.3% in 2020.", "GDP increased 2.3% in 2020.", "contradicted"),
+        ("2020年GDP下降2.3%。", "2020年GDP增长2.3%。", "contradicted"),
         ("The low was -5 degrees at the summit.", "The low was 5 degrees below zero at the summit.",
          "consistent"),
         # no word of a fall: the sign stands

@@ -297,6 +297,12 @@ def _said_down(before: str, after: str) -> bool:
     return bool(_DOWN_BEFORE.search(before) and not _LEVEL.search(before) or _DOWN_AFTER.search(after))
 
 
+def signed_after(word: str, text: str) -> bool:
+    """Whether a minus sign follows `word` in `text` before any other word: "increased -2.3%",
+    增长-2.3% (statistics' way of saying a fall) say the opposite of the word."""
+    return bool(re.search(re.escape(word) + r"\s*(?:by\s+|of\s+|了)?[-\u2212\u2013]\s?[$€£¥]?\d", text, re.I))
+
+
 def _mirrored(qs: Iterable[Quantity]) -> list[Quantity]:
     """`qs` and, for each one said with a fall in words, the same below zero ("fell 5.6%" is -5.6%)."""
     qs = list(qs)

@@ -52,7 +52,7 @@ from reflectcli.sources.mirror import mirrored
 from reflectcli.sources.names import missing_names, namesakes, renamed
 from reflectcli.sources.opposites import opposite
 from reflectcli.sources.polarity import passage_denies, sentence_denies, units
-from reflectcli.sources.quantities import mispaired, missing_numbers, renumbered
+from reflectcli.sources.quantities import mispaired, missing_numbers, renumbered, signed_after
 from reflectcli.sources.turns import said_by_another, unlabelled, utterances
 from reflectcli.sources.words import terms
 from reflectcli.writing.citations import CITATION
@@ -161,7 +161,9 @@ def _contradiction(
     if found := mirrored(sentence, said):
         return f"one side says it with {found[1]!r} denied: “{_quoted_short(found[0])}”", found[0]
     for part, carrier in _opposable(sentence, said, passage):
-        if flip := opposite(part, carrier):
+        if (flip := opposite(part, carrier)) and not (
+            signed_after(flip[0], part) or signed_after(flip[1], carrier)
+        ):
             shown = _quoted_short(carrier)
             return f"the sentence says “{flip[0]}” where the passage says “{flip[1]}”: “{shown}”", carrier
     if not carriers:

@@ -496,16 +496,20 @@ def _located(text: str, held: bool) -> list[tuple[Quantity, int, int]]:
 _GROUPED = re.compile(r"\d[,\u00a0\u202f]\d{3}(?!\d)")  # "1,500": a count; no year is written so
 
 
+def _bare_year(q: Quantity) -> bool:
+    return q.unit is None and not q.span and 1000 <= q.value <= 2100
+
+
 def _year(q: Quantity) -> bool:
     """Whether `q` reads as a year: a bare number from 1000 to 2100, not written with a thousands
     separator ("more than 1,500 copies" is a count: its bound is not a year's ten-year window)."""
-    return q.unit is None and not q.span and 1000 <= q.value <= 2100 and not _GROUPED.search(q.text)
+    return _bare_year(q) and not _GROUPED.search(q.text)
 
 
 def _kind(q: Quantity) -> str:
     """What a number counts, for pairing it with the passage's: a bare 1000-2100 pairs as a year,
     grouped or not (a passage's "1600 copies" is the claim's "1,600 copies")."""
-    return "year" if q.unit is None and not q.span and 1000 <= q.value <= 2100 else (q.unit or "")
+    return "year" if _bare_year(q) else (q.unit or "")
 
 
 _CLAUSE_MARK = re.compile(r"[,;:，；：。]")

@@ -1676,3 +1676,62 @@ def test_a_denial_of_a_number_the_claims_bound_holds_is_about_the_claim(claim):
     116: the passage denies what the claim says)."""
     assert check(claim, "Authorities did not exhume 116 bodies.")[0] == "contradicted"
     assert check(claim, "Authorities did not exhume 300 bodies, only 120.")[0] != "contradicted"
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage"),
+    [
+        ("The shop offered a discount.", "The shop did not offer a discount."),
+        ("Avery offers a discount.", "Avery: We cannot offer you a discount."),
+        ("The firm did not offer a refund.", "The firm offered a refund."),
+    ],
+)
+def test_offer_is_a_verb_not_more_off(claim, passage):
+    """Seventeenth pass (DialogSum dev): WordNet's adjective exceptions list "offer" as the
+    comparative of "off", so "offer" and "offers" were two words and neither side's denial was
+    seen. A form used as a word of its own and never as an adjective is not an exception."""
+    verdict, reason = check(claim, passage)
+    assert verdict == "contradicted", reason
+
+
+def test_a_number_in_words_is_the_number_a_denial_names():
+    """Seventeenth pass (DialogSum dev): "did not book 3 seats" against "booked three seats" was
+    excused as a denial about a number the claim does not give."""
+    assert (
+        check("Blake booked three seats to Calgary.", "Blake did not book 3 seats to Calgary.")[0]
+        == "contradicted"
+    )
+    assert check("Blake booked two seats.", "Blake did not book 3 seats; he booked 2.")[0] != "contradicted"
+
+
+def test_a_year_a_sentence_further_on_does_not_excuse_a_denial():
+    """Seventeenth pass (FRANK CNN/DM valid): a Daily Mail caption runs into the next without a full
+    stop, so the year of the next ("moved to the Philippines in 2012") was read as the denial's
+    own and the denial excused as about another year. A year among the first words a denial
+    denies still excuses it."""
+    claim = "Natalia Moon learned Tagalog to score a role on the sitcom Ismol Family."
+    caption = ("Natalia Moon (pictured) did not learn Tagalog to score a role on the sitcom Ismol Family "
+               "The Darwin woman moved to the Philippines in 2012 after struggling to find work")  # fmt: skip
+    assert check(claim, caption)[0] == "contradicted"
+    assert (
+        check("The ship sank in 1913.", "The ship did not sink in 1912; it sank in 1913.")[0] == "consistent"
+    )
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        ("Vaughan spoke with Tom Harrison for an hour.",
+         "Vaughan did not speak with Tom Harrison for an hour and looks set to be offered the job if he "
+         "can reach agreement.", "contradicted"),
+        ("Blake heard that beer helps people speak foreign languages.",
+         "Blake: Well, I did not hear that if you drink enough beer, you can speak foreign languages.",
+         "contradicted"),
+        ("Blake will go to the park.", "Blake will not go to the park if it rains.", "consistent"),
+        ("Blake will go to the park.", "If it rains, Blake will not go to the park.", "consistent"),
+    ],
+)  # fmt: skip
+def test_a_condition_bears_on_a_denial_only_in_its_clause(claim, passage, verdict):
+    """Seventeenth pass (FRANK CNN/DM valid, DialogSum dev): an "if" further on, after "and" or
+    "that", opens another clause; the denial before it is said outright."""
+    assert check(claim, passage)[0] == verdict

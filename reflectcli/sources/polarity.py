@@ -28,7 +28,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from reflectcli.sources import english
-from reflectcli.sources.quantities import gives
+from reflectcli.sources.quantities import gives, spelled
 from reflectcli.sources.words import placed, terms
 from reflectcli.writing.claims import asked_zh
 from reflectcli.writing.lexicon import chinese_opposites, english_opposites, forms
@@ -371,7 +371,7 @@ def _one_statement(clause: str, other: str) -> bool:
         return False
     numbers = {w for w in mine if w.isdigit()}
     theirs = _units_of(other)
-    return len(mine & theirs) >= COVER * len(mine) and numbers <= theirs
+    return len(mine & theirs) >= COVER * len(mine) and numbers <= theirs | spelled(other)
 
 
 @lru_cache(maxsize=64)
@@ -409,6 +409,30 @@ _TIMED_YEAR = re.compile(r"\b(?:in|on|from|to|during|between|until|till|since|be
 
 def _timed_years(text: str) -> set[str]:
     return set(_TIMED_YEAR.findall(text))
+
+
+# A denial is about another year when the year stands among the first `DATED` words it denies
+# ("did not sink in 1912"), not a sentence further on that a caption run into the text without a
+# full stop carries ("did not learn Tagalog to score a role on sitcom Ismol Family The Darwin woman
+# moved to the Philippines in 2012": seventeenth pass, FRANK CNN/DM valid)
+DATED = 8
+
+# an English condition that comes after a negation conditions it unless "and", "that", "which" or
+# "who" stands between: "did not speak with him for an hour and … looks set to be offered the job
+# if he can reach agreement", "I did not hear that if you drink enough beer …" deny (seventeenth
+# pass, FRANK CNN/DM valid, DialogSum dev); "did not go if it rained" does not
+_AFTER_IF = re.compile(r"\b(?:and|that|which|who)\b[^.;:!?]*?\b(?:if|unless|whether)\b", re.I)
+
+
+def _conditioned(part: str) -> bool:
+    """Whether a condition (`_IF`) in `part` bears on its denials: a Chinese one always; an
+    English one when it opens `part` or stands before its first negation, or follows that
+    negation with nothing that opens another clause between (`_AFTER_IF`)."""
+    if not (found := _IF.search(part)):
+        return False
+    if CJK.search(part) or not (first := _NEGATION.search(part)) or found.start() < first.start():
+        return True
+    return not _AFTER_IF.search(part, first.end())
 
 
 # a negated light verb and a colon: what follows the colon is what is denied (…旆怪异”的不是：刘知几;
@@ -481,7 +505,7 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
     said, mine, mine_denied = asserted(plain), units(sentence), denied(plain)
     free = asserted(english.unasserted(plain))  # ... said to be so, not wished, asked or named
     unquestioned = asserted(english.unquestioned(plain))  # ... not only a question it names
-    numbers = {w for w in mine if w.isdigit()}
+    numbers = {w for w in mine if w.isdigit()} | spelled(sentence)  # "three" is 3
     # a better-ranked carrier's statements too: one that says the denied word and more of
     # `sentence` excuses a denial in a carrier ranked after it (fifteenth pass, FRANK valid: the
     # article says the summary's sentence word for word, and a paraphrase of it further down
@@ -491,12 +515,12 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
         parts = [(part, units(part)) for part in statements(_ZERO.sub("no", carrier))]
         for part, _ in parts:
             share = len(units(part) & mine)
-            if _IF.search(part) and not _IF.search(sentence):
+            if _conditioned(part) and not _IF.search(sentence):
                 continue  # "if it did not", 如没有…: a condition asserts nothing
             unasked = _unasked(part)
             for group, whole in zip(denials(unasked), denials(unasked, clause=True), strict=True):
                 found = [w for w in _heads(group) if w in said]
-                dated = (set(whole) & _timed_years(unasked)) | {w for w in group if w.isdigit()}
+                dated = (set(whole[:DATED]) & _timed_years(unasked)) | {w for w in group if w.isdigit()}
                 if dated - numbers and all(gives(sentence, n) for n in dated - numbers):
                     dated = numbers  # "more than 100" / "did not exhume 116": the claim's number
                 if not found or dated - numbers or found[0] in asserted(part) or _NOT_UNTIL.search(unasked):

@@ -456,6 +456,15 @@ def gives(sentence: str, number: str) -> bool:
     return any(q.hedged and _same_quantity(q, Quantity(value, q.unit, number)) for q in quantities(sentence))
 
 
+def spelled(sentence: str) -> frozenset[str]:
+    """The whole numbers `sentence` gives in words, as digits ("three seats": "3"): a passage's
+    denial naming 3 is about the claim's "three" (seventeenth pass, DialogSum dev: "I'd like to not
+    book 3 seats" against "book three seats" was excused as a denial about another number)."""
+    return frozenset(
+        str(int(q.value)) for q in quantities(sentence) if q.value.is_integer() and not q.text[:1].isdigit()
+    )
+
+
 # between two numbers, what still ties them: "$480 in 2021", "3 points on 12 May"
 _TIE = r"(?:(?:in|on|at|by|for|during|of)\s+)?"
 _NEAR_BEFORE = re.compile(rf"(\d[\d.,]*)\W{{0,2}}{_TIE}$", re.I)

@@ -371,7 +371,9 @@ def _one_statement(clause: str, other: str) -> bool:
         return False
     numbers = {w for w in mine if w.isdigit()}
     theirs = _units_of(other)
-    return len(mine & theirs) >= COVER * len(mine) and numbers <= theirs | spelled(other)
+    if len(mine & theirs) < COVER * len(mine):
+        return False
+    return numbers <= theirs or numbers - theirs <= spelled(other)  # "3" said as "three"
 
 
 @lru_cache(maxsize=64)

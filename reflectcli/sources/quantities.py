@@ -10,6 +10,7 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from itertools import accumulate
 
 from reflectcli.sources.words import terms
@@ -456,6 +457,7 @@ def gives(sentence: str, number: str) -> bool:
     return any(q.hedged and _same_quantity(q, Quantity(value, q.unit, number)) for q in quantities(sentence))
 
 
+@lru_cache(maxsize=256)  # a carrier is asked once for each clause of a claim
 def spelled(sentence: str) -> frozenset[str]:
     """The whole numbers `sentence` gives in words, as digits ("three seats": "3"): a passage's
     denial naming 3 is about the claim's "three" (seventeenth pass, DialogSum dev: "I'd like to not

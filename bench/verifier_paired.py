@@ -11,6 +11,7 @@ compares two dumps row by row:
     (cd OLD_TREE && python bench/verifier_paired.py dump --splits tuned,tune4 --out before.jsonl)
     python bench/verifier_paired.py diff before.jsonl after.jsonl [--show]
     python bench/verifier_paired.py dump --splits tuned --typeset --out curly.jsonl  # ’ for '
+    python bench/verifier_paired.py dump --splits fresh4 --only 'if (you|I)' --out if.jsonl
 
 The bench reads its own tree's `reflectcli` first (see `verifier_realtext.py`), so an older tree
 is dumped by running this file inside it (a `git worktree`, this file copied in). `diff` counts,
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -37,8 +39,11 @@ def typeset(text: str) -> str:
     return text.replace("'", "\u2019")
 
 
-def dump(splits: list[str], out: Path, corpus: Path, typeset_them: bool = False) -> None:
+def dump(
+    splits: list[str], out: Path, corpus: Path, typeset_them: bool = False, only: str | None = None
+) -> None:
     look = typeset if typeset_them else (lambda text: text)
+    wanted = re.compile(only) if only else None
 
     def verdict_of(claim: str, passage: str) -> tuple[str, str]:
         return vr.verdict_of(look(claim), look(passage))
@@ -49,6 +54,8 @@ def dump(splits: list[str], out: Path, corpus: Path, typeset_them: bool = False)
                 continue
             row = f"{name}/{split}/{shape}"
             for i, (claim, passage) in enumerate(load(corpus / name.lower(), split, shape)):
+                if wanted and not (wanted.search(claim) or wanted.search(passage)):
+                    continue  # a change that acts only on text `only` finds leaves this pair as it was
                 verdict, reason = verdict_of(claim, passage)
                 f.write(json.dumps({"k": f"{row}|{i}|true", "v": verdict, "c": claim, "r": reason}) + "\n")
                 for kind, side, mutate, caught in vr.MUTATIONS:
@@ -99,13 +106,15 @@ def main() -> None:
     d.add_argument("--out", type=Path, required=True)
     d.add_argument("--corpus", type=Path, default=vr.CORPUS)
     d.add_argument("--typeset", action="store_true", help="every apostrophe curly, on both sides")
+    d.add_argument("--only", help="a regular expression: only pairs whose claim or passage it finds "
+                   "(for a change that acts only on such text; the rest cannot move)")  # fmt: skip
     c = sub.add_parser("diff", help="what changed between two dumps")
     c.add_argument("before", type=Path)
     c.add_argument("after", type=Path)
     c.add_argument("--show", action="store_true", help="print each change with its reason")
     args = parser.parse_args()
     if args.command == "dump":
-        dump(args.splits.split(","), args.out, args.corpus, args.typeset)
+        dump(args.splits.split(","), args.out, args.corpus, args.typeset, args.only)
     else:
         diff(args.before, args.after, args.show)
 

@@ -1735,3 +1735,23 @@ def test_a_condition_bears_on_a_denial_only_in_its_clause(claim, passage, verdic
     """Seventeenth pass (FRANK CNN/DM valid, DialogSum dev): an "if" further on, after "and" or
     "that", opens another clause; the denial before it is said outright."""
     assert check(claim, passage)[0] == verdict
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        ("Blake went to the park.", "Blake did not go to the park if you ask me.", "contradicted"),
+        ("Blake went to the park.", "If you ask me, Blake did not go to the park.", "contradicted"),
+        ("Blake went to the park.", "Blake did not go to the park, if I remember correctly.", "contradicted"),
+        ("Blake went to the park.", "Blake did not go to the park if memory serves.", "contradicted"),
+        ("Blake went to the park.", "If I may say so, Blake did not go to the park.", "contradicted"),
+        ("他去了北京。", "如果我没记错的话，他没有去北京。", "contradicted"),
+        ("Blake went to the park.", "Blake would not go to the park if you asked him.", "consistent"),
+        ("他去了北京。", "如果下雨，他不去北京。", "consistent"),
+    ],
+)  # fmt: skip
+def test_a_condition_on_the_saying_does_not_excuse_a_denial(claim, passage, verdict):
+    """Eighteenth pass, the hostile hole the seventeenth left: "if you ask me", "if I remember
+    correctly", 如果我没记错的话 condition the saying, not what is said, so a passage cannot excuse
+    its own denial with one. A condition on the deed still does."""
+    assert check(claim, passage)[0] == verdict

@@ -426,11 +426,35 @@ DATED = 8
 _AFTER_IF = re.compile(r"\b(?:and|that|which|who)\b[^.;:!?]*?\b(?:if|unless|whether)\b", re.I)
 
 
+# A condition on the saying, not on what is said: "if you ask me", "if I remember correctly", "if
+# memory serves", 如果我没记错的话 (eighteenth pass, the hostile hole left by the seventeenth: "Blake
+# did not go to the park if you ask me" excused its own denial). A fixed list of speech-act
+# conditionals; "if you like", "if you want" can condition a deed and are left out, and "if
+# anything" is one only before a comma or a pronoun's clause ("if anything, it grew", "if anything
+# she snuck out": WiCE; not "if anything does get thrown over": FRANK)
+_SPEECH_IF = re.compile(
+    r"\b(?:if|unless)\s+(?:you\s+(?:ask\s+me|will|please|must\s+know|want\s+my\s+opinion)|"
+    r"I\s+(?:may|might|can)\s+(?:say\s+so|add|be\s+honest|be\s+frank|ask)|I\s+may\b|"
+    r"I\s+(?:remember|recall)(?:\s+(?:it\s+)?(?:correctly|rightly|right|well))?|"
+    r"I(?:\s+am|['’]m)\s+(?:not\s+mistaken|(?:being\s+)?(?:honest|frank|candid))|"
+    r"memory\s+serves(?:\s+me)?(?:\s+(?:right|well|correctly))?|truth\s+be\s+told)\b|"
+    r"\bif\s+anything(?=\s*[,;:—–-]|\s+(?:I|he|she|it|we|they)\b)|"
+    r"(?:如果|要是|假如|若)我?(?:没有?记错|记得没错)(?:的话)?",
+    re.I,
+)
+
+
+def condition(text: str) -> re.Match[str] | None:
+    """The first condition (`_IF`) of `text` that bears on what it says: not one on the saying
+    (`_SPEECH_IF`)."""
+    return _IF.search(_SPEECH_IF.sub(lambda m: " " * len(m.group()), text))
+
+
 def _conditioned(part: str) -> bool:
-    """Whether a condition (`_IF`) in `part` bears on its denials: a Chinese one always; an
+    """Whether a condition (`condition`) in `part` bears on its denials: a Chinese one always; an
     English one when it opens `part` or stands before its first negation, or follows that
     negation with nothing that opens another clause between (`_AFTER_IF`)."""
-    if not (found := _IF.search(part)):
+    if not (found := condition(part)):
         return False
     if CJK.search(part) or not (first := _NEGATION.search(part)) or found.start() < first.start():
         return True
@@ -517,7 +541,7 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
         parts = [(part, units(part)) for part in statements(_ZERO.sub("no", carrier))]
         for part, _ in parts:
             share = len(units(part) & mine)
-            if _conditioned(part) and not _IF.search(sentence):
+            if _conditioned(part) and not condition(sentence):
                 continue  # "if it did not", 如没有…: a condition asserts nothing
             unasked = _unasked(part)
             for group, whole in zip(denials(unasked), denials(unasked, clause=True), strict=True):

@@ -1755,3 +1755,44 @@ def test_a_condition_on_the_saying_does_not_excuse_a_denial(claim, passage, verd
     correctly", 如果我没记错的话 condition the saying, not what is said, so a passage cannot excuse
     its own denial with one. A condition on the deed still does."""
     assert check(claim, passage)[0] == verdict
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        ("王熙凤生于末世的不幸。", "王熙凤生于末世的幸运。", "contradicted"),  # CiteCheck dev
+        ("报告说这次调整对企业有利。", "报告说这次调整对企业不利。", "contradicted"),
+        ("报告说他对结果满意。", "报告说他对结果不满。", "contradicted"),
+        ("报告说这种做法非法。", "报告说这种做法合法。", "contradicted"),
+        ("报告说她已婚。", "报告说她未婚。", "contradicted"),
+        ("他并不幸运。", "他并不幸运。", "consistent"),  # the same word is no opposite
+        ("报告说这是不法的行为。", "报告说这是违法的行为。", "consistent"),  # the list's near-synonyms
+        ("这个项目已经无望了。", "这个项目已经绝望了。", "consistent"),
+        ("这种鸟有别称。", "这种鸟有名称。", "consistent"),  # 别 denies nothing here
+    ],
+)  # fmt: skip
+def test_a_chinese_word_that_opens_with_a_negation_is_a_word_with_opposites(claim, passage, verdict):
+    """Nineteenth pass (CiteCheck dev): 不幸, 不利, 不满, 非法, 未婚 are words of their own, read
+    against their opposites (幸运, 有利, 满意, 合法, 已婚), not as a denial of one character; the
+    list's pairs of two negative words (不法 / 违法, 无望 / 绝望) are not opposites."""
+    assert check(claim, passage)[0] == verdict, check(claim, passage)
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        ("他有奖励。", "他没有任何奖励。", "contradicted"),
+        ("王琦瑶感到了轻松。", "反倒没有一阵轻松。", "contradicted"),  # OCNLI train.3k
+        ("王琦瑶感到了轻松。", "王琦瑶没有一丝轻松。", "contradicted"),
+        ("他没有任何奖励。", "他没有任何奖励。", "consistent"),
+        ("他有很多奖励。", "他并非没有奖励。", "consistent"),  # two denials say it
+        ("他有很多奖励。", "他不是没有任何奖励。", "consistent"),
+        ("他没有奖励。", "他不是没有奖励。", "contradicted"),
+        ("他想去。", "他不是不想去，而是没时间。", "consistent"),
+        ("有理数和无理数统称为实数。", "有理数和无理数统称为实数，有理数是整数和分数的统称。", "consistent"),
+    ],
+)  # fmt: skip
+def test_an_emphatic_denial_denies_and_a_double_one_affirms(claim, passage, verdict):
+    """Nineteenth pass: 没有任何 / 一丝 / 一点 deny the word after them ("not any"); 不是没有,
+    并非没有 ("it is not that there is none") say it; a list of 有理 and 无理 is no opposite."""
+    assert check(claim, passage)[0] == verdict, check(claim, passage)

@@ -1789,10 +1789,16 @@ def test_a_chinese_word_that_opens_with_a_negation_is_a_word_with_opposites(clai
         ("他有很多奖励。", "他不是没有任何奖励。", "consistent"),
         ("他没有奖励。", "他不是没有奖励。", "contradicted"),
         ("他想去。", "他不是不想去，而是没时间。", "consistent"),
+        ("她爱吃炒肝。", "这炒肝她不是真的爱吃。", "contradicted"),  # OCNLI train.3k
+        ("他理解这个问题。", "他并不真正理解这个问题。", "contradicted"),
+        ("他是朋友。", "他不是真正的朋友。", "consistent"),  # 真正的: a kind of friend
+        ("他喜欢跑步。", "他不是真的不喜欢跑步。", "consistent"),
+        ("这个报道真实。", "这个报道不真实。", "contradicted"),
         ("有理数和无理数统称为实数。", "有理数和无理数统称为实数，有理数是整数和分数的统称。", "consistent"),
     ],
 )  # fmt: skip
 def test_an_emphatic_denial_denies_and_a_double_one_affirms(claim, passage, verdict):
-    """Nineteenth pass: 没有任何 / 一丝 / 一点 deny the word after them ("not any"); 不是没有,
-    并非没有 ("it is not that there is none") say it; a list of 有理 and 无理 is no opposite."""
+    """Nineteenth pass: 没有任何 / 一丝 / 一点 / 真的 deny the word after them ("not any", "not
+    really"); 不是没有, 并非没有 ("it is not that there is none") say it; a list of 有理 and 无理
+    is no opposite."""
     assert check(claim, passage)[0] == verdict, check(claim, passage)

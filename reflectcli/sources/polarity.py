@@ -94,7 +94,7 @@ def _negations(text: str) -> list[re.Match[str]]:
 # "whether", 别人 "others", 特别 "especially", 非洲 "Africa", 不良 "bad", 看不起 "despise"), nor
 # twice (不能不 "must", 无不 "all")
 _ZH_NOT_NEGATION = re.compile(r"[不没]有?[能会可敢]不|无不|不无|没有不|"
-                              r"(?:并不是|不是|并非)(?:没有?|不|无)(?![数论疑])|不断|不同|不一(?!定)|不相同|不止|非同|"
+                              r"(?:并不是|不是|并非)(?:真的)?(?:没有?|不|无)(?![数论疑])|不断|不同|不一(?!定)|不相同|不止|非同|"
                               r"不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|不敌|"
                               r"无数|相安无事|毫不犹豫|不管|不论|无疑|莫过于|别人|别的|特别|区别|分别|告别|级别|不良|"
                               r"类别|性别|个别|识别|辨别|派别|差别|别名|别称|别号|别墅|别处|别致|别具|别有|别针|离别|送别|道别|辞别|鉴别|判别|"
@@ -251,7 +251,12 @@ def _opening(span: str) -> int:
     and a classifier (不是一位实力派, 不是个动物; CiteCheck dev, fifth pass). `_heads` steps over
     them, and a negation's scope does not count them: 不是一个以奖励全球…为宗旨的 denies 奖励
     (eighth pass)."""
-    if (span[:1] == "一" and span[1:2] in _CLASSIFIER_ZH) or span[:2] in _COVERB2_ZH or span[:2] in _ANY_ZH:
+    if (
+        (span[:1] == "一" and span[1:2] in _CLASSIFIER_ZH)
+        or span[:2] in _COVERB2_ZH
+        or span[:2] in _ANY_ZH
+        or (span[:2] == "真正" and span[2:3] != "的")
+    ):
         return 2
     if span and (span[0] in _COVERB_ZH or (span[0] in "个种" and span[:2] not in _CLASSIFIED_ZH)):
         return 1
@@ -355,7 +360,8 @@ _CLASSIFIER_ZH = frozenset("个位种名家款部件项条次本座只")
 _COVERB2_ZH = frozenset(("关于", "对于", "通过", "根据", "按照", "依照"))  # 不是关于国内的 → 国内
 # "any", "the least": a denial made emphatic, denying the word after it (没有任何奖励 → 奖励,
 # 没有一丝轻松 → 轻松; nineteenth pass, OCNLI train.3k)
-_ANY_ZH = frozenset(("任何", "丝毫", "一点", "一丝", "半点", "一阵", "一毫"))
+_ANY_ZH = frozenset(("任何", "丝毫", "一点", "一丝", "半点", "一阵", "一毫", "真的"))  # 不是真的爱吃 → 爱吃
+# (真正 too, as an adverb: 并不真正理解 → 理解; not 真正的 "true", which names a kind: 不是真正的朋友)
 _CLASSIFIED_ZH = frozenset(
     ("个人", "个别", "个性", "个体", "种类", "种族", "种子", "种植")
 )  # words, no classifier

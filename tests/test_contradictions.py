@@ -1802,3 +1802,26 @@ def test_an_emphatic_denial_denies_and_a_double_one_affirms(claim, passage, verd
     really"); 不是没有, 并非没有 ("it is not that there is none") say it; a list of 有理 and 无理
     is no opposite."""
     assert check(claim, passage)[0] == verdict, check(claim, passage)
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        ("这个政策有利。", "这个政策并非不利。", "consistent"),
+        ("他对结果很满意。", "他对结果毫无不满。", "consistent"),
+        ("他很满意。", "他没有任何不满。", "consistent"),
+        ("这种做法合法。", "这种做法并非非法。", "consistent"),
+        ("她已婚。", "她不是未婚。", "consistent"),
+        ("他很幸运。", "他并不是不幸。", "consistent"),
+        ("他愿意去。", "他不是不愿去。", "consistent"),
+        ("两个方案相同。", "两个方案并不是不同的。", "consistent"),
+        ("这是平常的事。", "这不是非常的事。", "consistent"),
+        ("他不断努力。", "他并非不断努力，而是偶尔努力。", "contradicted"),
+        ("他不管别人怎么说。", "他不是不管别人怎么说。", "contradicted"),
+    ],
+)  # fmt: skip
+def test_a_denial_before_a_word_that_opens_with_one_still_denies_it(claim, passage, verdict):
+    """Nineteenth pass, its review: 不利, 不满, 未婚 are words of their own, so only their own
+    negation character is read as part of the word; a denial before them (并非不利, 毫无不满)
+    denies the word, and 不断, 不管, 不同 after 不是 are words, not a second denial."""
+    assert check(claim, passage)[0] == verdict, check(claim, passage)

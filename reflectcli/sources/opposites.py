@@ -7,7 +7,6 @@ outside the scope of a negation (`polarity.denied`)."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from reflectcli.sources.polarity import (
     _FUNCTION_ZH,
@@ -18,6 +17,7 @@ from reflectcli.sources.polarity import (
     denied,
     denied_spans,
     in_spans,
+    lexical_negatives,
     statements,
 )
 from reflectcli.sources.words import terms
@@ -103,27 +103,6 @@ def _ours_en() -> dict[str, set[str]]:
 _OURS_EN: dict[str, set[str]] | None = None
 
 
-# a word of the list that opens with a negation and is a word of its own (不幸 "misfortune",
-# 不利, 非法, 未婚), against an opposite that keeps what it denies (幸运, 有利, 合法, 已婚) and is
-# not itself a negative word (不法 / 违法, 不当 / 失当: the list's pairs of near-synonyms)
-_NEGATIVE_START = re.compile(r"[不没未无非否别勿违失绝]")  # 无望 / 绝望: the same
-
-
-@lru_cache(maxsize=1)
-def lexical_negatives() -> dict[str, frozenset[str]]:
-    """The Chinese list's words that open with a negation character and whose opposite holds
-    the rest of the word (不幸 → {幸运}, 不满 → {满意}, 否定 → {肯定}); each read as a word, not as a
-    denial of a single character (nineteenth pass: 生于末世的不幸 / 生于末世的幸运 was consistent)."""
-    out: dict[str, frozenset[str]] = {}
-    for word, others in chinese_opposites().items():
-        if not _ZH_NEGATION.match(word) or word[0] == "别" or word == "否则":
-            continue  # 别名, 别字, 否则 deny nothing
-        kept = frozenset(o for o in others if set(o) & set(word[1:]) and not _NEGATIVE_START.match(o))
-        if kept:
-            out[word] = kept
-    return out
-
-
 def _zh_words(text: str) -> tuple[list[tuple[str, int]], list[str]]:
     """The Chinese words of two or three characters in `text` that no negation precedes or
     holds in its scope (不是直达, 不能容忍…被破坏), with their places; and the characters as
@@ -132,18 +111,21 @@ def _zh_words(text: str) -> tuple[list[tuple[str, int]], list[str]]:
     # a negation's character that ends a word of its own does not deny the next word (特别担心
     # says 担心, 无不赞成 says 赞成); one inside such a word still does (不一致 does not say 一致)
     plain = _ZH_NOT_NEGATION.sub(lambda m: "\0" * len(m.group()), chars) + "."
-    scope = {w for w in denied(text, clause=True) if CJK.search(w)}
-    # a word such as 无理 is read as a word, so the opposite its denial stands for (有理) is no
-    # denial elsewhere in the text (有理数和无理数: both said, a list; CiteCheck test)
+    # a word such as 不幸 or 无理 is a word of its own: its negation character does not deny it,
+    # while a denial before it does (并非不利, 毫无不满, 没有任何不满: no 不利, no 不满). Its negation
+    # still denies what follows it (不能容忍…被破坏), but not the opposite it stands for
+    # (有理数和无理数 does not deny 有理: CiteCheck test)
     lexical = lexical_negatives()
-    for word in {chars[i : i + n] for n in (2, 3) for i in range(len(chars))} & lexical.keys():
-        scope -= lexical[word]
+    own = tuple(sorted({text[i : i + n] for n in (2, 3) for i in range(len(text))} & lexical.keys()))
+    scope = {w for w in denied(text, clause=True) if CJK.search(w)}
+    scope -= {o for word in own for o in lexical[word]}
+    outer = {w for w in denied(text, clause=True, own=own) if CJK.search(w)} if own else scope
     found = []
     for n in (2, 3):
         for i in range(len(chars) - n + 1):
             ended = plain[i - 1] == "\0" and plain[i] != "\0"
-            negated = i and _ZH_NEGATION.match(chars[i - 1]) and not ended or chars[i : i + 2] in scope
-            if negated and chars[i : i + n] not in lexical_negatives():
+            denying = outer if chars[i : i + n] in lexical else scope
+            if i and _ZH_NEGATION.match(chars[i - 1]) and not ended or chars[i : i + 2] in denying:
                 continue
             found.append((chars[i : i + n], i))
     return found, [ch if CJK.match(ch) and ch not in _FUNCTION_ZH else "" for ch in chars]

@@ -93,8 +93,14 @@ def _negations(text: str) -> list[re.Match[str]]:
 # 不同 "different", 未来 "future", 非常 "very", 无论 "whatever", 不仅 "not only", 有没有 and 是否
 # "whether", 别人 "others", 特别 "especially", 非洲 "Africa", 不良 "bad", 看不起 "despise"), nor
 # twice (不能不 "must", 无不 "all")
+# the second characters of the Chinese list's words that open with 不 (`lexical_negatives`: 不幸,
+# 不利 …): a denial before one of them denies that word (并不是不幸), it makes no double denial
+_NOT_WORD_ZH = (
+    "一久伏休倦值停允公关再决凡利力可吉同和妨安宜巧幸必快惯愿敢料曾服满爽甘端等能行要讳许论该详足适雅高"
+)
 _ZH_NOT_NEGATION = re.compile(r"[不没]有?[能会可敢]不|无不|不无|没有不|"
-                              r"(?:并不是|不是|并非)(?:真的)?(?:没有?|不|无)(?![数论疑])|不断|不同|不一(?!定)|不相同|不止|非同|"
+                              r"(?:并不是|不是|并非)(?:真的)?(?:没有?(?!不)|不(?![断同止仅但过久少错良管敌禁免由外动]|一(?!定))"
+                              rf"(?![{_NOT_WORD_ZH}])|无(?![数论疑不]))|不断|不同|不一(?!定)|不相同|不止|非同|"
                               r"不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|不敌|"
                               r"无数|相安无事|毫不犹豫|不管|不论|无疑|莫过于|别人|别的|特别|区别|分别|告别|级别|不良|"
                               r"类别|性别|个别|识别|辨别|派别|差别|别名|别称|别号|别墅|别处|别致|别具|别有|别针|离别|送别|道别|辞别|鉴别|判别|"
@@ -160,11 +166,14 @@ _ASIDE_AFTER = re.compile(
 )
 
 
-def denials(text: str, scope: int = SCOPE, clause: bool = False, sentence: bool = False) -> list[list[str]]:
+def denials(
+    text: str, scope: int = SCOPE, clause: bool = False, sentence: bool = False, own: tuple[str, ...] = ()
+) -> list[list[str]]:
     """What each negation of `text` denies, in order: the first content words after it (all of
     its clause when `clause`; English, to its sentence's end when `sentence` too); in CJK, the
     pairs of characters in the few characters after it (a light verb skipped; its clause when
-    `clause`), or the one character a clause ends on."""
+    `clause`), or the one character a clause ends on. The Chinese words `own` are words of their
+    own (不幸): their negation character denies nothing."""
     out: list[list[str]] = []
     found = _negations(text) if _NEGATION.search(text) else []
     words = placed(text) if found else []
@@ -184,6 +193,8 @@ def denials(text: str, scope: int = SCOPE, clause: bool = False, sentence: bool 
     if not CJK.search(text):
         return out
     cleaned = _ZH_NOT_NEGATION.sub(lambda m: "\0" * len(m.group()), text)
+    for word in own:
+        cleaned = cleaned.replace(word, "\0" * len(word))
     for match in _ZH_NEGATION.finditer(cleaned):
         before, after = text[: match.start()][-1:], text[match.end() : match.end() + REACH]
         if (
@@ -263,9 +274,30 @@ def _opening(span: str) -> int:
     return 0
 
 
-def denied(text: str, scope: int = SCOPE, clause: bool = False) -> set[str]:
+def denied(text: str, scope: int = SCOPE, clause: bool = False, own: tuple[str, ...] = ()) -> set[str]:
     """What the negations of `text` deny (`denials`, together)."""
-    return {word for group in denials(text, scope, clause) for word in group}
+    return {word for group in denials(text, scope, clause, own=own) for word in group}
+
+
+# a word of the list that opens with a negation and is a word of its own (不幸 "misfortune",
+# 不利, 非法, 未婚), against an opposite that keeps what it denies (幸运, 有利, 合法, 已婚) and is
+# not itself a negative word (不法 / 违法, 不当 / 失当, 无望 / 绝望: the list's near-synonyms)
+_NEGATIVE_START = re.compile(r"[不没未无非否别勿违失绝]")
+
+
+@lru_cache(maxsize=1)
+def lexical_negatives() -> dict[str, frozenset[str]]:
+    """The Chinese list's words that open with a negation character and whose opposite holds
+    the rest of the word (不幸 → {幸运}, 不满 → {满意}, 否定 → {肯定}); each read as a word, not as a
+    denial of a single character (nineteenth pass: 生于末世的不幸 / 生于末世的幸运 was consistent)."""
+    out: dict[str, frozenset[str]] = {}
+    for word, others in chinese_opposites().items():
+        if not _ZH_NEGATION.match(word) or word[0] == "别" or word == "否则":
+            continue  # 别名, 别字, 否则 deny nothing
+        kept = frozenset(o for o in others if set(o) & set(word[1:]) and not _NEGATIVE_START.match(o))
+        if kept:
+            out[word] = kept
+    return out
 
 
 def negated(text: str) -> bool:

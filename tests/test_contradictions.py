@@ -1825,3 +1825,11 @@ def test_a_denial_before_a_word_that_opens_with_one_still_denies_it(claim, passa
     negation character is read as part of the word; a denial before them (并非不利, 毫无不满)
     denies the word, and 不断, 不管, 不同 after 不是 are words, not a second denial."""
     assert check(claim, passage)[0] == verdict, check(claim, passage)
+
+
+def test_every_word_of_the_list_that_opens_with_bu_is_left_whole_by_the_double_denial():
+    """The double denial (不是不…) spares the second character of every 不-word of the Chinese list
+    (`polarity._NOT_WORD_ZH` is written out, the list is read at run time: they must agree)."""
+    from reflectcli.sources.polarity import _NOT_WORD_ZH, lexical_negatives
+
+    assert {w[1] for w in lexical_negatives() if w[0] == "不"} <= set(_NOT_WORD_ZH)

@@ -93,6 +93,12 @@ SHAPES: dict = {
         lambda n: "They met " + ", ".join(f"Xq{i} Zed in Town{i}" for i in range(n // 5)) + ".",
         lambda n: "They met " + ", ".join(f"Bob Yar in Town{i}" for i in range(n // 5)) + ".",
     ),
+    # nineteenth pass: words that open with a negation (不幸, 不利), double and emphatic denials,
+    # repeated, against a claim holding their opposites
+    "并非不利，不是没有任何不幸 …": (
+        "他很幸运，这对他有利",
+        lambda n: "他并非不利，不是没有任何不幸，" * (n // 14) + "这对他有利。",
+    ),
     "claim: 12 films in 1990, … / …": (
         lambda n: "The studio made " + ", ".join(f"{i} films in {1900 + i % 99}" for i in range(n // 5)),
         lambda n: " ".join(f"The studio sold {i} films in {1900 + i % 99}." for i in range(n // 6)),

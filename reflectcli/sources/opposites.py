@@ -116,7 +116,8 @@ def _zh_words(text: str) -> tuple[list[tuple[str, int]], list[str]]:
     # still denies what follows it (不能容忍…被破坏), but not the opposite it stands for
     # (有理数和无理数 does not deny 有理: CiteCheck test)
     lexical = lexical_negatives()
-    own = tuple(sorted({text[i : i + n] for n in (2, 3) for i in range(len(text))} & lexical.keys()))
+    at = [m.start() for m in _ZH_NEGATION.finditer(text)]  # each such word opens with a negation
+    own = tuple(sorted({text[i : i + n] for i in at for n in (2, 3)} & lexical.keys()))
     scope = {w for w in denied(text, clause=True) if CJK.search(w)}
     scope -= {o for word in own for o in lexical[word]}
     outer = {w for w in denied(text, clause=True, own=own) if CJK.search(w)} if own else scope

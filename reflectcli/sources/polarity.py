@@ -282,7 +282,7 @@ def denied(text: str, scope: int = SCOPE, clause: bool = False, own: tuple[str, 
 # a word of the list that opens with a negation and is a word of its own (不幸 "misfortune",
 # 不利, 非法, 未婚), against an opposite that keeps what it denies (幸运, 有利, 合法, 已婚) and is
 # not itself a negative word (不法 / 违法, 不当 / 失当, 无望 / 绝望: the list's near-synonyms)
-_NEGATIVE_START = re.compile(r"[不没未无非否别勿违失绝]")
+_NEGATIVE_START = re.compile(_ZH_NEGATION.pattern[:-1] + "违失绝]")  # a negation, or 违法, 失当, 绝望
 
 
 @lru_cache(maxsize=1)

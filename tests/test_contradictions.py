@@ -1787,6 +1787,7 @@ def test_a_chinese_word_that_opens_with_a_negation_is_a_word_with_opposites(clai
         ("他没有任何奖励。", "他没有任何奖励。", "consistent"),
         ("他有很多奖励。", "他并非没有奖励。", "consistent"),  # two denials say it
         ("他有很多奖励。", "他不是没有任何奖励。", "consistent"),
+        ("他有很多奖励。", "他并非<!-- 注释 -->没有奖励。", "consistent"),  # a hidden comment is a space
         ("他没有奖励。", "他不是没有奖励。", "contradicted"),
         ("他想去。", "他不是不想去，而是没时间。", "consistent"),
         ("她爱吃炒肝。", "这炒肝她不是真的爱吃。", "contradicted"),  # OCNLI train.3k
@@ -1833,3 +1834,44 @@ def test_every_word_of_the_list_that_opens_with_bu_is_left_whole_by_the_double_d
     from reflectcli.sources.polarity import _NOT_WORD_ZH, lexical_negatives
 
     assert {w[1] for w in lexical_negatives() if w[0] == "不"} <= set(_NOT_WORD_ZH)
+
+
+@pytest.mark.parametrize("critic", ["llm", "checklist"])
+def test_a_chinese_run_never_passes_holding_a_word_its_source_says_the_opposite_of(
+    fake, runs_dir, tmp_path, critic
+):
+    """Nineteenth pass, end to end: the writer cites a note that calls the reform 有利 with "不利";
+    a credulous critic (9, every claim supported) and the checklist alike leave the run unpassed,
+    the claim in known issues and its verdict in References."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "gaige.md").write_text("# 税制改革\n\n这次税制改革对小企业有利。改革从2019年开始实施。\n")
+    library.add(runs_dir, [str(notes)])
+    titles = ["税制改革的影响", "改革的实施"]
+
+    def answer(step: str, messages) -> str:
+        prompt, kind = prompt_text(messages), step.split(":")[0]
+        if kind == "plan":
+            return json.dumps({"sections": [{"title": t, "goal": "税制改革 小企业 有利"} for t in titles]})
+        ident = (re.findall(r"\[(S\d+)\]", prompt) or ["S1"])[0]
+        if kind == "review":
+            claims = [{"claim": c, "source": s, "verdict": "supported", "quote": "", "reason": "原文如此"}
+                      for c, s in re.findall(r"^(C\d+) \[(S\d+)[^\]]*\]:", prompt, re.M)]  # fmt: skip
+            return json.dumps({"score": 9, "dimensions": dict.fromkeys(
+                ("accuracy", "completeness", "readability", "structure"), 9), "feedback": FEEDBACK,
+                "improvements": [], "claims": claims})  # fmt: skip
+        body = f"这次税制改革对小企业不利 [{ident}]。"
+        if kind == "revise" and "<section>" not in prompt:
+            return "\n\n".join(f"## {t}\n\n{body}" for t in titles)
+        return body
+
+    fake.responder = answer
+    result = Runner(quiet_ui()).write("税制改革", settings(
+        runs_dir, max_sections=2, max_rounds=2, threshold=8, critic=critic,
+        research={"sources": "local"}))  # fmt: skip
+    state, out = outputs(runs_dir, result.thread_id)
+    assert state["stop_reason"] != "passed"
+    assert any("不利" in k["issue"] for k in state["known_issues"]), state["known_issues"]
+    claims = json.loads(out["json"])["claims"]
+    assert any("不利" in c["sentence"] and c["verdict"] == "contradicted" for c in claims), claims
+    assert "有利" in out["md"][out["md"].index("References") :]  # the quote beside the verdict

@@ -82,6 +82,17 @@ def test_a_query_of_stop_words_finds_nothing_and_says_why(runs_dir, tmp_path):
     assert found["hits"] == [] and "holds only stop words" in found["notes"][0]["note"]
 
 
+@pytest.mark.parametrize("query", ["2024", "2024 12"])
+def test_a_query_of_numbers_alone_is_searched_without_a_crash(runs_dir, tmp_path, query):
+    """A task of no content word that the library still matches ("2024") weighs nothing: its
+    hits hold no share of it (it divided by zero in `share` and ended the run with a traceback)."""
+    (tmp_path / "a.md").write_text("# Sales 2024\n\nSales rose by 12 per cent in 2024, the report says.\n")
+    library.add(runs_dir, [str(tmp_path / "a.md")])
+    found = LocalRetriever(runs_dir)(query)
+    assert found["hits"] and all(h["share"] == 0 for h in found["hits"])
+    assert relevant([(query, found["hits"])], 3) == []
+
+
 def test_auto_uses_the_library_only_when_it_holds_the_task(tmp_path, runs_dir, scripted):
     from reflectcli.runner import Runner
     from reflectcli.sources.research import resolve_mode

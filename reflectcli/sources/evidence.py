@@ -74,7 +74,9 @@ def share(weights: dict[str, float], text: str) -> float:
     lacks ("lighthouses", in no source at all) is the largest. One word alone never carries a
     match: a text holding fewer than two of the query's stems (when it has two) holds 0."""
     whole = sum(weights.values())
-    found = content_stems(text) if whole > 0 else set()
+    if whole <= 0:
+        return 0.0  # a query of no content word ("t 0", "the 1450") holds no weight to share
+    found = content_stems(text)
     held = [stem for stem in weights if stem in found]
     if len(held) < min(2, len(weights)):
         return 0.0

@@ -1836,6 +1836,49 @@ def test_every_word_of_the_list_that_opens_with_bu_is_left_whole_by_the_double_d
     assert {w[1] for w in lexical_negatives() if w[0] == "不"} <= set(_NOT_WORD_ZH)
 
 
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        ("他的行为是不法行为。", "他的行为是违法行为。", "consistent"),
+        ("他的行为是违法行为。", "他的行为是不法行为。", "consistent"),
+        ("他的行为是合法行为。", "他的行为是违法行为。", "contradicted"),
+        ("他很满意。", "他没有不满。", "consistent"),
+        ("他没有不满。", "他很满意。", "consistent"),
+        ("他很不满。", "他没有不满。", "contradicted"),
+        ("他并不否认这件事。", "他承认这件事。", "consistent"),
+        ("他承认这件事。", "他并不否认这件事。", "consistent"),
+        ("他否认这件事。", "他并不否认这件事。", "contradicted"),
+        ("他并不否认这件事。", "他否认这件事。", "contradicted"),
+        ("他的别名是老王。", "他的笔名是老王。", "consistent"),
+        ("这个药失效了。", "这个药没有失效。", "contradicted"),
+        ("乐手需要不能看懂总谱。", "乐手需要能够看懂总谱。", "contradicted"),  # 要不 is no double denial
+    ],
+)  # fmt: skip
+def test_a_negative_word_and_a_denied_denial_say_what_they_mean(claim, passage, verdict):
+    """Twentieth pass (the false alarms and misses left open by the nineteenth): 违法 denies 法 as
+    不法 does, 没有不满 and 并不否认 affirm (满意, 承认), 别名 / 笔名 are no opposites."""
+    assert check(claim, passage)[0] == verdict, check(claim, passage)
+
+
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        ("The method works.", "The method does __not__ work.", "contradicted"),
+        ("The method works.", "The method does ***not*** work.", "contradicted"),
+        ("他很幸运。", "他很**不**幸。", "contradicted"),
+        ("毕昇发明了活字印刷术。", "毕昇*没有*发明活字印刷术。", "contradicted"),
+        ("The grid has 24 cells.", "The grid has 2*3*4 cells.", "contradicted"),
+        ("The flag is set by max_len_value.", "The flag is set by max_len_value.", "consistent"),
+    ],
+)
+def test_markdown_emphasis_is_read_as_the_words_it_holds(claim, passage, verdict):
+    """A note written in Markdown: **不**幸 is 不幸 and __not__ is "not" to a reader; a product
+    written 2*3*4 and a snake_case name keep their characters."""
+    found = examine(claim, passage)
+    assert found.verdict == verdict, found
+    assert "*" not in found.quote.replace("2*3*4", "") and "__" not in found.quote
+
+
 @pytest.mark.parametrize("critic", ["llm", "checklist"])
 def test_a_chinese_run_never_passes_holding_a_word_its_source_says_the_opposite_of(
     fake, runs_dir, tmp_path, critic

@@ -33,6 +33,7 @@ _OURS = [
     ("增加", "减少"), ("增长", "下降"), ("增长", "减少"), ("上升", "下降"), ("之前", "之后"),
     ("以前", "以后"), ("最大", "最小"), ("最高", "最低"), ("多于", "少于"), ("成功", "失败"),
     ("不同", "相同"), ("不同", "一样"), ("不一", "一样"), ("不一", "一致"), ("第一", "最后"),
+    ("合法", "违法"),
 ]  # fmt: skip
 # a numeral (not 一: 一部分 "a part") counts the word after it
 _ZH_COUNT = frozenset("二两三四五六七八九十百千万几")
@@ -111,6 +112,10 @@ def _zh_words(text: str) -> tuple[list[tuple[str, int]], list[str]]:
     # a negation's character that ends a word of its own does not deny the next word (特别担心
     # says 担心, 无不赞成 says 赞成); one inside such a word still does (不一致 does not say 一致)
     plain = _ZH_NOT_NEGATION.sub(lambda m: "\0" * len(m.group()), chars) + "."
+    # where a double denial ends on a negation character (没有不满; not 要不 "or else")
+    twice = {
+        m.end() - 1 for m in _ZH_NOT_NEGATION.finditer(chars) if len(_ZH_NEGATION.findall(m.group())) > 1
+    }
     # a word such as 不幸 or 无理 is a word of its own: its negation character does not deny it,
     # while a denial before it does (并非不利, 毫无不满, 没有任何不满: no 不利, no 不满). Its negation
     # still denies what follows it (不能容忍…被破坏), but not the opposite it stands for
@@ -128,6 +133,8 @@ def _zh_words(text: str) -> tuple[list[tuple[str, int]], list[str]]:
             denying = outer if chars[i : i + n] in lexical else scope
             if i and _ZH_NEGATION.match(chars[i - 1]) and not ended or chars[i : i + 2] in denying:
                 continue
+            if i in twice and chars[i : i + n] in lexical:
+                continue  # 没有不满 "no complaint" ends a double denial: it says no 不满 (twentieth pass)
             found.append((chars[i : i + n], i))
     return found, [ch if CJK.match(ch) and ch not in _FUNCTION_ZH else "" for ch in chars]
 

@@ -99,6 +99,7 @@ _NOT_WORD_ZH = (
     "一久伏休倦值停允公关再决凡利力可吉同和妨安宜巧幸必快惯愿敢料曾服满爽甘端等能行要讳许论该详足适雅高"
 )
 _ZH_NOT_NEGATION = re.compile(r"[不没]有?[能会可敢]不|无不|不无|没有不|"
+                              r"(?:[不没未]有?[能可]?|无法)否(?=认|定)|"  # 并不否认, 不可否认: 承认
                               r"(?:并不是|不是|并非)\s?(?:真的\s?)?(?:没有?(?!不)|不(?![断同止仅但过久少错良管敌禁免由外动]|一(?!定))"
                               rf"(?![{_NOT_WORD_ZH}])|无(?![数论疑不]))|不断|不同|不一(?!定)|不相同|不止|非同|"
                               r"不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|不敌|"
@@ -588,7 +589,7 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
                 continue  # "if it did not", 如没有…: a condition asserts nothing
             unasked = _unasked(part)
             for group, whole in zip(denials(unasked), denials(unasked, clause=True), strict=True):
-                found = [w for w in _heads(group) if w in said]
+                found = [w for w in _heads(group) if w in said and not _only_in_negative_word(plain, w)]
                 dated = (set(whole[:DATED]) & _timed_years(unasked)) | {w for w in group if w.isdigit()}
                 if dated - numbers and all(gives(sentence, n) for n in dated - numbers):
                     dated = numbers  # "more than 100" / "did not exhume 116": the claim's number
@@ -829,6 +830,21 @@ def _both_free(group: list[str], clause: str, carriers: list[str]) -> bool:
     )
 
 
+@lru_cache(maxsize=1)
+def _negative_words_zh() -> frozenset[str]:
+    """The Chinese list's words of two characters that open with 违, 失 or 绝 (违法, 失效, 绝望):
+    each denies what follows its first character, though no negation does."""
+    return frozenset(w for w in chinese_opposites() if len(w) == 2 and w[0] in "违失绝")
+
+
+def _only_in_negative_word(text: str, word: str) -> bool:
+    """Whether each place of the CJK pair `word` in `text` opens inside such a word: 违法行为 says
+    no 法行 that 不法行为 denies (twentieth pass)."""
+    chars = _zh(text)
+    ats = [m.start() for m in re.finditer(re.escape(word), chars)]
+    return bool(ats) and all(at and chars[at - 1] + word[0] in _negative_words_zh() for at in ats)
+
+
 def _denied_otherwise(where: str, word: str) -> bool:
     """Whether `where` denies `word` in other words ("prohibited the sale", 禁止使用): English, a
     denying word anywhere before it in the statement ("an actress who refused to be a model" does not
@@ -837,6 +853,8 @@ def _denied_otherwise(where: str, word: str) -> bool:
     not deny 背叛 (CiteCheck dev)."""
     if not CJK.search(word):
         return _denied_later(where, word)
+    if _only_in_negative_word(where, word):
+        return True
     for clause in _CJK_CLAUSE.split(_ASPECT.sub("", where)):
         at = clause.find(word)
         if at >= 0 and any(m.start() < at or clause[: m.start()].endswith(("被", "遭", "受到", "遭到"))
@@ -883,6 +901,8 @@ def _unmatched(
                 continue
             if _both_free(group, part, carriers):
                 continue
+            if len(group) > 1 and CJK.search(group[1]) and _only_in_negative_word(where, group[1]):
+                continue  # 不法行为 / 违法行为: the carrier's own negative word denies it too
             if (heads := set(_heads(group))) & units(where) and not heads & stated_there:
                 continue  # said only in a condition ("If I had a job, …"), or as "like" is in "It's like …"
             if group[0] in _UNABLE and _cannot_either(whole, where):

@@ -67,11 +67,19 @@ def english_opposites() -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
+# pairs of the Chinese list that are no opposites: another name (别名 "alias" / 笔名 "pen name"),
+# one wrong done (不法 / 违法, both "unlawful"); read in real text (twentieth pass)
+_NOT_OPPOSITES_ZH = frozenset((frozenset(("别名", "笔名")), frozenset(("不法", "违法"))))
+
+
 @lru_cache(maxsize=1)
 def chinese_opposites() -> dict[str, frozenset[str]]:
-    """Each Chinese word of the list and its opposite words (有效 → {无效}), both ways."""
+    """Each Chinese word of the list and its opposite words (有效 → {无效}), both ways; not the
+    list's few near-synonyms (`_NOT_OPPOSITES_ZH`)."""
     out: dict[str, set[str]] = {}
     for a, b in _pairs("antonyms_zh.txt"):
+        if frozenset((a, b)) in _NOT_OPPOSITES_ZH:
+            continue
         out.setdefault(a, set()).add(b)
         out.setdefault(b, set()).add(a)
     return {k: frozenset(v) for k, v in out.items()}

@@ -99,6 +99,10 @@ SHAPES: dict = {
         "他很幸运，这对他有利",
         lambda n: "他并非不利，不是没有任何不幸，" * (n // 14) + "这对他有利。",
     ),
+    # twentieth pass: Markdown emphasis marks that never close ("*a " repeated took 5 s at
+    # 16,000 before their span was bounded), and 违法 / 并不否认 repeated
+    "*a *a *a … / _a _a …": (CLAIM_EN, lambda n: "The studio made " + "*a _a " * (n // 2) + "films."),
+    "违法，并不否认 …": ("他承认这是合法行为", lambda n: "他并不否认这是违法行为，" * (n // 11) + "他承认。"),
     "claim: 12 films in 1990, … / …": (
         lambda n: "The studio made " + ", ".join(f"{i} films in {1900 + i % 99}" for i in range(n // 5)),
         lambda n: " ".join(f"The studio sold {i} films in {1900 + i % 99}." for i in range(n // 6)),

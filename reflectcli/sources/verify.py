@@ -204,9 +204,10 @@ _APOSTROPHE = str.maketrans({"\u2019": "'", "\u02bc": "'", "\uff07": "'", "\u00b
 # ... and Markdown's emphasis marks, read as the words they hold: "does __not__ work", 这是一件**不**幸
 # 的事 (twentieth pass; `*` where no digit stands beside it, so 2*3*4 keeps its numbers; `_` not
 # inside an English word, as CommonMark reads them: snake_case_name stays)
-_EMPHASIS = re.compile(
-    r"(?<![0-9*])(\*{1,3})(?=[^\s*])([^\n]*?[^\s*])\1(?![0-9*])"
-    r"|(?<![A-Za-z0-9_])(_{1,3})(?=[^\s_])([^\n]*?[^\s_])\3(?![A-Za-z0-9_])"
+EMPHASIS = 300  # characters (a clause: a negation's `REACH`)
+_EMPHASIS = re.compile(  # (at most `EMPHASIS` characters emphasised: "*a " 16,000 times took 5 s)
+    rf"(?<![0-9*])(\*{{1,3}})(?=[^\s*])([^\n]{{0,{EMPHASIS}}}?[^\s*])\1(?![0-9*])"
+    rf"|(?<![A-Za-z0-9_])(_{{1,3}})(?=[^\s_])([^\n]{{0,{EMPHASIS}}}?[^\s_])\3(?![A-Za-z0-9_])"
 )
 
 

@@ -18,11 +18,16 @@ of `supported` end to end; invented citations in the outputs of scripted grounde
 4. No contradiction ships (issue 32): the same scripted writer, a credulous critic (score 9,
    every claim supported) and the checklist critic; passed runs holding a claim code found
    contradicted, and such claims missing from the References. Target: 0 and 0.
+4b. No false claim ships, on real text (issue 32, twentieth pass): the same, on a library of
+   WiCE test's and CiteCheck test's passages (`real_set`: 16 true claims each, their claim-side
+   mutations, and the claim cited to its passage mutated); per language and critic, also the
+   false claims the outputs hold by the verdict References shows (`consistent`: code's misses).
 5. Invented citations: 20 scripted runs where the writer cites held ids and, at random
    (seeded), ids the run does not hold; every output (artifact, md, report, json, html) is
    scanned for `[Sn]` and `#ref-Sn` not in the run's evidence. Target: 0.
 
     python bench/bench_verifier.py [--seed N] [--corpus DIR]
+    python bench/bench_verifier.py --ships-only --ships-seed S --threshold T   # 4 and 4b alone (~1.5 min)
 """
 
 from __future__ import annotations
@@ -195,10 +200,10 @@ def precision() -> bool:
     return ok
 
 
-def scripted_runs(respond, runs: int, task: str, critic: str = "llm", threshold: float = 8):
-    """`runs` runs through the real runner on a library of the labelled set's passages, the
-    writer and the critic played by `respond`, against `threshold`; yields each run's state and
-    its outputs (artifact, md, report, json, html)."""
+def scripted_runs(respond, runs: int, task: str, critic: str = "llm", threshold: float = 8, pset=None):
+    """`runs` runs through the real runner on a library of the labelled set's passages (`pset`,
+    default `SET`), the writer and the critic played by `respond`, against `threshold`; yields
+    each run's state and its outputs (artifact, md, report, json, html)."""
     from rich.console import Console
 
     from reflectcli.config import load_settings
@@ -212,8 +217,8 @@ def scripted_runs(respond, runs: int, task: str, critic: str = "llm", threshold:
     with tempfile.TemporaryDirectory() as tmp:
         notes = Path(tmp) / "notes"
         notes.mkdir()
-        for i, (passage, _, _) in enumerate(SET):
-            (notes / f"n{i}.md").write_text(f"# Note {i}\n\n{passage}\n")
+        for i, (passage, _, _) in enumerate(SET if pset is None else pset):
+            (notes / f"n{i}.md").write_text(f"# Note {i}\n\n{passage}\n", encoding="utf-8")
         runs_dir = Path(tmp) / "runs"
         library.add(runs_dir, [str(notes)])
         client = FakeClient(responder=respond)
@@ -389,6 +394,140 @@ def no_contradiction_ships(runs: int = 10, seed: int = 6, threshold: float = 8) 
     return ok
 
 
+def real_set(corpus: Path, language: str, size: int = 16) -> list[tuple[str, list[str], list[str]]]:
+    """A labelled set of real text for the runs above: WiCE test's supported claims with their
+    page's windows (English) or CiteCheck test's faithful statements with their documents
+    (Chinese), passages of one chunk (900 characters at most), the first `size` that take a
+    mutation; each (passage, [the claim], [the claim mutated: negation, number, name, antonym]),
+    and (the passage mutated: its carrier denied, its number or a word changed, [], [the claim])."""
+    from verifier_realtext import MUTATIONS, citecheck, wice
+
+    if language == "en":
+        pairs = wice(corpus / "wice", "test")
+    else:
+        pairs = citecheck(corpus / "citecheck", "test")
+    out: list[tuple[str, list[str], list[str]]] = []
+    taken = 0
+    for claim, passage in pairs:
+        if len(passage) > 900 or taken >= size:
+            continue
+        bads, changed = [], []
+        for _, side, mutate, _ in MUTATIONS:
+            if got := mutate(claim, passage, taken):
+                (bads if side == "claim" else changed).append(got[0] if side == "claim" else got[1])
+        if bads or changed:
+            taken += 1
+            out.append((passage, [claim], bads))
+            out += [(other, [], [claim]) for other in dict.fromkeys(changed) if other != passage]
+    return out
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _bare(sentence: str) -> str:
+    """A sentence as compared with the one written: its words alone (the claim as the article
+    holds it has lost its Markdown, its quotes may differ)."""
+    return re.sub(r"\W+", "", sentence).lower()
+
+
+def no_false_claim_ships(pset, language: str, runs: int = 0, seed: int = 6, threshold: float = 8) -> bool:
+    """Issue 32's end-to-end target on real text (`real_set`): the writer cites each shown
+    passage's true claim and its mutations (the claim to a mutated passage is false), reviewed by
+    a credulous critic (score 9, every claim supported) and by the checklist. Counted as in
+    `no_contradiction_ships`, and the false claims the passed runs' outputs still hold, by the
+    verdict their References show (`unverified` is flagged to the reader and does not block a
+    pass by the contract; `consistent` is what code missed). `runs` 0: one run per two passages."""
+    from verifier_realtext import carrier
+
+    by_text = {_fold(p): (goods, bads) for p, goods, bads in pset}  # (a passage's copies are one)
+    runs = runs or -(-len(pset) // 2)  # each run's two sections are about two passages, in turn: all of them
+    ok = True
+    for critic in ("believer", "checklist"):
+        rng = random.Random(seed)
+        plans = iter(range(10**6))
+
+        titles: list[str] = []  # the sections' titles: their item's words (a title in no source
+        # weighs the most in a section's query, and the relevance floor would leave it no passage)
+
+        def respond(step: str, messages, rng=rng, plans=plans, titles=titles) -> str:
+            prompt = prompt_text(messages)
+            if step == "plan":
+                n = next(plans)
+                # each section's goal and title: the passage's sentence that carries its item's claim
+                # (a passage's opening may be all common words, and a title or goal word in no source
+                # weighs the most in a section's query: the relevance floor would leave it no passage)
+                said = [carrier(*(pset[k][1] + pset[k][2])[:1], pset[k][0]) or pset[k][0]
+                        for k in ((2 * n + i) % len(pset) for i in (0, 1))]  # fmt: skip
+                goals = [c[:20] if language == "zh" else " ".join(c.split()[:10]) for c in said]
+                titles[:] = [c[:8] if language == "zh" else " ".join(c.split()[:4]) for c in said]
+                if titles[0] == titles[1]:
+                    titles[1] += " (2)"
+                return json.dumps(
+                    {"sections": [{"title": t, "goal": g} for t, g in zip(titles, goals, strict=True)]}
+                )
+            if step.startswith("review"):
+                claims = [{"claim": c, "source": s, "verdict": "supported", "quote": "", "reason": "scripted"}
+                          for c, sources, _ in re.findall(r"^(C\d+) \[([^\]]+)\]: (.*)$", prompt, re.M)
+                          for s in sources.split(", ")]  # fmt: skip
+                return json.dumps({"score": 9, "feedback": "The article reads well and cites its sources.",
+                                   "improvements": [], "claims": claims})  # fmt: skip
+            picks = []
+            for ident, text in re.findall(r"^\[(S\d+)\] (.*)$", prompt, re.M):
+                text = _fold(json.loads(text) if text.startswith('"') else text).removesuffix(" …")
+                # the passage as shown (cut short past ~700 characters): a mutated passage may
+                # show as its original does; what was cited is read from the References after
+                said = list(
+                    dict.fromkeys(
+                        x for p, item in by_text.items() if p.startswith(text) for x in item[0] + item[1]
+                    )
+                )
+                picks += [(s, ident) for s in rng.sample(said, min(2, len(said)))]
+            stop = "。" if language == "zh" else "."
+            body = " ".join(f"{s.rstrip('.。')} [{i}]{stop}" for s, i in picks[:6]) or "Printing spread."
+            if step.startswith("revise") and "<section>" not in prompt:
+                return "\n\n".join(f"## {t}\n\n{body}" for t in titles)
+            return body
+
+        passed_bad = missing = held = passed = 0
+        shipped = {"unverified": 0, "consistent": 0, "contradicted": 0}
+        every = {"unverified": 0, "consistent": 0, "contradicted": 0}  # false claims, all outputs
+        kind = "checklist" if critic == "checklist" else "llm"
+        task = "活字印刷" if language == "zh" else "Printing"
+        for _, state, texts in scripted_runs(respond, runs, f"{task} {critic}", kind, threshold, pset):
+            claims = json.loads(texts[3])["claims"]
+            wrong = [c for c in claims if c.get("check") == "contradicted"]
+            is_passed = state.get("stop_reason") == "passed"
+            passed += is_passed
+            held += bool(wrong)
+            passed_bad += bool(wrong) and is_passed
+            refs = texts[1][texts[1].find("References") :]
+            missing += sum(1 for c in wrong if f"“{c['sentence']}”" not in refs or "contradicted" not in refs)
+            notes = {r["id"]: int(m.group(1)) for r in json.loads(texts[3])["references"]
+                     if (m := re.fullmatch(r"n(\d+)\.md", r.get("location") or ""))}  # fmt: skip
+            for c in claims:
+                if c.get("source") in notes and _bare(c["sentence"]) in {
+                    _bare(b) for b in pset[notes[c["source"]]][2]
+                }:  # a false claim: a mutation, or the true one cited to a mutated passage
+                    every[c.get("check") or "consistent"] += 1
+                    if is_passed:
+                        shipped[c.get("check") or "consistent"] += 1
+        met = passed_bad == 0 and missing == 0
+        ok &= met
+        print(
+            f"end to end on real text ({language}), critic {critic:<9}, seed {seed}, "
+            f"threshold {threshold:g}: "
+            f"{runs} runs, {passed} passed, {held} ended holding a claim code found contradicted; passed "
+            f"holding one: {passed_bad}; such claims missing from References: {missing} (target 0 and 0: "
+            f"{'met' if met else 'NOT MET'}); false claims in the outputs: {sum(every.values())} "
+            f"({every['contradicted']} contradicted, {every['unverified']} unverified, {every['consistent']} "
+            f"consistent), in passed ones: {shipped['unverified']} unverified, {shipped['consistent']} "
+            "consistent (code's misses)"
+        )
+    return ok
+
+
 def main() -> int:
     import argparse
 
@@ -399,12 +538,20 @@ def main() -> int:
     parser.add_argument("--threshold", type=float, default=8, help="the pass threshold of those runs")
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="where WiCE and OCNLI are "
                         "(default: $REFLECT_CORPUS or /work/corpus)")  # fmt: skip
+    parser.add_argument("--ships-only", action="store_true", help="only the no-contradiction-ships runs "
+                        "(hand-written and real text)")  # fmt: skip
     args = parser.parse_args()
-    ok = precision()
-    ok = real_text(args.corpus) and ok
-    ok = end_to_end() and ok
+    ok = True
+    if not args.ships_only:
+        ok = precision()
+        ok = real_text(args.corpus) and ok
+        ok = end_to_end() and ok
     ok = no_contradiction_ships(seed=args.ships_seed, threshold=args.threshold) and ok
-    ok = invented(seed=args.seed) and ok
+    for language in ("en", "zh"):
+        if pset := real_set(args.corpus, language):
+            ok = no_false_claim_ships(pset, language, seed=args.ships_seed, threshold=args.threshold) and ok
+    if not args.ships_only:
+        ok = invented(seed=args.seed) and ok
     return 0 if ok else 1
 
 

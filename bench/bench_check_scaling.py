@@ -103,6 +103,9 @@ SHAPES: dict = {
     # 16,000 before their span was bounded), and 违法 / 并不否认 repeated
     "*a *a *a … / _a _a …": (CLAIM_EN, lambda n: "The studio made " + "*a _a " * (n // 2) + "films."),
     "违法，并不否认 …": ("他承认这是合法行为", lambda n: "他并不否认这是违法行为，" * (n // 11) + "他承认。"),
+    # (its review: a claim of many denials against a passage of their words in a negative word
+    # read each carrier once per denial: 50 against 2,000 took 7.8 s, 400 minutes)
+    "claim: 不法行为 … / 违法行为 …": (lambda n: "不法行为" * (n // 40), lambda n: "违法行为" * (n // 2)),
     "claim: 12 films in 1990, … / …": (
         lambda n: "The studio made " + ", ".join(f"{i} films in {1900 + i % 99}" for i in range(n // 5)),
         lambda n: " ".join(f"The studio sold {i} films in {1900 + i % 99}." for i in range(n // 6)),

@@ -1852,6 +1852,18 @@ def test_every_word_of_the_list_that_opens_with_bu_is_left_whole_by_the_double_d
         ("他的别名是老王。", "他的笔名是老王。", "consistent"),
         ("这个药失效了。", "这个药没有失效。", "contradicted"),
         ("乐手需要不能看懂总谱。", "乐手需要能够看懂总谱。", "contradicted"),  # 要不 is no double denial
+        # (review) 没有否认 denies 否认 and says nothing of what it names; 失 ending a word (流失,
+        # 丢失) opens no 失利 or 失调; 失当, 失实 deny as 不当, 不实 do
+        ("他否认这件事。", "他没有否认这件事。", "contradicted"),
+        ("他没有否认这件事。", "他否认这件事。", "contradicted"),
+        ("他承认这件事。", "他没有否认这件事。", "consistent"),
+        ("他没有去过现场。", "他没有否认去过现场。", "consistent"),
+        ("他否认这件事。", "他从不否认这件事。", "contradicted"),
+        ("这个结论被否定了。", "这个结论没有被否定。", "contradicted"),
+        ("公司今年没有利润。", "尽管客户流失利润仍增长了两成。", "contradicted"),
+        ("警方没有调查此事。", "因文件丢失调查了此事。", "contradicted"),
+        ("这种做法不当。", "这种做法失当。", "consistent"),
+        ("报道不实。", "报道失实。", "consistent"),
     ],
 )  # fmt: skip
 def test_a_negative_word_and_a_denied_denial_say_what_they_mean(claim, passage, verdict):
@@ -1869,14 +1881,17 @@ def test_a_negative_word_and_a_denied_denial_say_what_they_mean(claim, passage, 
         ("毕昇发明了活字印刷术。", "毕昇*没有*发明活字印刷术。", "contradicted"),
         ("The grid has 24 cells.", "The grid has 2*3*4 cells.", "contradicted"),
         ("The flag is set by max_len_value.", "The flag is set by max_len_value.", "consistent"),
+        ("The flag is set.", "The flag `__not__` is set.", "consistent"),  # a code span, as written
     ],
 )
 def test_markdown_emphasis_is_read_as_the_words_it_holds(claim, passage, verdict):
     """A note written in Markdown: **不**幸 is 不幸 and __not__ is "not" to a reader; a product
-    written 2*3*4 and a snake_case name keep their characters."""
+    written 2*3*4, a snake_case name and a code span keep their characters; the quote is the
+    passage's own text, marks and all (the review of the twentieth pass)."""
     found = examine(claim, passage)
     assert found.verdict == verdict, found
-    assert "*" not in found.quote.replace("2*3*4", "") and "__" not in found.quote
+    assert found.quote and found.quote in passage  # quoted as written
+    assert verdict == "consistent" or found.quote in found.reason
 
 
 @pytest.mark.parametrize("critic", ["llm", "checklist"])

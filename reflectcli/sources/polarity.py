@@ -3,12 +3,12 @@ carries it say opposite things (for `verify.check`, which calls that `contradict
 
 - **A negation's scope.** English: `not`, `n't`, `never`, `no`, `no longer`, `neither`/`nor`,
   `without`, `cannot`, `fail(ed) to`, `unable to`, ... deny the content words after them, to the
-  end of their clause ("not only", "not until", "no doubt", "no more than" deny nothing). Chinese: 不 没 未 无
-  非 否 别 勿 (so 没有, 并未, 不会, 从未 ...) deny the characters after them in their clause, a
-  light verb after the negation skipped (不是, 没有, 不会, 不能: what follows says what is denied);
-  the words in which they deny nothing (不断, 不同, 未来, 非常, 无论 ...) and double negations
-  (不能不, 无不) are left out. Aspect particles (了 过 着) are dropped before comparing: 他去了北京
-  is what 他不去北京 denies.
+  end of their clause ("not only", "not until", "no doubt", "no more than" deny nothing).
+  Chinese: 不 没 未 无 非 别 勿 (so 没有, 并未, 不会, 从未 ...; not 否: 否认, 否定 are verbs) deny
+  the characters after them in their clause, a light verb after the negation skipped (不是, 没有,
+  不会, 不能: what follows says what is denied); the words in which they deny nothing (不断, 不同,
+  未来, 非常, 无论 ...) and double negations (不能不, 无不) are left out. Aspect particles (了 过
+  着) are dropped before comparing: 他去了北京 is what 他不去北京 denies.
 - **The passage denies what the claim asserts**: a negation in the clause of the carrying
   sentence that holds the claim denies, as the first word after it (its verb: "did not sink",
   没有发明; a Chinese pair of characters), a word the claim asserts.
@@ -31,7 +31,7 @@ from reflectcli.sources import english
 from reflectcli.sources.quantities import gives, spelled
 from reflectcli.sources.words import placed, terms
 from reflectcli.writing.claims import asked_zh
-from reflectcli.writing.lexicon import chinese_opposites, english_opposites, forms
+from reflectcli.writing.lexicon import chinese_opposites, chinese_words, english_opposites, forms
 from reflectcli.writing.textops import CJK, fold
 
 _NEGATION = re.compile(
@@ -89,7 +89,7 @@ def _negations(text: str) -> list[re.Match[str]]:
     return out
 
 
-# Chinese: 不 没 未 无 非 否 别 勿, but not in words where they do not deny (不断 "constantly",
+# Chinese: 不 没 未 无 非 别 勿, but not in words where they do not deny (不断 "constantly",
 # 不同 "different", 未来 "future", 非常 "very", 无论 "whatever", 不仅 "not only", 有没有 and 是否
 # "whether", 别人 "others", 特别 "especially", 非洲 "Africa", 不良 "bad", 看不起 "despise"), nor
 # twice (不能不 "must", 无不 "all")
@@ -99,7 +99,6 @@ _NOT_WORD_ZH = (
     "一久伏休倦值停允公关再决凡利力可吉同和妨安宜巧幸必快惯愿敢料曾服满爽甘端等能行要讳许论该详足适雅高"
 )
 _ZH_NOT_NEGATION = re.compile(r"[不没]有?[能会可敢]不|无不|不无|没有不|"
-                              r"(?:[不没未]有?[能可]?|无法)否(?=认|定)|"  # 并不否认, 不可否认: 承认
                               r"(?:并不是|不是|并非)\s?(?:真的\s?)?(?:没有?(?!不)|不(?![断同止仅但过久少错良管敌禁免由外动]|一(?!定))"
                               rf"(?![{_NOT_WORD_ZH}])|无(?![数论疑不]))|不断|不同|不一(?!定)|不相同|不止|非同|"
                               r"不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|不敌|"
@@ -108,7 +107,7 @@ _ZH_NOT_NEGATION = re.compile(r"[不没]有?[能会可敢]不|无不|不无|没�
                               r"有别|永别|临别|惜别|久别|是否|能否|可否|与否|非洲|除非|"
                               r"不愧|不禁|不免|不妨|不由得|不料|不外乎|不一定不|要不(?!是)|不动产|看不起|瞧不起|免不了|少不了|"
                               r"([\u4e00-\u9fff])\s?[不没]\s?\1")  # fmt: skip
-_ZH_NEGATION = re.compile(r"[不没未无非否别勿]")
+_ZH_NEGATION = re.compile(r"[不没未无非别勿]")  # (not 否: 否认, 否定, 否决 are verbs, 是否 asks)
 _COMPLEMENT = frozenset("了到起完住掉")  # a verb, 不, and one of these: it cannot be done (找不到)
 # ... unless they begin a word: 他不了解, 资料不完整 deny 了解, 完整 (eighth pass)
 _COMPLEMENT_WORDS = frozenset(("了解", "完整", "完善", "完美", "完全", "到位", "住院"))
@@ -289,12 +288,12 @@ _NEGATIVE_START = re.compile(_ZH_NEGATION.pattern[:-1] + "违失绝]")  # a nega
 @lru_cache(maxsize=1)
 def lexical_negatives() -> dict[str, frozenset[str]]:
     """The Chinese list's words that open with a negation character and whose opposite holds
-    the rest of the word (不幸 → {幸运}, 不满 → {满意}, 否定 → {肯定}); each read as a word, not as a
+    the rest of the word (不幸 → {幸运}, 不满 → {满意}, 非法 → {合法}); each read as a word, not as a
     denial of a single character (nineteenth pass: 生于末世的不幸 / 生于末世的幸运 was consistent)."""
     out: dict[str, frozenset[str]] = {}
     for word, others in chinese_opposites().items():
-        if not _ZH_NEGATION.match(word) or word[0] == "别" or word == "否则":
-            continue  # 别名, 别字, 否则 deny nothing
+        if not _ZH_NEGATION.match(word) or word[0] == "别":
+            continue  # 别名, 别字 deny nothing
         kept = frozenset(o for o in others if set(o) & set(word[1:]) and not _NEGATIVE_START.match(o))
         if kept:
             out[word] = kept
@@ -544,7 +543,13 @@ def _unasked(part: str) -> str:
 def _only_in(text: str, group: list[str], outside: Callable[[str], str]) -> bool:
     """Whether the negation of `text` that denies `group` stands only in what `outside` takes
     out of `text`: no denial of `group` is left in `outside(text)`."""
-    return bool(group) and not set(group) & denied(outside(text))
+    return bool(group) and not set(group) & _denied_in(text, outside)
+
+
+@lru_cache(maxsize=8)
+def _denied_in(text: str, outside: Callable[[str], str]) -> frozenset[str]:
+    """What `outside(text)` denies: once per text, not once per denial of it (`_only_in`)."""
+    return frozenset(denied(outside(text)))
 
 
 def _named(claim: str, group: list[str]) -> bool:
@@ -721,6 +726,9 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
     kept = _ASIDE_AFTER.sub(r"\1 ", kept)  # "does not, however, read": one clause, as `denials` reads it
     for clause in _parts(kept):
         wide = denials(_othered(clause), clause=True, sentence=True)
+        # each carrier's statement that says most of the clause, and what it says: once per clause,
+        # not once per denial (a claim of 300 denials against a passage of 2,000 took minutes)
+        read: list[tuple[str, str, set[str]]] = []
         for group, whole in zip(denials(clause), wide, strict=False):
             if (
                 not group
@@ -734,10 +742,13 @@ def sentence_denies(sentence: str, carriers: list[str], passage: str) -> tuple[s
                 continue
             if _both_free(group, clause, carriers):
                 continue  # "a trial with no charge" / "a trial at no cost"
-            wanted = units(clause)
-            for carrier in carriers:
-                where = max(statements(carrier), key=lambda p: (len(wanted & units(p)), -len(units(p))))
-                said = english.unliked(where, asserted(_unasked(_CONDITION.sub(",", where)), twice=True))
+            if not read:
+                wanted = units(clause)
+                for carrier in carriers:
+                    where = max(statements(carrier), key=lambda p: (len(wanted & units(p)), -len(units(p))))
+                    read.append((carrier, where, english.unliked(
+                        where, asserted(_unasked(_CONDITION.sub(",", where)), twice=True))))  # fmt: skip
+            for carrier, where, said in read:
                 found = [w for w in _heads(group) if w in said and not _denied_otherwise(where, w)
                          and not _unreal(where, w, clause, group[0])]  # fmt: skip
                 if found and _denied_too(whole, set(found[:1]), too, units(where)):
@@ -832,17 +843,36 @@ def _both_free(group: list[str], clause: str, carriers: list[str]) -> bool:
 
 @lru_cache(maxsize=1)
 def _negative_words_zh() -> frozenset[str]:
-    """The Chinese list's words of two characters that open with 违, 失 or 绝 (违法, 失效, 绝望):
-    each denies what follows its first character, though no negation does."""
-    return frozenset(w for w in chinese_opposites() if len(w) == 2 and w[0] in "违失绝")
+    """The Chinese list's words of two characters that open with 违 or 失 and have a twin that
+    opens with 不 (违法 / 不法, 失当 / 不当, 失实 / 不实): each denies what follows its first
+    character, as its twin does, though no negation stands there."""
+    words = chinese_words()  # all of the list's words (不法 too, though it is no opposite of 违法)
+    return frozenset(
+        w for w in words if len(w) == 2 and w[0] in "违失" and "不" + w[1] in words and w != "失时"
+    )  # (not 绝对 "absolute", 失时 / 不时 "now and then")
+
+
+# words that end in 失, 绝 or 违 ("lost", "refused"): 流失利润 holds no 失利, 丢失调查 no 失调
+_ENDING_NEGATIVE_ZH = frozenset(
+    "丢失 遗失 损失 流失 缺失 消失 迷失 丧失 散失 得失 过失 亡失 走失 拒绝 杜绝 断绝 灭绝 隔绝 谢绝 根绝 "
+    "禁绝 久违 有违 不违 无违".split()
+)
+
+
+@lru_cache(maxsize=8)
+def _zh_cached(text: str) -> str:
+    return _zh(text)
 
 
 def _only_in_negative_word(text: str, word: str) -> bool:
-    """Whether each place of the CJK pair `word` in `text` opens inside such a word: 违法行为 says
-    no 法行 that 不法行为 denies (twentieth pass)."""
-    chars = _zh(text)
+    """Whether each place of the CJK pair `word` in `text` opens inside such a word, standing as a
+    word (not the end of 流失): 违法行为 says no 法行 that 不法行为 denies (twentieth pass)."""
+    chars = _zh_cached(text)
     ats = [m.start() for m in re.finditer(re.escape(word), chars)]
-    return bool(ats) and all(at and chars[at - 1] + word[0] in _negative_words_zh() for at in ats)
+    return bool(ats) and all(
+        at and chars[at - 1] + word[0] in _negative_words_zh() and chars[max(0, at - 2) : at] not in
+        _ENDING_NEGATIVE_ZH for at in ats
+    )  # fmt: skip
 
 
 def _denied_otherwise(where: str, word: str) -> bool:

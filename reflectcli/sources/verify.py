@@ -203,29 +203,57 @@ _APOSTROPHE = str.maketrans({"\u2019": "'", "\u02bc": "'", "\uff07": "'", "\u00b
 
 # ... and Markdown's emphasis marks, read as the words they hold: "does __not__ work", 这是一件**不**幸
 # 的事 (twentieth pass; `*` where no digit stands beside it, so 2*3*4 keeps its numbers; `_` not
-# inside an English word, as CommonMark reads them: snake_case_name stays)
+# inside an English word, as CommonMark reads them: snake_case_name stays; nothing inside a code
+# span, which shows as written: `__not__`)
 EMPHASIS = 300  # characters (a clause: a negation's `REACH`)
 _EMPHASIS = re.compile(  # (at most `EMPHASIS` characters emphasised: "*a " 16,000 times took 5 s)
-    rf"(?<![0-9*])(\*{{1,3}})(?=[^\s*])([^\n]{{0,{EMPHASIS}}}?[^\s*])\1(?![0-9*])"
-    rf"|(?<![A-Za-z0-9_])(_{{1,3}})(?=[^\s_])([^\n]{{0,{EMPHASIS}}}?[^\s_])\3(?![A-Za-z0-9_])"
+    rf"(`{{1,3}})[^\n]{{0,{EMPHASIS}}}?\1"
+    rf"|(?<![0-9*])(\*{{1,3}})(?=[^\s*])([^\n]{{0,{EMPHASIS}}}?[^\s*])\2(?![0-9*])"
+    rf"|(?<![A-Za-z0-9_])(_{{1,3}})(?=[^\s_])([^\n]{{0,{EMPHASIS}}}?[^\s_])\4(?![A-Za-z0-9_])"
 )
 
 
-def _unemphasized(text: str) -> str:
-    return _EMPHASIS.sub(lambda m: m.group(2) or m.group(4), text) if "*" in text or "_" in text else text
+def _unemphasized(text: str) -> tuple[str, list[int] | None]:
+    """`text` without its emphasis marks, and where each character of it stands in `text` (None
+    when nothing was taken out)."""
+    if "*" not in text and "_" not in text:
+        return text, None
+    out: list[str] = []
+    where: list[int] = []
+    at = 0
+    for match in _EMPHASIS.finditer(text):
+        if match.group(1):
+            continue  # a code span: kept as written, with the text after it
+        group = 3 if match.group(3) is not None else 5
+        out += [text[at : match.start()], match.group(group)]
+        where += [*range(at, match.start()), *range(match.start(group), match.end(group))]
+        at = match.end()
+    if not where:
+        return text, None
+    out.append(text[at:])
+    where += range(at, len(text))
+    return "".join(out), where
 
 
 def examine(sentence: str, passage: str) -> Finding:
     """Code's verdict on `sentence` against `passage` (see the module docstring), read as a
     reader sees it: without HTML comments, inline tags and characters that show nothing, an
-    apostrophe as a straight one, Markdown's emphasis marks left out."""
+    apostrophe as a straight one, Markdown's emphasis marks left out; its quote as the passage
+    writes it."""
     if "<" in passage:
         passage = _INLINE_TAG.sub("", _HIDDEN.sub(" ", passage))
     sentence, seen = _INVISIBLE.sub("", sentence).translate(_APOSTROPHE), _INVISIBLE.sub("", passage)
-    read = seen.translate(_APOSTROPHE)
-    found = _examined(_unemphasized(sentence), passage := _unemphasized(read))
-    if passage == read != seen and found.quote and (at := passage.find(found.quote)) >= 0:
-        quote = seen[at : at + len(found.quote)]  # quoted as the passage writes it
+    passage, where = _unemphasized(seen.translate(_APOSTROPHE))  # (the same length as `seen`)
+    found = _examined(_unemphasized(sentence)[0], passage)
+    if passage != seen and found.quote and (at := passage.find(found.quote)) >= 0:
+        start, end = at, at + len(found.quote)
+        if where is not None:
+            start, end = where[start], where[end - 1] + 1
+            while start and seen[start - 1] in "*_":  # the marks around a quote that opens or ends
+                start -= 1  # on an emphasised word
+            while end < len(seen) and seen[end] in "*_":
+                end += 1
+        quote = seen[start:end]  # quoted as the passage writes it
         return replace(found, reason=found.reason.replace(found.quote, quote), quote=quote)
     return found
 

@@ -73,6 +73,12 @@ _NOT_OPPOSITES_ZH = frozenset((frozenset(("别名", "笔名")), frozenset(("不�
 
 
 @lru_cache(maxsize=1)
+def chinese_words() -> frozenset[str]:
+    """Every word of the Chinese list, as written (its near-synonym pairs' words too)."""
+    return frozenset(w for pair in _pairs("antonyms_zh.txt") for w in pair)
+
+
+@lru_cache(maxsize=1)
 def chinese_opposites() -> dict[str, frozenset[str]]:
     """Each Chinese word of the list and its opposite words (有效 → {无效}), both ways; not the
     list's few near-synonyms (`_NOT_OPPOSITES_ZH`)."""

@@ -852,10 +852,9 @@ def _negative_words_zh() -> frozenset[str]:
     )  # (not 绝对 "absolute", 失时 / 不时 "now and then")
 
 
-# words that end in 失, 绝 or 违 ("lost", "refused"): 流失利润 holds no 失利, 丢失调查 no 失调
+# words that end in 失 or 违 ("lost", "long missed"): 流失利润 holds no 失利, 丢失调查 no 失调
 _ENDING_NEGATIVE_ZH = frozenset(
-    "丢失 遗失 损失 流失 缺失 消失 迷失 丧失 散失 得失 过失 亡失 走失 拒绝 杜绝 断绝 灭绝 隔绝 谢绝 根绝 "
-    "禁绝 久违 有违 不违 无违".split()
+    "丢失 遗失 损失 流失 缺失 消失 迷失 丧失 散失 得失 过失 亡失 走失 久违 有违 不违 无违".split()
 )
 
 

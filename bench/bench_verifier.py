@@ -342,6 +342,25 @@ def end_to_end(runs: int = 10, seed: int = 4) -> bool:
     return ok
 
 
+def _credulous(prompt: str) -> str:
+    """A credulous critic's review: score 9, every cited claim supported by each source it cites."""
+    claims = [{"claim": c, "source": s, "verdict": "supported", "quote": "", "reason": "scripted"}
+              for c, sources, _ in re.findall(r"^(C\d+) \[([^\]]+)\]: (.*)$", prompt, re.M)
+              for s in sources.split(", ")]  # fmt: skip
+    return json.dumps({"score": 9, "feedback": "The article reads well and cites its sources.",
+                       "improvements": [], "claims": claims})  # fmt: skip
+
+
+def _gate(state: dict, texts: list[str]) -> tuple[int, int, int, int]:
+    """One run against issue 32's gate: (passed, ended holding a claim code found contradicted,
+    passed holding one, such claims missing from the md export's References)."""
+    wrong = [c for c in json.loads(texts[3])["claims"] if c.get("check") == "contradicted"]
+    passed = state.get("stop_reason") == "passed"
+    refs = texts[1][texts[1].find("References") :]
+    missing = sum(1 for c in wrong if f"“{c['sentence']}”" not in refs or "contradicted" not in refs)
+    return int(passed), int(bool(wrong)), int(bool(wrong) and passed), missing
+
+
 def no_contradiction_ships(runs: int = 10, seed: int = 6, threshold: float = 8) -> bool:
     """Issue 32's end-to-end target: scripted runs whose writer cites the labelled set's true
     and false sentences to their passages (each draft and revision a new random pick), reviewed
@@ -359,11 +378,7 @@ def no_contradiction_ships(runs: int = 10, seed: int = 6, threshold: float = 8) 
                 n = next(plans)
                 return _plan(tuple(" ".join(SET[(2 * n + i) % len(SET)][0].split()[:6]) for i in (0, 1)))
             if step.startswith("review"):
-                claims = [{"claim": c, "source": s, "verdict": "supported", "quote": "", "reason": "scripted"}
-                          for c, sources, _ in re.findall(r"^(C\d+) \[([^\]]+)\]: (.*)$", prompt, re.M)
-                          for s in sources.split(", ")]  # fmt: skip
-                return json.dumps({"score": 9, "feedback": "The article reads well and cites its sources.",
-                                   "improvements": [], "claims": claims})  # fmt: skip
+                return _credulous(prompt)
             shown = {i: json.loads(t) if t.startswith('"') else t
                      for i, t in re.findall(r"^\[(S\d+)\] (.*)$", prompt, re.M)}  # fmt: skip
             picks = []
@@ -379,12 +394,9 @@ def no_contradiction_ships(runs: int = 10, seed: int = 6, threshold: float = 8) 
         passed_bad = missing = held = passed = 0
         kind = "checklist" if critic == "checklist" else "llm"
         for _, state, texts in scripted_runs(respond, runs, f"Printing {critic}", kind, threshold):
-            wrong = [c for c in json.loads(texts[3])["claims"] if c.get("check") == "contradicted"]
-            passed += state.get("stop_reason") == "passed"
-            held += bool(wrong)
-            passed_bad += bool(wrong) and state.get("stop_reason") == "passed"
-            refs = texts[1][texts[1].find("References") :]  # the md export's References
-            missing += sum(1 for c in wrong if f"“{c['sentence']}”" not in refs or "contradicted" not in refs)
+            passed, held, passed_bad, missing = (
+                a + b for a, b in zip((passed, held, passed_bad, missing), _gate(state, texts), strict=True)
+            )
         met = passed_bad == 0 and missing == 0
         ok &= met
         print(f"end to end, critic {critic:<9}, seed {seed}, threshold {threshold:g}: {runs} runs, "
@@ -468,11 +480,7 @@ def no_false_claim_ships(pset, language: str, runs: int = 0, seed: int = 6, thre
                     {"sections": [{"title": t, "goal": g} for t, g in zip(titles, goals, strict=True)]}
                 )
             if step.startswith("review"):
-                claims = [{"claim": c, "source": s, "verdict": "supported", "quote": "", "reason": "scripted"}
-                          for c, sources, _ in re.findall(r"^(C\d+) \[([^\]]+)\]: (.*)$", prompt, re.M)
-                          for s in sources.split(", ")]  # fmt: skip
-                return json.dumps({"score": 9, "feedback": "The article reads well and cites its sources.",
-                                   "improvements": [], "claims": claims})  # fmt: skip
+                return _credulous(prompt)
             picks = []
             for ident, text in re.findall(r"^\[(S\d+)\] (.*)$", prompt, re.M):
                 text = _fold(json.loads(text) if text.startswith('"') else text).removesuffix(" …")
@@ -497,13 +505,10 @@ def no_false_claim_ships(pset, language: str, runs: int = 0, seed: int = 6, thre
         task = "活字印刷" if language == "zh" else "Printing"
         for _, state, texts in scripted_runs(respond, runs, f"{task} {critic}", kind, threshold, pset):
             claims = json.loads(texts[3])["claims"]
-            wrong = [c for c in claims if c.get("check") == "contradicted"]
             is_passed = state.get("stop_reason") == "passed"
-            passed += is_passed
-            held += bool(wrong)
-            passed_bad += bool(wrong) and is_passed
-            refs = texts[1][texts[1].find("References") :]
-            missing += sum(1 for c in wrong if f"“{c['sentence']}”" not in refs or "contradicted" not in refs)
+            passed, held, passed_bad, missing = (
+                a + b for a, b in zip((passed, held, passed_bad, missing), _gate(state, texts), strict=True)
+            )
             notes = {r["id"]: int(m.group(1)) for r in json.loads(texts[3])["references"]
                      if (m := re.fullmatch(r"n(\d+)\.md", r.get("location") or ""))}  # fmt: skip
             for c in claims:

@@ -111,11 +111,12 @@ def _zh_words(text: str) -> tuple[list[tuple[str, int]], list[str]]:
     chars = _zh(text, aspect=True)  # 过去, 了解: no aspect particle dropped (eighth pass)
     # a negation's character that ends a word of its own does not deny the next word (特别担心
     # says 担心, 无不赞成 says 赞成); one inside such a word still does (不一致 does not say 一致)
-    plain = _ZH_NOT_NEGATION.sub(lambda m: "\0" * len(m.group()), chars) + "."
+    masked = list(_ZH_NOT_NEGATION.finditer(chars))
+    plain = list(chars + ".")
+    for m in masked:
+        plain[m.start() : m.end()] = "\0" * len(m.group())
     # where a double denial ends on a negation character (没有不满; not 要不 "or else")
-    twice = {
-        m.end() - 1 for m in _ZH_NOT_NEGATION.finditer(chars) if len(_ZH_NEGATION.findall(m.group())) > 1
-    }
+    twice = {m.end() - 1 for m in masked if len(_ZH_NEGATION.findall(m.group())) > 1}
     # a word such as 不幸 or 无理 is a word of its own: its negation character does not deny it,
     # while a denial before it does (并非不利, 毫无不满, 没有任何不满: no 不利, no 不满). Its negation
     # still denies what follows it (不能容忍…被破坏), but not the opposite it stands for

@@ -1864,6 +1864,28 @@ def test_every_word_of_the_list_that_opens_with_bu_is_left_whole_by_the_double_d
         ("警方没有调查此事。", "因文件丢失调查了此事。", "contradicted"),
         ("这种做法不当。", "这种做法失当。", "consistent"),
         ("报道不实。", "报道失实。", "consistent"),
+        # (twenty-first pass) a denied denial of the truth says what follows it; 无法 denies as 不能;
+        # a claim that denies a refusal ("did not refuse to sign") says the thing was done
+        ("他不努力。", "无法否认他很努力。", "contradicted"),
+        ("无法否认他很努力。", "他不努力。", "contradicted"),
+        ("他很努力。", "无法否认他很努力。", "consistent"),
+        ("这个结论是错的。", "这个结论不容置疑，是对的。", "consistent"),
+        ("他否认这件事。", "他无法否认这件事。", "contradicted"),
+        ("他无法完成任务。", "他完成了任务。", "contradicted"),
+        ("He did not refuse to sign the deal.", "He signed the deal.", "consistent"),
+        ("He did not refuse to sign the deal.", "He refused to sign the deal.", "contradicted"),
+        ("They never stopped selling cars.", "They sold cars.", "consistent"),
+        ("They did not sell cars.", "They sold cars.", "contradicted"),
+        ("He does not work hard.", "No one can deny that he works hard.", "contradicted"),
+        ("He does not work hard.", "It cannot be denied that he works hard.", "contradicted"),
+        ("He works hard.", "No one can deny that he works hard.", "consistent"),
+        ("He denied that he works hard.", "He did not deny that he works hard.", "contradicted"),
+        ("He does not work hard.", "He denied that he works hard.", "consistent"),
+        ("He attended every meeting.", "He never failed to attend a meeting.", "consistent"),
+        ("He did not attend the meetings.", "He never failed to attend the meetings.", "contradicted"),
+        ("He failed to attend the meetings.", "He attended the meetings.", "contradicted"),
+        ("The plan did not go without problems.", "The plan had problems.", "consistent"),
+        ("The plan had no problems.", "The plan did not go without problems.", "contradicted"),
     ],
 )  # fmt: skip
 def test_a_negative_word_and_a_denied_denial_say_what_they_mean(claim, passage, verdict):

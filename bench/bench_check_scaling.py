@@ -106,6 +106,17 @@ SHAPES: dict = {
     # (its review: a claim of many denials against a passage of their words in a negative word
     # read each carrier once per denial: 50 against 2,000 took 7.8 s, 400 minutes)
     "claim: 不法行为 … / 违法行为 …": (lambda n: "不法行为" * (n // 40), lambda n: "违法行为" * (n // 2)),
+    # twenty-first pass: denials that cancel ("never failed to"), negated doubts ("cannot deny
+    # that", 无法否认) repeated, and a claim of n denied refusals against n refusals
+    "never failed to … / cannot deny that …": (
+        "He did not work hard.",
+        lambda n: "He never failed to fail to work. No one can deny that he works. " * (n // 12),
+    ),
+    "无法否认 …": ("他不努力", lambda n: "无法否认他很努力，" * (n // 9) + "他很努力。"),
+    "claim: did not refuse to sign a{i}, … / …": (
+        lambda n: "He did " + ", ".join(f"not refuse to sign deal{i}" for i in range(n // 5)) + ".",
+        lambda n: " ".join(f"He refused to sign deal{i}." for i in range(n // 5)),
+    ),
     "claim: 12 films in 1990, … / …": (
         lambda n: "The studio made " + ", ".join(f"{i} films in {1900 + i % 99}" for i in range(n // 5)),
         lambda n: " ".join(f"The studio sold {i} films in {1900 + i % 99}." for i in range(n // 6)),

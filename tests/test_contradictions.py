@@ -1886,6 +1886,19 @@ def test_every_word_of_the_list_that_opens_with_bu_is_left_whole_by_the_double_d
         ("He failed to attend the meetings.", "He attended the meetings.", "contradicted"),
         ("The plan did not go without problems.", "The plan had problems.", "consistent"),
         ("The plan had no problems.", "The plan did not go without problems.", "contradicted"),
+        # (the pass's review) one who did not deny it says nothing of it; what a thing cannot do
+        # without is a requirement; a condition asserts nothing; "not unable" is no act
+        ("He did not take the money.", "He did not deny that he took the money.", "consistent"),
+        ("He did not take the money.", "He never denied that he took the money.", "consistent"),
+        ("他没去过现场。", "他没否认去过现场。", "consistent"),
+        ("他没去过现场。", "他并未否认去过现场。", "consistent"),
+        ("他没去过现场。", "没人能否认他去过现场。", "contradicted"),
+        ("The machine does not run.", "The machine cannot run without oil.", "consistent"),
+        ("The drug is not sold.", "The drug is not sold without a prescription.", "consistent"),
+        ("You can’t win.", "You can’t win without trying.", "consistent"),
+        ("He did not pay.", "He was not unable to pay.", "consistent"),
+        ("这药无效。", "如果无法否认这药有效，就批准它。", "consistent"),
+        ("The bridge is not old.", "Nobody disputes that the bridge is old.", "contradicted"),
     ],
 )  # fmt: skip
 def test_a_negative_word_and_a_denied_denial_say_what_they_mean(claim, passage, verdict):

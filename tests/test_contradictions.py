@@ -1903,7 +1903,10 @@ def test_every_word_of_the_list_that_opens_with_bu_is_left_whole_by_the_double_d
 )  # fmt: skip
 def test_a_negative_word_and_a_denied_denial_say_what_they_mean(claim, passage, verdict):
     """Twentieth pass (the false alarms and misses left open by the nineteenth): 违法 denies 法 as
-    不法 does, 没有不满 and 并不否认 affirm (满意, 承认), 别名 / 笔名 are no opposites."""
+    不法 does, 没有不满 and 并不否认 affirm (满意, 承认), 别名 / 笔名 are no opposites. Twenty-first:
+    where none can deny a clause it is said (无法否认, "No one can deny that"), two denials that
+    cancel ("never failed to") say the thing, a denied refusal says nothing against the act; one
+    who did not deny it, and what cannot be done without a thing, say nothing of it."""
     assert check(claim, passage)[0] == verdict, check(claim, passage)
 
 

@@ -12,6 +12,9 @@ committed, the sources never are):
 - `verbs_en.txt` (eleventh pass): single words WordNet's sense counts (cntlist.rev) show used as
   verbs more than as anything else ("come", "keep", "call"; not "water"), to tell an imperative
   ("Keep working hard") from a statement.
+- `adjectives_en.txt` (twenty-second pass): single words WordNet holds as adjectives, never
+  capitalised, used mostly as adjectives (or, uncounted, with no noun sense): a sentence that
+  opens with one ("Simple probiotics …") opens with no name.
 - `places_en.txt` (issue 32, thirteenth pass): WordNet's places named by a proper name, each with
   the places it is part of (part holonyms followed to the end), so a claim's "born in England" is
   not contradicted by a passage's "born in London".
@@ -122,6 +125,45 @@ def verbs(wordnet: Path) -> list[str]:
     return sorted(w for w, n in used.items() if re.fullmatch(r"[a-z]+", w) and 2 * n["2"] > sum(n.values()))
 
 
+def adjectives(wordnet: Path) -> list[str]:
+    """Single words (a hyphen may join two: "long-term") that WordNet holds as adjectives and
+    never writes with a capital in any synset ("simple", "recurrent"; not "french"), used as
+    adjectives at least as often as otherwise by its sense counts, or, uncounted, with no noun
+    sense ("functional"; not "novel"): a sentence opening with one opens with no name
+    (twenty-second pass, COVID-Fact's post titles: "Simple probiotics might help …")."""
+    capital, lower, nouns = set(), set(), set()
+    for name, pos in POS.items():
+        for line in (wordnet / f"data.{name}").read_text(encoding="latin-1").splitlines():
+            if line.startswith("  "):
+                continue
+            fields = line.split("|")[0].split()
+            words = [re.sub(r"\(.*\)$", "", fields[4 + 2 * i]) for i in range(int(fields[3], 16))]
+            for w in words:
+                (capital if w != w.lower() else lower if pos in "as" or name == "adj" else set()).add(
+                    w.lower()
+                )
+                if name == "noun":
+                    nouns.add(w.lower())
+    adjective = set()
+    for line in (wordnet / "data.adj").read_text(encoding="latin-1").splitlines():
+        if not line.startswith("  "):
+            fields = line.split("|")[0].split()
+            adjective |= {re.sub(r"\(.*\)$", "", fields[4 + 2 * i]) for i in range(int(fields[3], 16))}
+    used: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for line in (wordnet / "cntlist.rev").read_text(encoding="latin-1").splitlines():
+        key, _, n = line.split()
+        lemma, _, sense = key.partition("%")
+        used[lemma][sense.split(":")[0]] += int(n)
+    out = []
+    for w in adjective:
+        if not re.fullmatch(r"[a-z]+(?:-[a-z]+)?", w) or w in capital or len(w) < 3:
+            continue
+        n = used.get(w)
+        if (n and 2 * (n["3"] + n["5"]) >= sum(n.values())) or (not n and w not in nouns):
+            out.append(w)
+    return sorted(out)
+
+
 def chinese_antonyms(path: Path, longest: int = 3) -> list[tuple[str, str]]:
     """The list's pairs of 2 to `longest` characters, the damaged ones left out (see above)."""
     rows = [[p for p in re.split(r"[—─―\-]+", line.strip()) if p] for line in
@@ -187,9 +229,12 @@ def main() -> None:
         "".join(f"{name}\t{'|'.join(sorted(found[name]))}\n" for name in sorted(found)), encoding="utf-8"
     )
     print(f"places_en.txt: {len(found)} lines, {(OUT / 'places_en.txt').stat().st_size:,} bytes")
-    words = verbs(args.wordnet)
-    (OUT / "verbs_en.txt").write_text("".join(f"{w}\n" for w in words), encoding="utf-8")
-    print(f"verbs_en.txt: {len(words)} lines, {(OUT / 'verbs_en.txt').stat().st_size:,} bytes")
+    for name, words in (
+        ("verbs_en.txt", verbs(args.wordnet)),
+        ("adjectives_en.txt", adjectives(args.wordnet)),
+    ):
+        (OUT / name).write_text("".join(f"{w}\n" for w in words), encoding="utf-8")
+        print(f"{name}: {len(words)} lines, {(OUT / name).stat().st_size:,} bytes")
 
 
 if __name__ == "__main__":

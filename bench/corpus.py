@@ -43,6 +43,11 @@ FILES = [
     ("GEM-benchmark+NL-Augmenter", "b64a8efe",
      "nlaugmenter/transformations/chinese_antonym_synonym_substitution/反义词库.txt",
      "antonyms-zh-nlaug/反义词库.txt"),
+    ("asaakyan+covidfact", "ceeb613c", "COVIDFACT_dataset.jsonl", "covid-fact/COVIDFACT_dataset.jsonl"),
+    *[("sarrouti+HealthVer", "b20ac99c", f"data/healthver_{s}.csv", f"healthver/{s}.csv")
+      for s in ("dev", "test")],
+    ("IAAR-Shanghai+UHGEval", "affd38ea", "src/eval_suite/benchs/uhgeval/dataset_uhgeval_concise.jsonl",
+     "uhgeval/concise.jsonl"),
 ]  # fmt: skip
 
 # FRANK's articles with every model's summary, removed from its tree after this commit

@@ -25,7 +25,9 @@ thing that changed), each at most once per claim:
 - passage side: its **carrying sentence denied** (the passage sentence that shares the most
   words with the claim, chosen here by plain word or character-pair overlap, denied as above),
   its **number changed** (a number of the claim that the carrying sentence holds, changed
-  everywhere in the passage), an **antonym** put in the carrying sentence.
+  everywhere in the passage), an **antonym** put in the carrying sentence; a denial or an
+  antonym only where no other sentence carries the claim nearly as well (`sole_carrier`, twenty-
+  second pass).
 
 Targets (held-out splits): true claims contradicted <= 0.03 and consistent >= 0.85; negations
 (either side) and antonyms contradicted >= 0.95; changed numbers and names contradicted or
@@ -364,10 +366,72 @@ def frank(folder: Path, split: str, shape: str = "article", label: str = "yes") 
     return pairs
 
 
+def covidfact(
+    folder: Path, split: str, shape: str = "evidence", label: str = "SUPPORTED"
+) -> list[tuple[str, str]]:
+    """COVID-Fact (asaakyan/covidfact ceeb613c, COVIDFACT_dataset.jsonl; twenty-second pass: an
+    English set nobody on the project had read): claims taken from r/COVID19 post titles, each with
+    the sentences of the cited article that its annotators chose as evidence; SUPPORTED claims are
+    the posts' own, REFUTED ones the authors' counter-claims (a word of a true claim swapped by
+    a language model, then kept by people). The true claims: SUPPORTED (`label="REFUTED"`: the
+    counter-claims), the passage the evidence sentences joined. `split` "a" / "b": the claims of
+    the first / second half of the cited articles, in the file's order (decided before reading)."""
+    path = folder / "COVIDFACT_dataset.jsonl"
+    rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()] if (
+        path.exists()) else []  # fmt: skip
+    sources = list(dict.fromkeys(r["gold_source"] for r in rows))
+    half = set(sources[: len(sources) // 2]) if split == "a" else set(sources[len(sources) // 2 :])
+    return [(r["claim"].strip(), " ".join(e.strip() for e in r["evidence"]))
+            for r in rows if r["label"] == label and r["gold_source"] in half]  # fmt: skip
+
+
+def healthver(
+    folder: Path, split: str, shape: str = "evidence", label: str = "Supports"
+) -> list[tuple[str, str]]:
+    """HealthVer (sarrouti/HealthVer b20ac99c, data/healthver_<split>.csv; twenty-second pass: an
+    English set nobody on the project had read): health claims found on the web, each with an
+    abstract's passage from CORD-19, labelled by people Supports / Refutes / Neutral. The true
+    claims: Supports (`label="Refutes"`: the refuted ones); the passage the evidence."""
+    import csv
+
+    path = folder / f"{split}.csv"
+    if not path.exists():
+        return []
+    with path.open(encoding="utf-8", newline="") as f:
+        return [(r["claim"].strip(), r["evidence"].strip()) for r in csv.DictReader(f) if r["label"] == label]
+
+
+def uhgeval(folder: Path, split: str, shape: str = "headline", label: str = "yes") -> list[tuple[str, str]]:
+    """UHGEval (IAAR-Shanghai/UHGEval affd38ea, src/eval_suite/benchs/uhgeval/
+    dataset_uhgeval_concise.jsonl; Apache-2.0; twenty-second pass: a Chinese set nobody on the project
+    had read): 1,000 Xinhua news articles. The true claims: each article's headline (its leading
+    tag in brackets, "（国际）", taken off; the last line of a two-line one; headlines of fewer than
+    6 Chinese characters left out), the passage the article (its beginning and remainder).
+    `label="no"`: the sentences a Chinese model wrote to continue the article in which people
+    marked a keyword "不合理，与事实冲突" (against the facts), against the whole article.
+    `split` "a" / "b": the first / second 500 rows (decided before reading)."""
+    path = folder / "concise.jsonl"
+    rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()] if (
+        path.exists()) else []  # fmt: skip
+    rows = rows[:500] if split == "a" else rows[500:]
+    pairs = []
+    for r in rows:
+        article = (r["newsBeginning"].strip() + "\n\n" + r["newsRemainder"].strip()).strip()
+        if label == "no":
+            if any("与事实冲突" in a.split("<sep>")[-1] for a in r["annotations"]):
+                pairs.append((r["hallucinatedContinuation"].strip(), article))
+            continue
+        head = re.sub(r"^[（(][^）)]*[）)]\s*", "", r["headLine"].strip().splitlines()[-1].strip())
+        if len(CJK.findall(head)) >= 6:
+            pairs.append((head, article))
+    return pairs
+
+
 # (language, data set, split, loader, role: "tuned" on it, "held" out, "fresh" held out (third
 # pass), "fresh2" (fourth pass), "tune2" / "held2" (fifth pass: SummEdits news + podcast tuned on,
 # the other four domains held out), "fresh3" (fourteenth pass: held out, read once at the end),
-# "fresh4" (fifteenth pass: FRANK, held out, read once),
+# "fresh4" (fifteenth pass: FRANK, held out, read once), "tune7" / "fresh5" (twenty-second pass:
+# COVID-Fact, HealthVer and UHGEval, one half tuned on, the other held out),
 # passage shape, judged against the targets)
 REAL = [
     ("English", "WiCE", "dev", wice, True, "cited", False), ("English", "WiCE", "dev", wice, True, "chunks", False),  # noqa: E501
@@ -400,6 +464,12 @@ REAL = [
     ("English", "FRANK", "cnndm.valid", frank, "fresh4", "article", True),
     ("English", "FRANK", "bbc.test", frank, "fresh4", "article", True),
     ("English", "FRANK", "bbc.valid", frank, "fresh4", "article", True),
+    ("English", "COVID-Fact", "a", covidfact, "tune7", "evidence", False),
+    ("English", "HealthVer", "dev", healthver, "tune7", "evidence", False),
+    ("Chinese", "UHGEval", "a", uhgeval, "tune7", "headline", False),
+    ("English", "COVID-Fact", "b", covidfact, "fresh5", "evidence", True),
+    ("English", "HealthVer", "test", healthver, "fresh5", "evidence", True),
+    ("Chinese", "UHGEval", "b", uhgeval, "fresh5", "headline", True),
 ]  # fmt: skip
 
 
@@ -419,6 +489,12 @@ UNFAITHFUL = {
              lambda folder, split, shape: qags(folder, split, shape, label="no")),
     "FRANK": ("sentences of summaries people judged wrong in every sentence",
               lambda folder, split, shape: frank(folder, split, shape, label="no")),
+    "COVID-Fact": ("counter-claims (a word swapped by a model, kept by people) refuted by the evidence",
+                   lambda folder, split, shape: covidfact(folder, split, shape, label="REFUTED")),
+    "HealthVer": ("claims people labelled refuted by the passage",
+                  lambda folder, split, shape: healthver(folder, split, shape, label="Refutes")),
+    "UHGEval": ("model-written continuations with a keyword people marked against the facts",
+                lambda folder, split, shape: uhgeval(folder, split, shape, label="no")),
 }  # fmt: skip
 SHAPES = {"cited": "the cited sentences", "chunks": f"windows of <= {TARGET} chars around them",
           "quote": "the cited documents", "premise": "the premise",
@@ -426,7 +502,8 @@ SHAPES = {"cited": "the cited sentences", "chunks": f"windows of <= {TARGET} cha
           "wikipedia": "Wikipedia's own sentence, no edit", "dialogue": "the dialogue",
           "inline": "the dialogue, its lines joined", "bold": "the dialogue, its labels bold (**Avery:**)",
           "meeting": "the meeting's turns the answer rests on",
-          "article": "the news article the summary was made from"}  # fmt: skip
+          "article": "the news article the summary was made from",
+          "evidence": "the evidence people chose for the claim", "headline": "the news article"}  # fmt: skip
 
 
 # --- the bench's own reading of text (independent of the product's) ------------------------
@@ -741,13 +818,34 @@ def antonym(claim: str, passage: str, n: int = 0) -> str | None:
 def antonym_passage(claim: str, passage: str, n: int = 0) -> str | None:
     """The passage with a word its carrying sentence shares with the claim replaced by an
     opposite (in that sentence only)."""
+    if not sole_carrier(claim, passage):
+        return None
     said = carrier(claim, passage)
     swapped = _swap(said, claim, n) if said else None
     return passage.replace(said, swapped[1]) if swapped else None  # every copy (a title, a repeat)
 
 
+# Twenty-second pass: a passage-side denial or antonym is made only where the carrying sentence is
+# the passage's one sentence that carries the claim: no other holds `SECOND` as many of the words
+# the carrier shares with it. Otherwise the mutated passage still says what the claim says (a
+# page that gives its title twice, "Gilead pledged to donate … 1.5 million doses" beside "Gilead's
+# donation of 1.5 million doses"), and it does not say otherwise: no contradiction to catch. Set
+# REFLECT_BENCH_ANY_CARRIER=1 for the rule before it (every carrier mutated).
+SECOND = 0.8
+ANY_CARRIER = os.environ.get("REFLECT_BENCH_ANY_CARRIER") == "1"
+
+
+def sole_carrier(claim: str, passage: str) -> bool:
+    """Whether one sentence of `passage` carries `claim` and none other nearly as well."""
+    wanted = _units(claim)
+    scores = sorted((len(wanted & _units(s)) for s in set(map(str.strip, _sentences(passage)))), reverse=True)
+    return ANY_CARRIER or len(scores) < 2 or scores[1] < SECOND * scores[0]
+
+
 def deny_passage(claim: str, passage: str, n: int = 0) -> str | None:
     """The passage with its carrying sentence denied where it says what the claim says."""
+    if not sole_carrier(claim, passage):
+        return None
     said = carrier(claim, passage)
     denied = negate(said.strip(), n, claim) if said else None
     return passage.replace(said.strip(), denied) if denied else None  # every copy of the sentence
@@ -791,7 +889,7 @@ def real_text(corpus: Path, splits: str = "all", misses: bool = False) -> bool:
         kind = role_of = split_role(tuned)
         # not in "all"
         later = ("fresh", "fresh2", "tune2", "held2", "tune3", "held3", "tune4", "held4", "tune5", "tune6",
-                 "fresh3", "fresh4")  # fmt: skip
+                 "fresh3", "fresh4", "tune7", "fresh5")  # fmt: skip
         if (splits == "all" and kind in later) or splits not in ("all", kind):
             continue
         pairs = load(corpus / name.lower(), split, shape)
@@ -819,6 +917,8 @@ def real_text(corpus: Path, splits: str = "all", misses: bool = False) -> bool:
             "tune6": "tuned on (10th pass)",
             "fresh3": "fresh (14th pass), held out",
             "fresh4": "fresh (15th pass), held out",
+            "tune7": "tuned on (22nd pass)",
+            "fresh5": "fresh (22nd pass), held out",
         }[kind]
         target = f" (targets <= 0.03: {met(wrong <= 0.03)}; >= 0.85: {met(fine >= 0.85)})" if judged else ""
         print(f"{language} ({name} {split}, {role}; passage: {SHAPES[shape]}): {n} true claims: "
@@ -881,7 +981,8 @@ if __name__ == "__main__":
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="where wice/, citecheck/, ocnli/ are")
     parser.add_argument("--splits", default="all",
                         choices=("all", "tuned", "held", "fresh", "fresh2", "tune2", "held2", "tune3",
-                                 "held3", "tune4", "held4", "tune5", "tune6", "fresh3", "fresh4"),
+                                 "held3", "tune4", "held4", "tune5", "tune6", "fresh3", "fresh4", "tune7",
+                                 "fresh5"),
                         help="tuned: WiCE dev, CiteCheck dev, OCNLI train.3k; held: WiCE and CiteCheck "
                         "test, OCNLI dev; fresh (not in all): WiCE and CiteCheck train, OCNLI train.10k's "
                         "unseen premises; fresh2 (not in all): SummEdits' consistent summaries, "
@@ -893,7 +994,8 @@ if __name__ == "__main__":
                         "emails; fresh3 (not in all): QAGS CNN/DM and XSum, summary sentences all "
                         "three workers judged supported (held out, read once); fresh4 (not in all): FRANK "
                         "CNN/DM and XSum, sentences of summaries people judged wholly factual (held "
-                        "out, read once)")  # fmt: skip
+                        "out, read once); tune7 / fresh5 (not in all): COVID-Fact, HealthVer and "
+                        "UHGEval, one half tuned on, the other held out")  # fmt: skip
     parser.add_argument("--misses", action="store_true", help="print each true claim not consistent and "
                         "each mutation missed")  # fmt: skip
     args = parser.parse_args()

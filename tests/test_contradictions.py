@@ -1932,6 +1932,58 @@ def test_markdown_emphasis_is_read_as_the_words_it_holds(claim, passage, verdict
     assert verdict == "consistent" or found.quote in found.reason
 
 
+@pytest.mark.parametrize(
+    ("claim", "passage", "verdict"),
+    [
+        # a name's number is compared only with the same name's (COVID-Fact: 19 against CoV-2's 2)
+        ("Probiotics inhibit covid-19 infection.", "Probiotics clear SARS-CoV-2 infection.", "unverified"),
+        ("Probiotics inhibit covid-19 infection.", "Probiotics inhibit covid-20 infection.", "contradicted"),
+        ("The MiG-29 flew over the base.", "The MiG-31 flew over the base.", "contradicted"),
+        ("Prices rose in mid-2020.", "Prices rose in mid-2021.", "contradicted"),  # a time, no name
+        # a sentence that opens with an adjective opens with no name; a nationality still is one
+        ("Simple probiotics help.", "Probiotics help.", "consistent"),
+        ("Recurrent deletions drive antibody escape.", "Share Natural deletions drive antibody escape.",
+         "consistent"),
+        ("French troops left the city.", "Troops left the city.", "unverified"),
+        # a denial written without its apostrophe (a post's title)
+        ("The us doesnt have enough hospital beds.", "The US has enough hospital beds.", "contradicted"),
+        ("The us doesnt have enough hospital beds.", "Cuomo warns the US won't have enough hospital beds.",
+         "consistent"),
+        # "the lack of X does Y" denies nothing of X; "there is a lack of X" says there is none
+        ("The lack of vitamin D makes you more susceptible to the virus.",
+         "Treg levels can be increased by vitamin D supplementation.", "consistent"),
+        ("There is a lack of evidence that the drug works.", "Evidence shows that the drug works.",
+         "contradicted"),
+        ("The town lacks a hospital.", "The town has a hospital.", "contradicted"),
+        # a headline against the article's sentence, the words around the opposite not the same
+        ("第44届伦敦书展闭幕", "新华社伦敦4月14日电 第44届伦敦书展14日在伦敦奥林匹亚展览中心正式开幕。",
+         "contradicted"),
+        ("第44届伦敦书展开幕", "新华社伦敦4月14日电 第44届伦敦书展14日在伦敦奥林匹亚展览中心正式开幕。",
+         "consistent"),
+        ("全球最小迪士尼旗舰店上海开业", "这是内地第一家、也是全球最大的迪士尼零售旗舰店。", "contradicted"),
+        ("十二届全国人大常委会第十七次会议在京闭幕  会议表决通过新修订的种子法",
+         "十二届全国人大常委会第十七次会议4日在北京人民大会堂开幕。会议通过了新修订的种子法。",
+         "contradicted"),
+        # a sentence that says the word in one clause and denies it in another speaks of two things
+        ("报告显示半数受访海归认为留学划算", "报告显示，一半的受访海归认为留学划算，20.2%的人认为不划算。",
+         "consistent"),
+        ("“十三五”期间我国有望彻底扭转生态环境恶化趋势",
+         "从恶化趋势尚未扭转，到实现总体改善，意味着“十三五”期间生态环境恶化趋势有望扭转。",
+         "consistent"),
+        ("他发现了金矿", "他没有发现金矿，发现了银矿。", "contradicted"),
+        ("半数受访者认为留学划算", "一半的受访者认为留学不划算。", "contradicted"),
+        # 非遗 "intangible heritage" and 未知 "unknown" are words, no denials
+        ("宁夏实现非遗活态传承", "宁夏根据非物质文化遗产项目的特点，实现对项目的活态传承。", "consistent"),
+        ("水体检测能知鱼况", "这一技术还可能帮助检测深海未知鱼类。", "consistent"),
+    ],
+)  # fmt: skip
+def test_the_twenty_second_pass_reads_names_numbers_and_headlines(claim, passage, verdict):
+    """Twenty-second pass, from the tuned halves of three sets nobody on the project had read
+    (COVID-Fact, HealthVer, UHGEval): 12 cases fail on 76b5b78; the others are controls that hold on
+    both."""
+    assert check(claim, passage)[0] == verdict, check(claim, passage)
+
+
 @pytest.mark.parametrize("critic", ["llm", "checklist"])
 def test_a_chinese_run_never_passes_holding_a_word_its_source_says_the_opposite_of(
     fake, runs_dir, tmp_path, critic

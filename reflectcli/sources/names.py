@@ -8,7 +8,7 @@ import re
 from functools import lru_cache
 
 from reflectcli.sources.quantities import MONTHS, dates, quantities
-from reflectcli.writing.lexicon import one_within
+from reflectcli.writing.lexicon import english_adjectives, one_within
 from reflectcli.writing.textops import CJK, fold
 
 FUNCTION = frozenset(
@@ -44,12 +44,15 @@ JOINERS = frozenset(("of", "de", "von", "van", "der", "la", "du"))
 def _opens_name(word: str, following: str) -> bool:
     """Whether a capitalised first word of a sentence is a name: not a function word ("He"), an
     adverb or participle ("Printing"), or a plural ("Scholars"), unless it is a possessive
-    ("Luther's") or starts a run of capitalised words ("Kent State")."""
+    ("Luther's") or starts a run of capitalised words ("Kent State"), or an adjective WordNet
+    never capitalises ("Simple", "Recurrent": `english_adjectives`)."""
     folded = fold(word)
     if folded in FUNCTION or folded.endswith(("ly", "ing", "ed")):
         return False
     if re.search(r"['’]s?$", word) or following[:1].isupper():
         return True
+    if folded in english_adjectives():
+        return False  # "Simple probiotics help": an adjective, no name (twenty-second pass)
     return not re.search(r"[^aeiousy]s$|[^s]es$", folded)  # "Scholars", "Lighthouses": a plural
 
 

@@ -173,6 +173,36 @@ def _one_statement_en(sentence: str, carrier: str, pair: set[str] | frozenset[st
     return None
 
 
+STATEMENT_ZH = 0.75  # share of the claim's other character pairs a clause of the carrier holds
+_CLAUSE_ZH = re.compile(r"[，。；！？,;!?\n]")
+_PIECE_ZH = re.compile(r"[，。；！？,;!?：:\n]|\s{2,}|——")  # ... and a headline's halves
+
+
+def _one_statement_zh(
+    sentence: str, carrier: str, word: str, against: set[str] | frozenset[str]
+) -> str | None:
+    """The opposite word that a clause of `carrier` asserts where it says what `sentence` (the
+    piece of it that holds `word`: a headline's half) says but for `word`: with `STATEMENT_ZH` of
+    its other character pairs, three at least, and
+    never the word itself (a headline's "第44届伦敦书展闭幕" against "第44届伦敦书展14日在伦敦奥林匹亚
+    展览中心正式开幕": the words around the two differ). Twenty-second pass, UHGEval a."""
+    mine = next((c for c in _PIECE_ZH.split(sentence) if word in c), sentence)  # a headline's half
+    rest = CJK.findall(mine.replace(word, " "))
+    pairs = {a + b for a, b in zip(rest, rest[1:], strict=False)} - {word[:2]}
+    if len(pairs) < 3:
+        return None
+    for clause in _CLAUSE_ZH.split(carrier):
+        if word in clause or not any(o in clause for o in against):
+            continue
+        chars = CJK.findall(clause)
+        if len(pairs & {a + b for a, b in zip(chars, chars[1:], strict=False)}) < STATEMENT_ZH * len(pairs):
+            continue
+        for other, _ in _zh_words(clause)[0]:
+            if other in against:
+                return other
+    return None
+
+
 def opposite(sentence: str, carrier: str) -> tuple[str, str] | None:
     """A word `sentence` asserts and the opposite word `carrier` asserts in its place: the words
     around them the same (`_in_place`: "increased sharply in 2019" / "decreased sharply in
@@ -233,4 +263,6 @@ def opposite(sentence: str, carrier: str) -> tuple[str, str] | None:
                 for spot, j in spots:
                     if _in_place(near, [_around(their_chars, j, len(spot), width)], same, rivals, place):
                         return word, spot
+            if not itself and (said := _one_statement_zh(sentence, carrier, word, against)):
+                return word, said
     return None

@@ -76,6 +76,12 @@ FREE_WORDS = frozenset(("cost", "charg", "fee"))
 _TWICE = re.compile(r"[^\S\n]+(?:(?:once|ever|even)[^\S\n]+)?(?:fail(?:s|ed|ing)?[^\S\n]+to|without)\b", re.I)
 _DID_WITHOUT = re.compile(r"[^\S\n]+[a-z]+[^\S\n]+without\b", re.I)
 _DID = re.compile(r"\bdid\s*$", re.I)
+# "lack of" as the subject a sentence opens with says what a lack does, and denies nothing: "the
+# lack of vitamin D makes you susceptible" (twenty-second pass, HealthVer dev: five false
+# contradictions of one claim); "there is a lack of evidence" and "discussed the lack of
+# usefulness" still say there is none
+_LACK_OF = re.compile(r"\s+of\b", re.I)
+_OPENING = re.compile(r"(?:^|[.!?;:\n]\s*)(?:(?:the|a|an)\s+)?$", re.I)
 
 
 def _negations(text: str) -> list[re.Match[str]]:
@@ -95,6 +101,8 @@ def _negations(text: str) -> list[re.Match[str]]:
         before = text[max(0, match.start() - 40) : match.start()]
         if _WHY.search(before):
             continue
+        if match.group().lower() == "lack" and _LACK_OF.match(text, match.end()) and _OPENING.search(before):
+            continue  # "The lack of vitamin D makes …": a subject, what it does is said
         said = match.group().lower()
         if (said in ("cannot", "n't") or (said == "not" and _CAN_NOT.search(before))) and _CANNOT_HELP.match(
             text, match.end()
@@ -112,7 +120,8 @@ def _negations(text: str) -> list[re.Match[str]]:
 
 # Chinese: 不 没 未 无 非 别 勿, but not in words where they do not deny (不断 "constantly",
 # 不同 "different", 未来 "future", 非常 "very", 无论 "whatever", 不仅 "not only", 有没有 and 是否
-# "whether", 别人 "others", 特别 "especially", 非洲 "Africa", 不良 "bad", 看不起 "despise"), nor
+# "whether", 别人 "others", 特别 "especially", 非洲 "Africa", 不良 "bad", 看不起 "despise"; 非遗
+# "intangible heritage" and 未知 "unknown": twenty-second pass, UHGEval a), nor
 # twice (不能不 "must", 无不 "all")
 # the second characters of the Chinese list's words that open with 不 (`lexical_negatives`: 不幸,
 # 不利 …): a denial before one of them denies that word (并不是不幸), it makes no double denial
@@ -125,7 +134,7 @@ _ZH_NOT_NEGATION = re.compile(r"[不没]有?[能会可敢]不|无不|不无|没�
                               r"不仅|不但|不过|不久|不少|不错|不得不|差不多|未来|非常|无论|不敌|"
                               r"无数|相安无事|毫不犹豫|不管|不论|无疑|莫过于|别人|别的|特别|区别|分别|告别|级别|不良|"
                               r"类别|性别|个别|识别|辨别|派别|差别|别名|别称|别号|别墅|别处|别致|别具|别有|别针|离别|送别|道别|辞别|鉴别|判别|"
-                              r"有别|永别|临别|惜别|久别|是否|能否|可否|与否|非洲|除非|"
+                              r"有别|永别|临别|惜别|久别|是否|能否|可否|与否|非洲|除非|非遗|未知|"
                               r"不愧|不禁|不免|不妨|不由得|不料|不外乎|不一定不|要不(?!是)|不动产|看不起|瞧不起|免不了|少不了|"
                               r"([\u4e00-\u9fff])\s?[不没]\s?\1")  # fmt: skip
 _ZH_NEGATION = re.compile(r"[不没未无非别勿]")  # (not 否: 否认, 否定, 否决 are verbs, 是否 asks)
@@ -678,6 +687,8 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
                     continue  # another statement says what this one denies, and as much of `sentence`
                 if any(len(have & mine) > share and heads <= asserted(other) for other, have in before):
                     continue  # a better carrier says it, and more of `sentence`
+                if _said_in_another_clause(part, heads, mine):
+                    continue  # 一半认为划算，20%认为不划算: the half's clause says what the claim says
                 if (
                     english.same_denial(group, mine_denied, plain)
                     or english.adjective_only(found[0], sentence, part)
@@ -689,6 +700,43 @@ def passage_denies(sentence: str, carriers: list[str]) -> tuple[str, str] | None
                 return carrier, found[0]
         before += parts
     return None
+
+
+_COMMA_ZH = re.compile(r"[，,]")
+
+
+def _said_in_another_clause(part: str, heads: set[str], mine: set[str]) -> bool:
+    """Whether a Chinese statement says the denied words `heads` undenied in a clause of its own
+    (its commas) that holds as much of the claim (`mine`) as any clause denying them: "一半的受访
+    海归认为留学划算，20.2%的人认为不划算" speaks of two groups, and the claim "半数认为留学划算" of the
+    first (twenty-second pass, UHGEval a: three headlines so contradicted). Only where a negation
+    stands right before each denied word (不划算, 尚未扭转): 不是中国大陆唯一…的法学院 or 没有两种定义
+    beside a clause that says 是 … or 两种 again is still a denial (CiteCheck dev and test, OCNLI)."""
+    if not CJK.search(part) or not _COMMA_ZH.search(part):
+        return False
+    clauses = _comma_clauses(part)
+    if len(clauses) > CLAUSES or not heads <= _right_after_negation(part):
+        return False  # 不是中国大陆唯一…, 没有两种定义: a thing denied, not an act or a quality
+    saying = [len(have & mine) for have, says in clauses if heads <= says]
+    denying = [len(have & mine) for have, says in clauses if not heads <= says]
+    return bool(saying) and bool(denying) and max(saying) >= max(denying)
+
+
+CLAUSES = 20  # comma clauses of a statement this rule reads at most (a sentence's; a run of
+# thousands, each denying, would be read once per denial: quadratic)
+
+
+@lru_cache(maxsize=64)
+def _right_after_negation(part: str) -> frozenset[str]:
+    """The strings of 1-4 characters that stand right after a negation character in `part`."""
+    return frozenset(part[m.end() : m.end() + n] for m in _ZH_NEGATION.finditer(part) for n in range(1, 5))
+
+
+@lru_cache(maxsize=64)
+def _comma_clauses(part: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
+    """Each comma clause of `part`: its units and what it asserts (read once per statement, not
+    once per denial in it)."""
+    return tuple((frozenset(units(c)), frozenset(asserted(c))) for c in _COMMA_ZH.split(part) if c.strip())
 
 
 # A reply that denies nothing it names: "No problem.", "No worries." (QMSum val: "No problem"

@@ -492,6 +492,22 @@ def _context(text: str, start: int, end: int) -> tuple[str | None, str | None]:
     return (before[-1] if before else None), (after[0] if after else None)
 
 
+# a name's number, joined by a hyphen to the letters before it ("COVID-19", "SARS-CoV-2", "MiG-29"):
+# it is compared only with a number of the same name (twenty-second pass, COVID-Fact: "covid-19
+# infection" against "SARS-CoV-2 infection" was "the passage says 2 where the sentence says 19").
+# Not a time ("mid-2020", "pre-1990") nor a bound ("top-10", "under-21")
+_NAMED = re.compile(r"(?<![A-Za-z])([A-Za-z]{2,})-$")
+_NOT_NAMES = frozenset(("mid", "pre", "post", "early", "late", "circa", "ca", "since", "top", "under",
+                        "over", "non", "anti", "about", "around", "up", "in", "by", "of", "to", "from", "and",
+                        "or"))  # fmt: skip
+
+
+def _name_of(text: str, start: int) -> str:
+    """The letters a hyphen joins to the number at `start` ("covid" in "covid-19"), folded; "" for none."""
+    m = _NAMED.search(text, max(0, start - 24), start)
+    return m.group(1).lower() if m and m.group(1).lower() not in _NOT_NAMES else ""
+
+
 def _located(text: str, held: bool) -> list[tuple[Quantity, int, int]]:
     out, at = [], 0
     for q in quantities(text, held=held):
@@ -541,6 +557,7 @@ class _Clauses:
         scores = [len(set(terms(text[a:b])) & carried) for a, b in zip(*bounds, strict=True)]
         self.before = list(accumulate(scores, max))  # the best of clauses 0..k
         self.after = list(accumulate(reversed(scores), max))[::-1]  # ... of clauses k..
+        self._words: dict[tuple[int, int], set[str]] = {}
 
     def at(self, start: int, end: int) -> tuple[set[str], int]:
         """The words of the clause holding `start:end` (a mark inside the number, "1,200", left
@@ -550,7 +567,9 @@ class _Clauses:
         left = self.ends[i - 1] if i else 0
         right = self.starts[j] if j < len(self.starts) else len(self.text)
         best = max(self.before[i - 1] if i else 0, self.after[j + 1] if j + 1 < len(self.after) else 0)
-        return set(terms(self.text[left:right])), best
+        if (left, right) not in self._words:  # once per clause: a clause of thousands of numbers
+            self._words[(left, right)] = set(terms(self.text[left:right]))  # was read once for each
+        return self._words[(left, right)], best
 
 
 # a Chinese year and what it says of it, in one clause: "2021年营收432万元"
@@ -668,14 +687,16 @@ def renumbered(
     if clauses is None:
         return None
     # the carrier's numbers by the word before and the word after each (read once, not per number)
-    by_before: dict[str, list[int]] = {}
-    by_after: dict[str, list[int]] = {}
+    # ... and by the name a hyphen joins them to (`_name_of`: "covid-19" is compared with "covid-20" only)
+    by_before: dict[tuple[str, str], list[int]] = {}
+    by_after: dict[tuple[str, str], list[int]] = {}
     for k, (_, h_start, h_end) in enumerate(theirs):
         h_before, h_after = _context(carrier, h_start, h_end)
+        h_name = _name_of(carrier, h_start)
         if h_before:
-            by_before.setdefault(h_before, []).append(k)
+            by_before.setdefault((h_name, h_before), []).append(k)
         if h_after:
-            by_after.setdefault(h_after, []).append(k)
+            by_after.setdefault((h_name, h_after), []).append(k)
     for q, start, end in mine:
         if q.text not in lacking:
             continue
@@ -685,7 +706,10 @@ def renumbered(
         # the carrier carries another clause of the claim better than this one ...
         if best > near and elsewhere is not None and elsewhere.carries(q, before, after, clause, near):
             continue  # ... and another sentence says this number in this place, and carries its clause better
-        placed = (by_before.get(before, []) if before else []) + (by_after.get(after, []) if after else [])
+        name = _name_of(sentence, start)  # "covid-19" is no other number than "SARS-CoV-2"'s 2
+        placed = (by_before.get((name, before), []) if before else []) + (
+            by_after.get((name, after), []) if after else []
+        )
         for k in sorted(set(placed)):
             h = theirs[k][0]
             if _kind(h) == _kind(q) and not _same_quantity(q, h) and not _beyond(q, h):

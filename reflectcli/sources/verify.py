@@ -199,6 +199,11 @@ _INVISIBLE = re.compile(
 # ... and an apostrophe as a typesetter writes it: "doesn’t" is "doesn't" (thirteenth pass: a
 # capable model's and a web page's curly apostrophe hid every "n’t" on both sides)
 _APOSTROPHE = str.maketrans({"\u2019": "'", "\u02bc": "'", "\uff07": "'", "\u00b4": "'", "\u2032": "'"})
+# ... and, in a claim, a denial written without its apostrophe before a word: "The us doesnt have
+# enough beds" is "doesn't have" (twenty-second pass, COVID-Fact's post titles; not "cant" or "wont"
+# before a full stop, nouns of their own)
+_BARE_NT = re.compile(r"\b(do|does|did|is|was|are|were|has|have|had|could|would|should|must|need|ca|wo|ai)"
+                      r"nt(?=\s+[a-z])", re.I)  # fmt: skip
 
 
 # ... and Markdown's emphasis marks, read as the words they hold: "does __not__ work", 这是一件**不**幸
@@ -242,7 +247,8 @@ def examine(sentence: str, passage: str) -> Finding:
     writes it."""
     if "<" in passage:
         passage = _INLINE_TAG.sub("", _HIDDEN.sub(" ", passage))
-    sentence, seen = _INVISIBLE.sub("", sentence).translate(_APOSTROPHE), _INVISIBLE.sub("", passage)
+    sentence = _BARE_NT.sub(r"\1n't", _INVISIBLE.sub("", sentence).translate(_APOSTROPHE))
+    seen = _INVISIBLE.sub("", passage)
     passage, where = _unemphasized(seen.translate(_APOSTROPHE))  # (the same length as `seen`)
     found = _examined(_unemphasized(sentence)[0], passage)
     if passage != seen and found.quote and (at := passage.find(found.quote)) >= 0:

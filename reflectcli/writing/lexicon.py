@@ -99,6 +99,14 @@ def english_verbs() -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
+def english_adjectives() -> frozenset[str]:
+    """Words WordNet holds as adjectives and never capitalises ("simple", "recurrent"; not
+    "french", "young"): a sentence that opens with one opens with no name."""
+    path = resources.files("reflectcli.writing").joinpath("data", "adjectives_en.txt")
+    return frozenset(path.read_text(encoding="utf-8").split())
+
+
+@lru_cache(maxsize=1)
 def places_within() -> dict[str, frozenset[str]]:
     """A place's name (folded) and the names of the places it is part of, to the largest
     ("london" → {"england", "united kingdom", "uk", …}; WordNet 3.0's part holonyms)."""

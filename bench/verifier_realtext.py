@@ -7,7 +7,9 @@ Data: English WiCE (ryokamoi/wice ddeb6c18, `claim_{dev,test}.jsonl`); Chinese C
 (xzy-xzy/CiteCheck a76b3ec0, `dataset/{dev,test}.jsonl`: statements of a Chinese RAG system's
 answers and the documents they cite, labelled faithful or not) and OCNLI (CLUEbenchmark/OCNLI
 b53efdee; NLI, reported beside: its hypotheses are written, not cited). Tuned on WiCE dev,
-CiteCheck dev and OCNLI train.3k; the targets are read on WiCE test and CiteCheck test.
+CiteCheck dev and OCNLI train.3k; the targets are read on WiCE test and CiteCheck test. Later
+passes' sets each name their commit in their loader (`--splits`: SummEdits, FEVER-Symmetric,
+DialogSum, QMSum, QAGS, FRANK; COVID-Fact, HealthVer and UHGEval in the twenty-second).
 
 Mutations, made from the true claims code calls `consistent` (the mutation is then the only
 thing that changed), each at most once per claim:

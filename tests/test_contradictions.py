@@ -1984,6 +1984,15 @@ def test_the_twenty_second_pass_reads_names_numbers_and_headlines(claim, passage
     assert check(claim, passage)[0] == verdict, check(claim, passage)
 
 
+def test_a_number_a_missing_name_holds_is_named_once():
+    """References list what the passage lacks: "Covid-19", not "19, Covid-19" (twenty-second
+    pass); a number of its own is still listed beside a name."""
+    found = examine("The lack of vitamin D raises the risk of Covid-19.", "Vitamin D helps.")
+    assert (found.verdict, found.missing, found.reason) == (
+        "unverified", ["Covid-19"], "not in the passage: Covid-19")  # fmt: skip
+    assert examine("He was born in England in 1455.", "He was born.").missing == ["1455", "England"]
+
+
 @pytest.mark.parametrize("critic", ["llm", "checklist"])
 def test_a_chinese_run_never_passes_holding_a_word_its_source_says_the_opposite_of(
     fake, runs_dir, tmp_path, critic

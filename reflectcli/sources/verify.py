@@ -269,21 +269,22 @@ def _examined(sentence: str, passage: str) -> Finding:
     names = missing_names(sentence, passage)
     carriers = carrying(sentence, passage)
     quote = carriers[0] if carriers else ""
+    # a number a missing name holds is named once, in the name ("Covid-19", not "19, Covid-19")
+    inside = {d for m in names for d in re.findall(r"\d+(?:\.\d+)?", m)}
+    lacking = [n for n in numbers if n not in inside] + names
     if found := _contradiction(sentence, carriers, passage, numbers):
-        return Finding("contradicted", found[0], found[1], numbers + names)
+        return Finding("contradicted", found[0], found[1], lacking)
     if names and (other := namesakes(sentence, passage)):
         mine, theirs = other[0]
-        return Finding("contradicted", f"the passage names {theirs}, not {mine}", quote,
-                       numbers + names)  # fmt: skip
+        return Finding("contradicted", f"the passage names {theirs}, not {mine}", quote, lacking)
     # another name in the place of one the passage holds in no form ("born in Mainz" / "born in
     # Strasbourg"): a different person or place in the same role (thirteenth pass)
     for carrier in _carriers(sentence, passage) if names else []:
         if placed := renamed(sentence, carrier, names):
             return Finding("contradicted", f"the passage names {placed[1]} where the sentence names "
-                           f"{placed[0]}: “{_quoted_short(carrier)}”", carrier, numbers + names)  # fmt: skip
-    if numbers or names:
-        return Finding("unverified", f"not in the passage: {', '.join((numbers + names)[:4])}", quote,
-                       numbers + names)  # fmt: skip
+                           f"{placed[0]}: “{_quoted_short(carrier)}”", carrier, lacking)  # fmt: skip
+    if lacking:
+        return Finding("unverified", f"not in the passage: {', '.join(lacking[:4])}", quote, lacking)
     share = _share(list(dict.fromkeys(terms(sentence))), passage)
     return Finding("consistent", f"nothing in the passage says otherwise; it holds {share:.0%} of the "
                    "sentence's words", quote)  # fmt: skip

@@ -43,6 +43,7 @@ import os
 import re
 import sys
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -483,20 +484,16 @@ def split_role(tuned: bool | str) -> str:
 # the statements people labelled unfaithful, per data set: what code's check calls them (fifth pass;
 # code judges no entailment, so most unfaithful statements are beyond it: a row to read, no target)
 UNFAITHFUL = {
-    "CiteCheck": ("statements people labelled unfaithful",
-                  lambda folder, split, shape: citecheck(folder, split, shape, label=0)),
-    "FeverSym": ("claims people labelled refuted by the sentence",
-                 lambda folder, split, shape: fever(folder, split, shape, label="REFUTES")),
+    "CiteCheck": ("statements people labelled unfaithful", partial(citecheck, label=0)),
+    "FeverSym": ("claims people labelled refuted by the sentence", partial(fever, label="REFUTES")),
     "QAGS": ("summary sentences all three workers judged unsupported by the article",
-             lambda folder, split, shape: qags(folder, split, shape, label="no")),
-    "FRANK": ("sentences of summaries people judged wrong in every sentence",
-              lambda folder, split, shape: frank(folder, split, shape, label="no")),
+             partial(qags, label="no")),
+    "FRANK": ("sentences of summaries people judged wrong in every sentence", partial(frank, label="no")),
     "COVID-Fact": ("counter-claims (a word swapped by a model, kept by people) refuted by the evidence",
-                   lambda folder, split, shape: covidfact(folder, split, shape, label="REFUTED")),
-    "HealthVer": ("claims people labelled refuted by the passage",
-                  lambda folder, split, shape: healthver(folder, split, shape, label="Refutes")),
+                   partial(covidfact, label="REFUTED")),
+    "HealthVer": ("claims people labelled refuted by the passage", partial(healthver, label="Refutes")),
     "UHGEval": ("model-written continuations with a keyword people marked against the facts",
-                lambda folder, split, shape: uhgeval(folder, split, shape, label="no")),
+                partial(uhgeval, label="no")),
 }  # fmt: skip
 SHAPES = {"cited": "the cited sentences", "chunks": f"windows of <= {TARGET} chars around them",
           "quote": "the cited documents", "premise": "the premise",

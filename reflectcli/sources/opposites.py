@@ -7,6 +7,7 @@ outside the scope of a negation (`polarity.denied`)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from reflectcli.sources.polarity import (
     _FUNCTION_ZH,
@@ -187,20 +188,30 @@ def _one_statement_zh(
     never the word itself (a headline's "第44届伦敦书展闭幕" against "第44届伦敦书展14日在伦敦奥林匹亚
     展览中心正式开幕": the words around the two differ). Twenty-second pass, UHGEval a."""
     mine = next((c for c in _PIECE_ZH.split(sentence) if word in c), sentence)  # a headline's half
-    rest = CJK.findall(mine.replace(word, " "))
-    pairs = {a + b for a, b in zip(rest, rest[1:], strict=False)} - {word[:2]}
+    pairs = _char_pairs(mine.replace(word, " ")) - {word[:2]}
     if len(pairs) < 3:
         return None
-    for clause in _CLAUSE_ZH.split(carrier):
+    for clause, theirs in _clauses_zh(carrier):
         if word in clause or not any(o in clause for o in against):
             continue
-        chars = CJK.findall(clause)
-        if len(pairs & {a + b for a, b in zip(chars, chars[1:], strict=False)}) < STATEMENT_ZH * len(pairs):
+        if len(pairs & theirs) < STATEMENT_ZH * len(pairs):
             continue
         for other, _ in _zh_words(clause)[0]:
             if other in against:
                 return other
     return None
+
+
+def _char_pairs(text: str) -> frozenset[str]:
+    """The pairs of CJK characters of `text`, side by side once the rest is taken out."""
+    chars = CJK.findall(text)
+    return frozenset(a + b for a, b in zip(chars, chars[1:], strict=False))
+
+
+@lru_cache(maxsize=64)
+def _clauses_zh(carrier: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """The clauses of `carrier` and their character pairs: read once, not once per claim word."""
+    return tuple((clause, _char_pairs(clause)) for clause in _CLAUSE_ZH.split(carrier))
 
 
 def opposite(sentence: str, carrier: str) -> tuple[str, str] | None:

@@ -91,19 +91,23 @@ def chinese_opposites() -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
+def _word_set(name: str) -> frozenset[str]:
+    """The words of a shipped list of one word a line (`data/<name>`)."""
+    path = resources.files("reflectcli.writing").joinpath("data", name)
+    return frozenset(path.read_text(encoding="utf-8").split())
+
+
 @lru_cache(maxsize=1)
 def english_verbs() -> frozenset[str]:
     """Words used mostly as verbs ("come", "keep", "call"; not "water"): an imperative opens with one."""
-    text = resources.files("reflectcli.writing").joinpath("data", "verbs_en.txt").read_text(encoding="utf-8")
-    return frozenset(text.split())
+    return _word_set("verbs_en.txt")
 
 
 @lru_cache(maxsize=1)
 def english_adjectives() -> frozenset[str]:
     """Words WordNet holds as adjectives and never capitalises ("simple", "recurrent"; not
     "french", "young"): a sentence that opens with one opens with no name."""
-    path = resources.files("reflectcli.writing").joinpath("data", "adjectives_en.txt")
-    return frozenset(path.read_text(encoding="utf-8").split())
+    return _word_set("adjectives_en.txt")
 
 
 @lru_cache(maxsize=1)

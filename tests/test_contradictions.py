@@ -1949,6 +1949,8 @@ def test_markdown_emphasis_is_read_as_the_words_it_holds(claim, passage, verdict
         ("The us doesnt have enough hospital beds.", "The US has enough hospital beds.", "contradicted"),
         ("The us doesnt have enough hospital beds.", "Cuomo warns the US won't have enough hospital beds.",
          "consistent"),
+        ("The us **doesnt** have enough hospital beds.", "The US has enough hospital beds.", "contradicted"),
+        ("The us do\u200besnt have enough beds.", "The US has enough beds.", "contradicted"),
         # "the lack of X does Y" denies nothing of X; "there is a lack of X" says there is none
         ("The lack of vitamin D makes you more susceptible to the virus.",
          "Treg levels can be increased by vitamin D supplementation.", "consistent"),
@@ -1979,7 +1981,7 @@ def test_markdown_emphasis_is_read_as_the_words_it_holds(claim, passage, verdict
 )  # fmt: skip
 def test_the_twenty_second_pass_reads_names_numbers_and_headlines(claim, passage, verdict):
     """Twenty-second pass, from the tuned halves of three sets nobody on the project had read
-    (COVID-Fact, HealthVer, UHGEval): 12 cases fail on 76b5b78; the others are controls that hold on
+    (COVID-Fact, HealthVer, UHGEval): 14 cases fail on 76b5b78; the others are controls that hold on
     both."""
     assert check(claim, passage)[0] == verdict, check(claim, passage)
 

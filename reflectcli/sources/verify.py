@@ -247,10 +247,10 @@ def examine(sentence: str, passage: str) -> Finding:
     writes it."""
     if "<" in passage:
         passage = _INLINE_TAG.sub("", _HIDDEN.sub(" ", passage))
-    sentence = _BARE_NT.sub(r"\1n't", _INVISIBLE.sub("", sentence).translate(_APOSTROPHE))
+    sentence = _unemphasized(_INVISIBLE.sub("", sentence).translate(_APOSTROPHE))[0]
     seen = _INVISIBLE.sub("", passage)
     passage, where = _unemphasized(seen.translate(_APOSTROPHE))  # (the same length as `seen`)
-    found = _examined(_unemphasized(sentence)[0], passage)
+    found = _examined(_BARE_NT.sub(r"\1n't", sentence), passage)  # ("**doesnt** have": marks first)
     if passage != seen and found.quote and (at := passage.find(found.quote)) >= 0:
         start, end = at, at + len(found.quote)
         if where is not None:
